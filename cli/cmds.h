@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: MIT */
+/* The subcommands; main.c dispatches to them. */
+#ifndef PC_CLI_CMDS_H
+#define PC_CLI_CMDS_H
+
+int cmd_cat(int argc, char **argv);
+
+#endif

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libpagecliff: stream files at device speed without flooding the page cache.
+ *
+ * A stream reads one file front to back (or at given offsets) through one of
+ * several strategies that differ only in what they leave in the page cache and
+ * what they cost in CPU.  Every function returns 0 (or a byte count) on
+ * success and a negative errno on failure; the library never prints, logs or
+ * exits, and keeps no global state: two streams in two threads never interact.
+ */
+#ifndef PAGECLIFF_H
+#define PAGECLIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * How a stream reads.
+ *
+ * PC_AUTO        probe the file and kernel, pick one of the below, say why.
+ * PC_BUFFERED    plain pread(2); the baseline that fills the page cache.
+ * PC_DONTCACHE   preadv2(2) with RWF_DONTCACHE (Linux >= 6.14 and a file
+ *                system that opted in): pages it instantiates are dropped
+ *                after the copy, pages already cached stay.
+ * PC_DROPBEHIND  buffered reads, POSIX_FADV_DONTNEED in batches behind the
+ *                cursor and POSIX_FADV_WILLNEED ahead of it; pages cached
+ *                before the stream touched them are kept.
+ * PC_DIRECT      O_DIRECT through io_uring with several reads in flight;
+ *                never enters the page cache.
+ */
+enum pc_strategy {
+	PC_AUTO = 0,
+	PC_BUFFERED,
+	PC_DONTCACHE,
+	PC_DROPBEHIND,
+	PC_DIRECT,
+	PC_STRATEGY_COUNT,
+};
+
+/* Name of @strategy ("auto", "buffered", ...), or NULL when out of range. */
+const char *pc_strategy_name(enum pc_strategy strategy);
+
+/*
+ * Parse a strategy name into *ret_strategy.
+ * Returns 0, or -EINVAL for a name that is not a strategy.
+ */
+int pc_strategy_parse(const char *name, enum pc_strategy *ret_strategy);
+
+/*
+ * Options of a stream.  Initialise with pc_opts_init() and change only the
+ * fields you need; zero in a size field means "the default".
+ */
+struct pc_opts {
+	enum pc_strategy strategy;	/* default PC_AUTO */
+	size_t chunk_size;		/* bytes per read request, default 1 MiB */
+	unsigned int inflight;		/* PC_DIRECT: reads in flight, default 8 */
+	uint64_t drop_lag;		/* PC_DROPBEHIND: bytes kept behind the cursor, default 0 */
+	uint64_t drop_batch;		/* PC_DROPBEHIND: bytes per fadvise call, default 16 MiB */
+	int keep_cached;		/* keep pages cached before the stream read them, default 1 */
+};
+
+/* Fill @opts with the defaults. */
+void pc_opts_init(struct pc_opts *opts);
+
+/*
+ * What the kernel and file system behind an open file support.
+ * Filled by pc_probe_fd(); each field is 1, 0, or for the alignments 0 when
+ * unknown.  @dontcache_err, @direct_err and @uring_err hold the negative
+ * errno that ruled a feature out (0 when supported).
+ */
+struct pc_probe {
+	int dontcache;			/* preadv2(RWF_DONTCACHE) accepted */
+	int direct;			/* O_DIRECT open accepted */
+	int uring;			/* io_uring rings can be created */
+	int cachestat;			/* cachestat(2) available */
+	int dioalign_known;		/* alignments below come from STATX_DIOALIGN */
+	uint32_t dio_mem_align;		/* buffer alignment O_DIRECT needs */
+	uint32_t dio_offset_align;	/* offset/length alignment O_DIRECT needs */
+	int dontcache_err;
+	int direct_err;
+	int uring_err;
+	uint64_t file_size;
+	uint64_t cached_bytes;		/* bytes of the file in the page cache now */
+};
+
+/*
+ * Probe what can be used to read the regular file open on @fd.  Reads at most
+ * one byte of it.  Returns 0, or -errno when @fd cannot be inspected
+ * (-EINVAL for a file that is not regular).
+ */
+int pc_probe_fd(int fd, struct pc_probe *ret_probe);
+
+/*
+ * Count the bytes of [@offset, @offset + @length) of @fd that are in the page
+ * cache, through cachestat(2) where the kernel has it and mincore(2)
+ * otherwise.  @length 0 means to the end of the file.
+ * Returns 0 and sets *ret_bytes, or -errno.
+ */
+int pc_cached_bytes(int fd, uint64_t offset, uint64_t length, uint64_t *ret_bytes);
+
+struct pc_stream;
+
+/*
+ * Open @path read-only as a stream with @opts (NULL for the defaults).
+ * Returns 0 and sets *ret_stream, or -errno: the open(2) error, -EISDIR for a
+ * directory, -EINVAL for bad options, -ENOMEM.
+ */
+int pc_stream_open(struct pc_stream **ret_stream, const char *path,
+		   const struct pc_opts *opts);
+
+/*
+ * As pc_stream_open() on an fd the caller keeps owning: the stream never
+ * closes @fd, never changes its flags and never moves its file offset.
+ * Non-regular files (pipes, terminals, sockets) are read with read(2) and no
+ * strategy.
+ */
+int pc_stream_fdopen(struct pc_stream **ret_stream, int fd,
+		     const struct pc_opts *opts);
+
+/*
+ * Read up to @len bytes at the stream's cursor into @buf and advance it.
+ * Returns the bytes read (fewer than @len only at end of file), 0 at end of
+ * file, or -errno.  EINTR is retried inside.
+ */
+ssize_t pc_stream_read(struct pc_stream *stream, void *buf, size_t len);
+
+/*
+ * Read up to @len bytes at @offset into @buf; the cursor does not move.
+ * Returns as pc_stream_read().
+ */
+ssize_t pc_stream_pread(struct pc_stream *stream, void *buf, size_t len,
+			uint64_t offset);
+
+/*
+ * Lend the next chunk at the cursor without copying it into a caller buffer:
+ * *ret_data points into a page-aligned buffer the stream owns, valid until the
+ * next call on the stream.  Returns the chunk's length, 0 at end of file, or
+ * -errno (then *ret_data is untouched).
+ */
+ssize_t pc_stream_next(struct pc_stream *stream, const void **ret_data);
+
+/* Figures of a stream so far. */
+struct pc_stats {
+	uint64_t bytes_read;		/* bytes handed to the caller */
+	uint64_t syscalls;		/* read, fadvise, io_uring and probe calls */
+	uint64_t bytes_dropped;		/* bytes the stream asked the kernel to evict */
+	uint64_t bytes_kept;		/* bytes left cached because they were cached before */
+	enum pc_strategy strategy;	/* the strategy in use (never PC_AUTO) */
+	enum pc_strategy requested;	/* the strategy asked for */
+	char reason[160];		/* why this strategy: auto's choice or a fallback */
+};
+
+/* Copy the stream's figures into *ret_stats. */
+void pc_stream_stats(const struct pc_stream *stream, struct pc_stats *ret_stats);
+
+/* Allocate @size bytes aligned to a page, or NULL; free with pc_buf_free(). */
+void *pc_buf_alloc(size_t size);
+void pc_buf_free(void *buf, size_t size);
+
+/* Close @stream and free everything it holds; NULL is accepted. */
+void pc_stream_close(struct pc_stream *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAGECLIFF_H */

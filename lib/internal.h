@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Library-internal state of a stream and the small system-call helpers the
+ * strategies share.  Nothing here is exported.
+ */
+#ifndef PC_INTERNAL_H
+#define PC_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pagecliff.h"
+#include "strategy.h"
+
+#ifndef RWF_DONTCACHE
+#define RWF_DONTCACHE 0x00000080
+#endif
+
+#define PC_PAGE_SIZE 4096u
+#define PC_MIB (1024u * 1024u)
+
+struct pc_stream {
+	int fd;				/* what buffered strategies read */
+	int own_fd;			/* the stream opened fd and closes it */
+	int regular;			/* fd is a regular file */
+	uint64_t pos;			/* the cursor */
+	struct pc_opts opts;
+	const struct pc_strategy_ops *ops;
+	void *priv;			/* the strategy's state */
+	void *lend_buf;			/* pc_stream_next() for strategies without next() */
+	struct pc_stats stats;
+};
+
+/* printf into s->stats.reason. */
+void pc_set_reason(struct pc_stream *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Append "; " and printf to s->stats.reason. */
+void pc_add_reason(struct pc_stream *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * pread2 until @len bytes or end of file, retrying EINTR and short reads.
+ * Counts calls in *syscalls.  Returns bytes read or -errno; an error after
+ * some bytes were read returns those bytes.
+ */
+ssize_t pc_full_pread(int fd, void *buf, size_t len, uint64_t off, int rwf,
+		      uint64_t *syscalls);
+
+/* cachestat(2); -ENOSYS on kernels without it. */
+int pc_cachestat(int fd, uint64_t off, uint64_t len, uint64_t *ret_pages);
+
+/*
+ * Residency of the pages of [@off, @off + @len) (page aligned) in @vec, one
+ * byte per page, bit 0 set when cached, through mincore(2) on a mapping.
+ */
+int pc_mincore(int fd, uint64_t off, uint64_t len, unsigned char *vec);
+
+/* Reopen @fd with O_DIRECT; returns the new fd or -errno. */
+int pc_reopen_direct(int fd);
+
+/* STATX_DIOALIGN of @fd into the arguments; -EOPNOTSUPP when not reported. */
+int pc_dio_align(int fd, uint32_t *ret_mem, uint32_t *ret_off);
+
+/* Size of the file on @fd, or -errno. */
+int pc_file_size(int fd, uint64_t *ret_size);
+
+/* Choose a strategy for s (requested PC_AUTO); fills s->stats.reason. */
+enum pc_strategy pc_auto_choose(struct pc_stream *s);
+
+static inline uint64_t pc_align_down(uint64_t v, uint64_t a)
+{
+	return v - v % a;
+}
+
+static inline uint64_t pc_align_up(uint64_t v, uint64_t a)
+{
+	return pc_align_down(v + a - 1, a);
+}
+
+#endif

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+/*
+ * buffered: plain pread(2) through the page cache, the baseline every other
+ * strategy is measured against.  It leaves what it reads cached.
+ */
+#include "internal.h"
+
+static int buffered_init(struct pc_stream *s)
+{
+	return 0;
+}
+
+static ssize_t buffered_pread(struct pc_stream *s, void *buf, size_t len,
+			      uint64_t off)
+{
+	return pc_full_pread(s->fd, buf, len, off, 0, &s->stats.syscalls);
+}
+
+static ssize_t buffered_read(struct pc_stream *s, void *buf, size_t len)
+{
+	return buffered_pread(s, buf, len, s->pos);
+}
+
+const struct pc_strategy_ops pc_strat_buffered = {
+	.id = PC_BUFFERED,
+	.name = "buffered",
+	.fallback = PC_AUTO,
+	.init = buffered_init,
+	.read = buffered_read,
+	.pread = buffered_pread,
+};

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: MIT
+/*
+ * direct: O_DIRECT reads through io_uring with several chunks in flight ahead
+ * of the consumer, into page-aligned buffers registered with the ring.  The
+ * page cache is never touched.  Without io_uring the same pipeline runs one
+ * synchronous O_DIRECT read at a time.
+ *
+ * The pipeline is a ring of slots, each a chunk-sized buffer; slots
+ * head .. head + queued - 1 hold consecutive chunks of the file.  The consumer
+ * takes bytes from the head slot; a slot fully taken is refilled with the next
+ * chunk.  Offsets, lengths and the file's tail need no alignment from the
+ * caller: reads are issued on aligned boundaries and only the file's bytes are
+ * handed out, clamped to the file's current size.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <liburing.h>
+
+#include "internal.h"
+
+enum slot_state { SLOT_FREE, SLOT_BUSY, SLOT_DONE };
+
+struct slot {
+	char *buf;
+	uint64_t off;			/* file offset of buf[0] */
+	ssize_t res;			/* bytes read, or -errno */
+	ssize_t avail;			/* bytes of the file in it, once checked */
+	enum slot_state state;
+};
+
+struct direct {
+	int dfd;			/* the O_DIRECT descriptor */
+	uint32_t align;			/* offset and length alignment */
+	size_t chunk;			/* bytes per slot, a multiple of align */
+	unsigned int nslots;
+	struct slot *slots;
+	char *bufs;			/* the slots' buffers */
+	size_t bufs_size;
+	struct io_uring ring;
+	int have_ring;
+	int fixed_bufs;
+	unsigned int head;		/* slot holding the cursor */
+	unsigned int queued;		/* slots in the pipeline from head */
+	unsigned int busy;		/* submitted and not yet completed */
+	uint64_t next_off;		/* where the next slot will read */
+	uint64_t size;			/* file size as last seen */
+	size_t head_used;		/* bytes of the head slot handed out */
+	int restart;			/* rebuild the pipeline at the cursor */
+	int lent;			/* the head slot is on loan to the caller */
+	char *bounce;			/* pread()'s buffer, chunk bytes */
+};
+
+static void slot_prep(struct direct *d, unsigned int i)
+{
+	struct slot *sl = &d->slots[i];
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->ring);
+
+	/* The ring has a slot's worth of entries: never NULL here. */
+	if (d->fixed_bufs)
+		io_uring_prep_read_fixed(sqe, 0, sl->buf, d->chunk, sl->off, i);
+	else
+		io_uring_prep_read(sqe, 0, sl->buf, d->chunk, sl->off);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	io_uring_sqe_set_data64(sqe, i);
+	sl->state = SLOT_BUSY;
+	sl->avail = -1;
+	d->busy++;
+}
+
+/* Without a ring a slot is read at once, synchronously. */
+static void slot_read_sync(struct pc_stream *s, struct direct *d, unsigned int i)
+{
+	struct slot *sl = &d->slots[i];
+
+	sl->res = pc_full_pread(d->dfd, sl->buf, d->chunk, sl->off, 0,
+				&s->stats.syscalls);
+	sl->avail = -1;
+	sl->state = SLOT_DONE;
+}
+
+/* Queue reads for every free slot, up to the end of the file. */
+static int pipe_fill(struct pc_stream *s, struct direct *d)
+{
+	unsigned int prepped = 0;
+	int ret;
+
+	while (d->queued < d->nslots && d->next_off < d->size) {
+		unsigned int i = (d->head + d->queued) % d->nslots;
+
+		d->slots[i].off = d->next_off;
+		if (d->have_ring)
+			slot_prep(d, i);
+		else
+			slot_read_sync(s, d, i);
+		prepped++;
+		d->queued++;
+		d->next_off += d->chunk;
+	}
+	if (!d->have_ring || !prepped)
+		return 0;
+	s->stats.syscalls++;
+	ret = io_uring_submit(&d->ring);
+	return ret < 0 ? ret : 0;
+}
+
+static void reap_one(struct direct *d, struct io_uring_cqe *cqe)
+{
+	struct slot *sl = &d->slots[io_uring_cqe_get_data64(cqe)];
+
+	sl->res = cqe->res;
+	sl->state = SLOT_DONE;
+	d->busy--;
+}
+
+/* Wait until slot @i has completed, reaping whatever else has too. */
+static int wait_slot(struct pc_stream *s, struct direct *d, unsigned int i)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, n;
+	int ret;
+
+	while (d->slots[i].state == SLOT_BUSY) {
+		s->stats.syscalls++;
+		ret = io_uring_wait_cqe(&d->ring, &cqe);
+		if (ret == -EINTR)
+			continue;
+		if (ret)
+			return ret;
+		n = 0;
+		io_uring_for_each_cqe(&d->ring, head, cqe) {
+			reap_one(d, cqe);
+			n++;
+		}
+		io_uring_cq_advance(&d->ring, n);
+	}
+	return 0;
+}
+
+/* Wait for every read in flight: the kernel may still write the buffers. */
+static void pipe_drain(struct pc_stream *s, struct direct *d)
+{
+	for (unsigned int i = 0; i < d->nslots && d->busy; i++) {
+		while (d->slots[i].state == SLOT_BUSY && !wait_slot(s, d, i))
+			;
+		if (d->slots[i].state == SLOT_BUSY)
+			break;	/* the ring failed; nothing more to wait on */
+	}
+}
+
+/* Rebuild the pipeline so that its head slot holds @pos. */
+static void pipe_reset(struct pc_stream *s, struct direct *d, uint64_t pos)
+{
+	pipe_drain(s, d);
+	for (unsigned int i = 0; i < d->nslots; i++)
+		d->slots[i].state = SLOT_FREE;
+	d->head = 0;
+	d->queued = 0;
+	d->next_off = pc_align_down(pos, d->align);
+	d->head_used = pos - d->next_off;
+	d->restart = 0;
+	if (pc_file_size(s->fd, &d->size))
+		d->size = UINT64_MAX;
+}
+
+/*
+ * A completion that came back short of a chunk before end of file (aligned,
+ * so not the file's tail): read the rest synchronously.
+ */
+static void slot_complete_short(struct pc_stream *s, struct direct *d,
+				struct slot *sl)
+{
+	ssize_t n;
+
+	if (sl->res <= 0 || (size_t)sl->res == d->chunk || sl->res % d->align)
+		return;
+	n = pc_full_pread(d->dfd, sl->buf + sl->res, d->chunk - sl->res,
+			  sl->off + sl->res, 0, &s->stats.syscalls);
+	if (n > 0)
+		sl->res += n;
+}
+
+/* Resubmit a slot whose read was refused for now. */
+static int slot_retry(struct pc_stream *s, struct direct *d, unsigned int i)
+{
+	int ret;
+
+	slot_prep(d, i);
+	s->stats.syscalls++;
+	ret = io_uring_submit(&d->ring);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Make the head slot ready and return how many of its bytes belong to the
+ * file now: 0 at end of file, -errno on a read error.
+ */
+static ssize_t head_ready(struct pc_stream *s, struct direct *d, uint64_t pos)
+{
+	struct slot *sl = &d->slots[d->head];
+	uint64_t size;
+	int ret;
+
+	if (d->restart)
+		pipe_reset(s, d, pos);
+	ret = pipe_fill(s, d);
+	if (ret)
+		return ret;
+	if (!d->queued)
+		return 0;
+	if (sl->avail >= 0 && sl->state == SLOT_DONE)
+		return sl->avail;
+	for (;;) {
+		ret = wait_slot(s, d, d->head);
+		if (ret)
+			return ret;
+		if (!d->have_ring || (sl->res != -EAGAIN && sl->res != -EINTR))
+			break;
+		ret = slot_retry(s, d, d->head);
+		if (ret)
+			return ret;
+	}
+	if (sl->res < 0)
+		return sl->res;
+	slot_complete_short(s, d, sl);
+	/* Never hand out bytes the file no longer has (it may have shrunk). */
+	if (pc_file_size(s->fd, &size))
+		size = UINT64_MAX;
+	sl->avail = sl->res;
+	if (sl->off + sl->res > size)
+		sl->avail = size > sl->off ? (ssize_t)(size - sl->off) : 0;
+	return sl->avail;
+}
+
+/*
+ * Bytes at @pos (the cursor) available in the head slot, waiting for them if
+ * need be; *ret_ptr points at them.  0 at end of file.
+ */
+static ssize_t head_peek(struct pc_stream *s, struct direct *d, uint64_t pos,
+			 char **ret_ptr)
+{
+	ssize_t avail = head_ready(s, d, pos);
+
+	if (avail < 0) {
+		d->restart = 1;
+		return avail;
+	}
+	if ((size_t)avail <= d->head_used) {
+		d->restart = 1;	/* next call looks again: the file may grow */
+		return 0;
+	}
+	*ret_ptr = d->slots[d->head].buf + d->head_used;
+	return avail - d->head_used;
+}
+
+/* Retire the head slot: its bytes are all handed out and no longer lent. */
+static void head_retire(struct direct *d)
+{
+	d->slots[d->head].state = SLOT_FREE;
+	d->head = (d->head + 1) % d->nslots;
+	d->queued--;
+	d->head_used = 0;
+	d->lent = 0;
+}
+
+/* The previous call's loan ends when the next call starts. */
+static void loan_end(struct direct *d)
+{
+	if (d->lent)
+		head_retire(d);
+}
+
+static ssize_t direct_read(struct pc_stream *s, void *buf, size_t len)
+{
+	struct direct *d = s->priv;
+	size_t done = 0;
+
+	loan_end(d);
+	while (done < len) {
+		char *p;
+		ssize_t n = head_peek(s, d, s->pos + done, &p);
+
+		if (n < 0)
+			return done ? (ssize_t)done : n;
+		if (n == 0)
+			break;
+		if ((size_t)n > len - done)
+			n = len - done;
+		memcpy((char *)buf + done, p, n);
+		d->head_used += n;
+		if (d->head_used == d->chunk)
+			head_retire(d);
+		done += n;
+	}
+	return done;
+}
+
+/* Lend the rest of the head slot; it is retired when the loan ends. */
+static ssize_t direct_next(struct pc_stream *s, const void **ret_data)
+{
+	struct direct *d = s->priv;
+	char *p;
+	ssize_t n;
+
+	loan_end(d);
+	n = head_peek(s, d, s->pos, &p);
+	if (n <= 0)
+		return n;
+	*ret_data = p;
+	d->head_used += n;
+	d->lent = d->head_used == d->chunk;
+	return n;
+}
+
+/* Off-cursor reads go synchronously through an aligned bounce buffer. */
+static ssize_t direct_pread(struct pc_stream *s, void *buf, size_t len,
+			    uint64_t off)
+{
+	struct direct *d = s->priv;
+	size_t done = 0;
+
+	if (!d->bounce) {
+		d->bounce = pc_buf_alloc(d->chunk);
+		if (!d->bounce)
+			return -ENOMEM;
+	}
+	while (done < len) {
+		uint64_t at = off + done, base = pc_align_down(at, d->align);
+		size_t want = pc_align_up(at + (len - done), d->align) - base;
+		ssize_t n;
+
+		if (want > d->chunk)
+			want = d->chunk;
+		n = pc_full_pread(d->dfd, d->bounce, want, base, 0,
+				  &s->stats.syscalls);
+		if (n < 0)
+			return done ? (ssize_t)done : n;
+		if ((uint64_t)n <= at - base)
+			break;
+		size_t take = n - (at - base);
+
+		if (take > len - done)
+			take = len - done;
+		memcpy((char *)buf + done, d->bounce + (at - base), take);
+		done += take;
+		if ((size_t)n < want)
+			break;	/* end of file */
+	}
+	return done;
+}
+
+static void direct_release(struct pc_stream *s)
+{
+	struct direct *d = s->priv;
+
+	if (!d)
+		return;
+	if (d->have_ring) {
+		pipe_drain(s, d);
+		io_uring_queue_exit(&d->ring);
+	}
+	pc_buf_free(d->bufs, d->bufs_size);
+	pc_buf_free(d->bounce, d->chunk);
+	free(d->slots);
+	if (d->dfd >= 0)
+		close(d->dfd);
+	free(d);
+	s->priv = NULL;
+}
+
+static int ring_setup(struct pc_stream *s, struct direct *d)
+{
+	struct iovec *iov;
+	int ret;
+
+	ret = io_uring_queue_init(d->nslots, &d->ring, 0);
+	if (ret)
+		return ret;
+	ret = io_uring_register_files(&d->ring, &d->dfd, 1);
+	if (ret) {
+		io_uring_queue_exit(&d->ring);
+		return ret;
+	}
+	d->have_ring = 1;
+	iov = calloc(d->nslots, sizeof(*iov));
+	if (!iov)
+		return 0;
+	for (unsigned int i = 0; i < d->nslots; i++) {
+		iov[i].iov_base = d->slots[i].buf;
+		iov[i].iov_len = d->chunk;
+	}
+	/* Pinned once, not per read; plain reads when the kernel refuses. */
+	d->fixed_bufs = !io_uring_register_buffers(&d->ring, iov, d->nslots);
+	free(iov);
+	return 0;
+}
+
+static int open_direct(struct pc_stream *s, struct direct *d)
+{
+	uint32_t mem_align = PC_PAGE_SIZE, off_align = PC_PAGE_SIZE;
+
+	d->dfd = pc_reopen_direct(s->fd);
+	if (d->dfd < 0) {
+		pc_set_reason(s, "O_DIRECT refused (%s)", strerror(-d->dfd));
+		return d->dfd == -ENOMEM ? -ENOMEM : -EOPNOTSUPP;
+	}
+	/* Without STATX_DIOALIGN a page covers every logical block size. */
+	pc_dio_align(s->fd, &mem_align, &off_align);
+	if (mem_align > PC_PAGE_SIZE || PC_PAGE_SIZE % mem_align) {
+		pc_set_reason(s, "O_DIRECT wants %u-byte buffers", mem_align);
+		return -EOPNOTSUPP;
+	}
+	d->align = off_align;
+	d->chunk = pc_align_up(s->opts.chunk_size,
+			       off_align > PC_PAGE_SIZE ? off_align : PC_PAGE_SIZE);
+	return 0;
+}
+
+static int alloc_slots(struct direct *d)
+{
+	d->slots = calloc(d->nslots, sizeof(*d->slots));
+	d->bufs_size = (size_t)d->nslots * d->chunk;
+	d->bufs = pc_buf_alloc(d->bufs_size);
+	if (!d->slots || !d->bufs)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < d->nslots; i++)
+		d->slots[i].buf = d->bufs + (size_t)i * d->chunk;
+	return 0;
+}
+
+static int direct_init(struct pc_stream *s)
+{
+	struct direct *d;
+	int ret;
+
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	s->priv = d;
+	d->dfd = -1;
+	ret = open_direct(s, d);
+	if (ret)
+		goto out_release;
+	d->nslots = s->opts.inflight;
+	ret = alloc_slots(d);
+	if (ret)
+		goto out_release;
+	ret = ring_setup(s, d);
+	if (ret) {
+		/* One slot: a synchronous read at a time. */
+		pc_add_reason(s, "io_uring unavailable (%s): synchronous O_DIRECT",
+			      strerror(-ret));
+		d->nslots = 1;
+	}
+	d->restart = 1;
+	return 0;
+out_release:
+	direct_release(s);
+	return ret;
+}
+
+const struct pc_strategy_ops pc_strat_direct = {
+	.id = PC_DIRECT,
+	.name = "direct",
+	.fallback = PC_DROPBEHIND,
+	.init = direct_init,
+	.read = direct_read,
+	.pread = direct_pread,
+	.next = direct_next,
+	.release = direct_release,
+};

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dontcache: preadv2(2) with RWF_DONTCACHE (Linux >= 6.14, file systems that
+ * opted in).  The kernel drops the pages the read instantiated once they are
+ * copied and keeps the ones that were cached already, so nothing is left
+ * behind and nobody else's cache is lost.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "internal.h"
+
+/* The kernel checks the flag before it reads, so one byte tells. */
+static int dontcache_init(struct pc_stream *s)
+{
+	char byte;
+	struct iovec iov = { &byte, 1 };
+	ssize_t n;
+
+	do {
+		s->stats.syscalls++;
+		n = preadv2(s->fd, &iov, 1, s->pos, RWF_DONTCACHE);
+	} while (n < 0 && errno == EINTR);
+	if (n >= 0)
+		return 0;
+	if (errno == EOPNOTSUPP || errno == EINVAL) {
+		pc_set_reason(s, "RWF_DONTCACHE refused (%s)", strerror(errno));
+		return -EOPNOTSUPP;
+	}
+	return -errno;
+}
+
+static ssize_t dontcache_pread(struct pc_stream *s, void *buf, size_t len,
+			       uint64_t off)
+{
+	return pc_full_pread(s->fd, buf, len, off, RWF_DONTCACHE,
+			     &s->stats.syscalls);
+}
+
+static ssize_t dontcache_read(struct pc_stream *s, void *buf, size_t len)
+{
+	return dontcache_pread(s, buf, len, s->pos);
+}
+
+const struct pc_strategy_ops pc_strat_dontcache = {
+	.id = PC_DONTCACHE,
+	.name = "dontcache",
+	.fallback = PC_DROPBEHIND,
+	.init = dontcache_init,
+	.read = dontcache_read,
+	.pread = dontcache_pread,
+};

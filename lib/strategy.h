@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ops table every read strategy fills in.  The stream core calls these and
+ * never branches on which strategy it holds (compare fio's ioengine_ops).
+ */
+#ifndef PC_STRATEGY_H
+#define PC_STRATEGY_H
+
+#include <sys/types.h>
+
+#include "pagecliff.h"
+
+struct pc_stream;
+
+struct pc_strategy_ops {
+	enum pc_strategy id;
+	const char *name;
+	/*
+	 * Where to go when init() refuses (-EOPNOTSUPP, -EINVAL, -EPERM,
+	 * -ENOSYS): the next strategy to try, or PC_AUTO for none.
+	 */
+	enum pc_strategy fallback;
+	/* Set up s->priv; 0, or -errno with s->stats.reason saying why. */
+	int (*init)(struct pc_stream *s);
+	/* Read up to @len at s->pos; short only at end of file. */
+	ssize_t (*read)(struct pc_stream *s, void *buf, size_t len);
+	/* Read up to @len at @off; s->pos stays. */
+	ssize_t (*pread)(struct pc_stream *s, void *buf, size_t len, uint64_t off);
+	/* Optional: lend the next chunk at s->pos (see pc_stream_next()). */
+	ssize_t (*next)(struct pc_stream *s, const void **ret_data);
+	/* Optional: the stream reached end of file at s->pos. */
+	void (*eof)(struct pc_stream *s);
+	/* Free s->priv; must not fail. */
+	void (*release)(struct pc_stream *s);
+};
+
+extern const struct pc_strategy_ops pc_strat_buffered;
+extern const struct pc_strategy_ops pc_strat_dontcache;
+extern const struct pc_strategy_ops pc_strat_dropbehind;
+extern const struct pc_strategy_ops pc_strat_direct;
+
+/* The table, indexed by enum pc_strategy; PC_AUTO has no entry. */
+const struct pc_strategy_ops *pc_strategy_ops(enum pc_strategy id);
+
+#endif

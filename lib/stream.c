@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The stream core: opening, strategy selection with fallbacks, the cursor and
+ * the statistics.  Strategies do the reading behind the ops table.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static const char *const strategy_names[PC_STRATEGY_COUNT] = {
+	[PC_AUTO] = "auto",
+	[PC_BUFFERED] = "buffered",
+	[PC_DONTCACHE] = "dontcache",
+	[PC_DROPBEHIND] = "dropbehind",
+	[PC_DIRECT] = "direct",
+};
+
+static const struct pc_strategy_ops *const strategy_table[PC_STRATEGY_COUNT] = {
+	[PC_BUFFERED] = &pc_strat_buffered,
+	[PC_DONTCACHE] = &pc_strat_dontcache,
+	[PC_DROPBEHIND] = &pc_strat_dropbehind,
+	[PC_DIRECT] = &pc_strat_direct,
+};
+
+const char *pc_strategy_name(enum pc_strategy strategy)
+{
+	if ((unsigned int)strategy >= PC_STRATEGY_COUNT)
+		return NULL;
+	return strategy_names[strategy];
+}
+
+int pc_strategy_parse(const char *name, enum pc_strategy *ret_strategy)
+{
+	for (unsigned int i = 0; i < PC_STRATEGY_COUNT; i++) {
+		if (name && !strcmp(name, strategy_names[i])) {
+			*ret_strategy = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const struct pc_strategy_ops *pc_strategy_ops(enum pc_strategy id)
+{
+	if ((unsigned int)id >= PC_STRATEGY_COUNT)
+		return NULL;
+	return strategy_table[id];
+}
+
+void pc_opts_init(struct pc_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->strategy = PC_AUTO;
+	opts->chunk_size = PC_MIB;
+	opts->inflight = 8;
+	opts->drop_lag = 0;
+	opts->drop_batch = 16 * PC_MIB;
+	opts->keep_cached = 1;
+}
+
+void pc_set_reason(struct pc_stream *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->stats.reason, sizeof(s->stats.reason), fmt, ap);
+	va_end(ap);
+}
+
+void pc_add_reason(struct pc_stream *s, const char *fmt, ...)
+{
+	size_t len = strlen(s->stats.reason), size = sizeof(s->stats.reason);
+	va_list ap;
+
+	if (len && len + 2 < size) {
+		memcpy(s->stats.reason + len, "; ", 3);
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(s->stats.reason + len, size - len, fmt, ap);
+	va_end(ap);
+}
+
+void *pc_buf_alloc(size_t size)
+{
+	void *p;
+
+	if (!size)
+		size = 1;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void pc_buf_free(void *buf, size_t size)
+{
+	if (buf)
+		munmap(buf, size ? size : 1);
+}
+
+static int opts_check(struct pc_opts *o)
+{
+	struct pc_opts def;
+
+	pc_opts_init(&def);
+	if ((unsigned int)o->strategy >= PC_STRATEGY_COUNT)
+		return -EINVAL;
+	if (!o->chunk_size)
+		o->chunk_size = def.chunk_size;
+	if (!o->inflight)
+		o->inflight = def.inflight;
+	if (!o->drop_batch)
+		o->drop_batch = def.drop_batch;
+	if (o->chunk_size > 1024u * PC_MIB || o->inflight > 4096)
+		return -EINVAL;
+	o->drop_batch = pc_align_up(o->drop_batch, PC_PAGE_SIZE);
+	return 0;
+}
+
+static int is_fallback_err(int err)
+{
+	return err == -EOPNOTSUPP || err == -EINVAL || err == -EPERM ||
+	       err == -ENOSYS || err == -EACCES;
+}
+
+/*
+ * Initialise the requested strategy, walking its fallback chain while a
+ * strategy refuses for lack of support.  The reason of each refusal is kept
+ * in front of the reason of the strategy finally used.
+ */
+static int strategy_setup(struct pc_stream *s)
+{
+	enum pc_strategy id = s->opts.strategy;
+	char before[sizeof(s->stats.reason)], why[sizeof(s->stats.reason)];
+	int ret;
+
+	if (id == PC_AUTO)
+		id = pc_auto_choose(s);
+	else
+		pc_set_reason(s, "requested");
+	for (;;) {
+		snprintf(before, sizeof(before), "%s", s->stats.reason);
+		s->ops = strategy_table[id];
+		ret = s->ops->init(s);
+		if (!ret)
+			break;
+		if (!is_fallback_err(ret) || s->ops->fallback == PC_AUTO)
+			return ret;
+		snprintf(why, sizeof(why), "%s", s->stats.reason);
+		id = s->ops->fallback;
+		pc_set_reason(s, "%s; %s: %s, so %s", before, s->ops->name, why,
+			      strategy_names[id]);
+	}
+	s->stats.strategy = id;
+	return 0;
+}
+
+static int stream_new(struct pc_stream **ret_stream, int fd, int own_fd,
+		      const struct pc_opts *opts)
+{
+	struct pc_stream *s;
+	struct stat st;
+	int ret;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->fd = fd;
+	s->own_fd = own_fd;
+	s->regular = S_ISREG(st.st_mode);
+	if (opts)
+		s->opts = *opts;
+	else
+		pc_opts_init(&s->opts);
+	ret = opts_check(&s->opts);
+	if (ret)
+		goto out_free;
+	s->stats.requested = s->opts.strategy;
+	if (!s->regular) {
+		s->ops = &pc_strat_buffered;
+		s->stats.strategy = PC_BUFFERED;
+		pc_set_reason(s, "not a regular file: plain read(2)");
+	} else {
+		off_t cur = lseek(fd, 0, SEEK_CUR);
+
+		s->pos = cur > 0 ? (uint64_t)cur : 0;
+		ret = strategy_setup(s);
+		if (ret)
+			goto out_free;
+	}
+	*ret_stream = s;
+	return 0;
+out_free:
+	free(s);
+	return ret;
+}
+
+int pc_stream_fdopen(struct pc_stream **ret_stream, int fd,
+		     const struct pc_opts *opts)
+{
+	if (fd < 0 || !ret_stream)
+		return -EBADF;
+	return stream_new(ret_stream, fd, 0, opts);
+}
+
+int pc_stream_open(struct pc_stream **ret_stream, const char *path,
+		   const struct pc_opts *opts)
+{
+	int fd, ret;
+
+	if (!path || !ret_stream)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	ret = stream_new(ret_stream, fd, 1, opts);
+	if (ret)
+		close(fd);
+	return ret;
+}
+
+/* read(2) for pipes and terminals: there is no offset and no cache to spare. */
+static ssize_t stream_read_plain(struct pc_stream *s, void *buf, size_t len)
+{
+	ssize_t n;
+
+	do {
+		s->stats.syscalls++;
+		n = read(s->fd, buf, len);
+	} while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+ssize_t pc_stream_read(struct pc_stream *s, void *buf, size_t len)
+{
+	ssize_t n;
+
+	if (!len)
+		return 0;
+	if (!s->regular)
+		n = stream_read_plain(s, buf, len);
+	else
+		n = s->ops->read(s, buf, len);
+	if (n > 0) {
+		s->pos += n;
+		s->stats.bytes_read += n;
+	} else if (n == 0 && s->regular && s->ops->eof) {
+		s->ops->eof(s);
+	}
+	return n;
+}
+
+ssize_t pc_stream_pread(struct pc_stream *s, void *buf, size_t len,
+			uint64_t offset)
+{
+	ssize_t n;
+
+	if (!s->regular)
+		return -ESPIPE;
+	if (!len)
+		return 0;
+	if (offset > INT64_MAX)
+		return -EINVAL;
+	n = s->ops->pread(s, buf, len, offset);
+	if (n > 0)
+		s->stats.bytes_read += n;
+	return n;
+}
+
+ssize_t pc_stream_next(struct pc_stream *s, const void **ret_data)
+{
+	ssize_t n;
+
+	if (s->regular && s->ops->next) {
+		n = s->ops->next(s, ret_data);
+		if (n > 0) {
+			s->pos += n;
+			s->stats.bytes_read += n;
+		} else if (n == 0 && s->ops->eof) {
+			s->ops->eof(s);
+		}
+		return n;
+	}
+	if (!s->lend_buf) {
+		s->lend_buf = pc_buf_alloc(s->opts.chunk_size);
+		if (!s->lend_buf)
+			return -ENOMEM;
+	}
+	n = pc_stream_read(s, s->lend_buf, s->opts.chunk_size);
+	if (n > 0)
+		*ret_data = s->lend_buf;
+	return n;
+}
+
+void pc_stream_stats(const struct pc_stream *s, struct pc_stats *ret_stats)
+{
+	*ret_stats = s->stats;
+}
+
+void pc_stream_close(struct pc_stream *s)
+{
+	if (!s)
+		return;
+	if (s->ops && s->ops->release && s->regular)
+		s->ops->release(s);
+	pc_buf_free(s->lend_buf, s->opts.chunk_size);
+	if (s->own_fd)
+		close(s->fd);
+	free(s);
+}
