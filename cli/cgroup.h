@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Memory cgroups for the CLI: create a pagecliff-<pid> cgroup with a memory
+ * limit, put a process in it, read its usage and page cache, remove it, and
+ * remove the ones a killed run left behind.  Works with the memory controller
+ * on cgroup v2 (memory.max) or on v1 (memory.limit_in_bytes).
+ *
+ * The new cgroup is made a child of the caller's own memory cgroup where the
+ * hierarchy allows it (v1 always; v2 when that cgroup can delegate memory),
+ * else a sibling of it, so whatever limit the caller already lives under
+ * still applies.  Every function returns 0 or -errno and never prints.
+ */
+#ifndef PC_CLI_CGROUP_H
+#define PC_CLI_CGROUP_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Prefix of every cgroup pagecliff creates; the creator's pid follows it. */
+#define CGROUP_PREFIX "pagecliff-"
+
+struct cgroup {
+	int version;			/* 1 or 2 */
+	char path[PATH_MAX];		/* the cgroup's directory */
+	char home[PATH_MAX];		/* where its tasks go back to on removal */
+	uint64_t limit;			/* bytes, as written */
+};
+
+/* What a memory cgroup holds now. */
+struct cgroup_usage {
+	uint64_t usage;			/* v2 memory.current, v1 memory.usage_in_bytes */
+	uint64_t cache;			/* v2 memory.stat file, v1 memory.stat cache */
+	uint64_t limit;			/* v2 memory.max, v1 memory.limit_in_bytes */
+};
+
+/*
+ * Find a memory controller this process can use.  Sets *ret_version (1 or 2)
+ * and, when @ret_dir is not NULL, the directory of the caller's own memory
+ * cgroup (PATH_MAX bytes).  -ENOENT when no hierarchy has the memory
+ * controller.
+ */
+int cgroup_detect(int *ret_version, char *ret_dir);
+
+/*
+ * Create the memory cgroup pagecliff-<@tag> (the caller's pid when @tag is
+ * 0) limited to @limit bytes, and fill *ret_cg.  -EEXIST when it exists,
+ * -EACCES/-EPERM without the right to create it, -EINVAL for a limit the
+ * kernel refuses (the half-made cgroup is removed again).
+ */
+int cgroup_create(struct cgroup *ret_cg, uint64_t limit, pid_t tag);
+
+/* Move process @pid (all its threads) into @cg. */
+int cgroup_attach(const struct cgroup *cg, pid_t pid);
+
+/* Read @cg's usage, page cache and limit into *ret_usage. */
+int cgroup_read(const struct cgroup *cg, struct cgroup_usage *ret_usage);
+
+/* Read usage from a memory cgroup directory of hierarchy @version. */
+int cgroup_read_dir(const char *dir, int version, struct cgroup_usage *ret_usage);
+
+/*
+ * Move every task of @cg back to its home cgroup and remove it.  Retries a
+ * busy rmdir for up to a second.  0 also when it is already gone.
+ */
+int cgroup_remove(struct cgroup *cg);
+
+/*
+ * Remove the cgroup directory @path of hierarchy @version (tasks moved to
+ * the parent first).  For state files that recorded a path.
+ */
+int cgroup_remove_path(const char *path, int version);
+
+/* Called by cgroup_remove_stale() for each stale cgroup: its path and the
+ * result of removing it (0 or -errno). */
+typedef void (*cgroup_stale_fn)(const char *path, int result, void *arg);
+
+/*
+ * Find pagecliff-<pid> cgroups whose pid no longer exists, beside or below
+ * the caller's own memory cgroup and at the hierarchy's root, and remove
+ * them, calling @fn (may be NULL) for each.  Returns how many were found, or
+ * -errno when no memory hierarchy is there.
+ */
+int cgroup_remove_stale(cgroup_stale_fn fn, void *arg);
+
+#endif
