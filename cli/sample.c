@@ -1,0 +1,905 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sample: read /proc and /sys into plain structs, for bench, doctor and
+ * watch.  Parsers work on text so tests can run them on fixtures; readers
+ * prefix every path with a root directory for the same reason.  What the
+ * kernel does not export stays SAMPLE_UNKNOWN or NAN, never 0.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sample.h"
+
+/* A key of a "key value" file and where its value goes in a struct. */
+struct sample_key {
+	const char *key;
+	size_t offset;
+};
+
+#define KEY(type, name, field) { name, offsetof(type, field) }
+
+static const struct sample_key meminfo_keys[] = {
+	KEY(struct sample_meminfo, "MemTotal", total),
+	KEY(struct sample_meminfo, "MemFree", free),
+	KEY(struct sample_meminfo, "MemAvailable", available),
+	KEY(struct sample_meminfo, "Buffers", buffers),
+	KEY(struct sample_meminfo, "Cached", cached),
+	KEY(struct sample_meminfo, "Shmem", shmem),
+	KEY(struct sample_meminfo, "Active(file)", active_file),
+	KEY(struct sample_meminfo, "Inactive(file)", inactive_file),
+	KEY(struct sample_meminfo, "Active(anon)", active_anon),
+	KEY(struct sample_meminfo, "Inactive(anon)", inactive_anon),
+	KEY(struct sample_meminfo, "Dirty", dirty),
+	KEY(struct sample_meminfo, "Writeback", writeback),
+	{ NULL, 0 },
+};
+
+static const struct sample_key vmstat_keys[] = {
+	KEY(struct sample_vmstat, "pgscan_direct", pgscan_direct),
+	KEY(struct sample_vmstat, "pgsteal_direct", pgsteal_direct),
+	KEY(struct sample_vmstat, "pgscan_kswapd", pgscan_kswapd),
+	KEY(struct sample_vmstat, "pgsteal_kswapd", pgsteal_kswapd),
+	KEY(struct sample_vmstat, "pgscan_file", pgscan_file),
+	KEY(struct sample_vmstat, "pgsteal_file", pgsteal_file),
+	KEY(struct sample_vmstat, "pgscan_anon", pgscan_anon),
+	KEY(struct sample_vmstat, "pgsteal_anon", pgsteal_anon),
+	KEY(struct sample_vmstat, "pgpgin", pgpgin),
+	KEY(struct sample_vmstat, "pgpgout", pgpgout),
+	KEY(struct sample_vmstat, "workingset_refault_file", workingset_refault_file),
+	KEY(struct sample_vmstat, "nr_dirty", nr_dirty),
+	KEY(struct sample_vmstat, "nr_writeback", nr_writeback),
+	{ NULL, 0 },
+};
+
+static const struct sample_key memcg_v1_keys[] = {
+	KEY(struct sample_cgroup, "cache", file),
+	KEY(struct sample_cgroup, "active_file", active_file),
+	KEY(struct sample_cgroup, "inactive_file", inactive_file),
+	KEY(struct sample_cgroup, "dirty", dirty),
+	KEY(struct sample_cgroup, "writeback", writeback),
+	KEY(struct sample_cgroup, "pgscan", pgscan),
+	KEY(struct sample_cgroup, "pgsteal", pgsteal),
+	{ NULL, 0 },
+};
+
+static const struct sample_key memcg_v2_keys[] = {
+	KEY(struct sample_cgroup, "file", file),
+	KEY(struct sample_cgroup, "active_file", active_file),
+	KEY(struct sample_cgroup, "inactive_file", inactive_file),
+	KEY(struct sample_cgroup, "file_dirty", dirty),
+	KEY(struct sample_cgroup, "file_writeback", writeback),
+	KEY(struct sample_cgroup, "pgscan", pgscan),
+	KEY(struct sample_cgroup, "pgsteal", pgsteal),
+	KEY(struct sample_cgroup, "pgscan_direct", pgscan_direct),
+	KEY(struct sample_cgroup, "pgscan_kswapd", pgscan_kswapd),
+	KEY(struct sample_cgroup, "pgsteal_direct", pgsteal_direct),
+	KEY(struct sample_cgroup, "pgsteal_kswapd", pgsteal_kswapd),
+	{ NULL, 0 },
+};
+
+static uint64_t *key_slot(void *base, const struct sample_key *keys,
+			  const char *key, size_t len)
+{
+	for (const struct sample_key *k = keys; k->key; k++) {
+		if (strlen(k->key) == len && !memcmp(k->key, key, len))
+			return (uint64_t *)((char *)base + k->offset);
+	}
+	return NULL;
+}
+
+/* Parse an unsigned decimal at *p, skipping blanks; 0 or -EINVAL. */
+static int parse_num(const char **p, uint64_t *ret)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	while (isdigit((unsigned char)*s)) {
+		unsigned int d = (unsigned int)(*s++ - '0');
+
+		if (v > (UINT64_MAX - 1 - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*p = s;
+	*ret = v;
+	return 0;
+}
+
+/*
+ * Feed every "KEY[:] VALUE [kB]" line of @text whose key starts with
+ * @prefix (then stripped) to @keys.  Lines that do not parse, and keys not
+ * in the table, are skipped: newer kernels add fields.  Returns how many
+ * values were stored.
+ */
+static int parse_kv(const char *text, const struct sample_key *keys,
+		    void *base, const char *prefix)
+{
+	size_t plen = strlen(prefix);
+	int stored = 0;
+
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n');
+		const char *key = line, *p = line;
+		uint64_t *slot, v;
+		size_t klen;
+
+		while (*p && *p != ' ' && *p != '\t' && *p != ':' && *p != '\n')
+			p++;
+		klen = (size_t)(p - key);
+		if (*p == ':')
+			p++;
+		if (klen > plen && !strncmp(key, prefix, plen) &&
+		    (slot = key_slot(base, keys, key + plen, klen - plen)) &&
+		    !parse_num(&p, &v)) {
+			while (*p == ' ')
+				p++;
+			if (!strncmp(p, "kB", 2))
+				v = v > UINT64_MAX / 1024 ? SAMPLE_UNKNOWN : v * 1024;
+			*slot = v;
+			stored++;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return stored;
+}
+
+int sample_parse_meminfo(const char *text, struct sample_meminfo *ret)
+{
+	memset(ret, 0xff, sizeof(*ret));
+	return parse_kv(text, meminfo_keys, ret, "") ? 0 : -ENODATA;
+}
+
+/* Sum every allocstall_<zone> line into *ret (unknown when none). */
+static void sum_allocstall(const char *text, uint64_t *ret)
+{
+	static const char key[] = "allocstall_";
+
+	*ret = SAMPLE_UNKNOWN;
+	for (const char *p = text; p && (p = strstr(p, key)); p++) {
+		uint64_t v;
+		const char *q;
+
+		if (p != text && p[-1] != '\n')
+			continue;
+		q = p + strlen(key);
+		while (*q && *q != ' ' && *q != '\n')
+			q++;
+		if (parse_num(&q, &v))
+			continue;
+		*ret = (sample_known(*ret) ? *ret : 0) + v;
+	}
+}
+
+int sample_parse_vmstat(const char *text, struct sample_vmstat *ret)
+{
+	int n;
+
+	memset(ret, 0xff, sizeof(*ret));
+	n = parse_kv(text, vmstat_keys, ret, "");
+	sum_allocstall(text, &ret->allocstall);
+	return n || sample_known(ret->allocstall) ? 0 : -ENODATA;
+}
+
+static void cgroup_unknown(struct sample_cgroup *ret)
+{
+	memset(ret, 0xff, sizeof(*ret));
+	ret->version = 0;
+}
+
+int sample_parse_memcg_stat(const char *text, int version,
+			    struct sample_cgroup *ret)
+{
+	int n;
+
+	cgroup_unknown(ret);
+	if (version == 1) {
+		/* total_* are hierarchical: prefer them over this group's own */
+		n = parse_kv(text, memcg_v1_keys, ret, "");
+		n += parse_kv(text, memcg_v1_keys, ret, "total_");
+	} else if (version == 2) {
+		n = parse_kv(text, memcg_v2_keys, ret, "");
+	} else {
+		return -EINVAL;
+	}
+	if (!n)
+		return -ENODATA;
+	ret->version = version;
+	return 0;
+}
+
+/* One "some|full avg10=.. avg60=.. avg300=.. total=.." line. */
+static int parse_psi_line(const char *line, double *avg10, double *avg60,
+			  uint64_t *total)
+{
+	double a10, a60, a300;
+	unsigned long long t;
+
+	if (sscanf(line, "%*s avg10=%lf avg60=%lf avg300=%lf total=%llu",
+		   &a10, &a60, &a300, &t) != 4)
+		return -EINVAL;
+	*avg10 = a10;
+	*avg60 = a60;
+	*total = t;
+	return 0;
+}
+
+int sample_parse_psi(const char *text, struct sample_psi *ret)
+{
+	int n = 0;
+
+	ret->some_avg10 = ret->some_avg60 = NAN;
+	ret->full_avg10 = ret->full_avg60 = NAN;
+	ret->some_total = ret->full_total = SAMPLE_UNKNOWN;
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n');
+
+		if (!strncmp(line, "some ", 5))
+			n += !parse_psi_line(line, &ret->some_avg10,
+					     &ret->some_avg60, &ret->some_total);
+		else if (!strncmp(line, "full ", 5))
+			n += !parse_psi_line(line, &ret->full_avg10,
+					     &ret->full_avg60, &ret->full_total);
+		line = end ? end + 1 : NULL;
+	}
+	return n ? 0 : -ENODATA;
+}
+
+int sample_parse_stat(const char *text, struct sample_cpu *ret)
+{
+	uint64_t *f[] = { &ret->user, &ret->nice, &ret->system, &ret->idle,
+			  &ret->iowait, &ret->irq, &ret->softirq, &ret->steal };
+	const char *p = text;
+	size_t i;
+
+	memset(ret, 0xff, sizeof(*ret));
+	while (p && strncmp(p, "cpu ", 4)) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	if (!p)
+		return -ENODATA;
+	p += 4;
+	/* old kernels lack the later columns: those stay unknown */
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		if (parse_num(&p, f[i]))
+			break;
+	}
+	return i >= 4 ? 0 : -ENODATA;
+}
+
+/* Parse one diskstats line into @d; 0 or -EINVAL. */
+static int parse_disk_line(const char *line, struct sample_disk *d)
+{
+	unsigned long long v[10];
+	unsigned int maj, min;
+	char name[sizeof(d->name)];
+
+	if (sscanf(line, "%u %u %31s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+		   &maj, &min, name, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+		   &v[6], &v[7], &v[8], &v[9]) != 13)
+		return -EINVAL;
+	memcpy(d->name, name, sizeof(name));
+	d->reads = v[0];
+	d->sectors_read = v[2];
+	d->writes = v[4];
+	d->sectors_written = v[6];
+	d->io_ms = v[9];
+	return 0;
+}
+
+int sample_parse_diskstats(const char *text, struct sample_disks *ret)
+{
+	ret->count = 0;
+	ret->truncated = 0;
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n');
+		struct sample_disk d;
+
+		if (!parse_disk_line(line, &d)) {
+			if (ret->count < SAMPLE_MAX_DISKS)
+				ret->disk[ret->count++] = d;
+			else
+				ret->truncated = 1;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return ret->count ? 0 : -ENODATA;
+}
+
+int sample_parse_task_stat(const char *text, struct sample_task *ret,
+			   char *ret_state)
+{
+	/* comm may hold spaces and parentheses: fields start after the last ')' */
+	const char *p = strrchr(text, ')');
+	unsigned long long utime, stime;
+	char state;
+
+	if (!p)
+		return -EINVAL;
+	if (sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+		   &state, &utime, &stime) != 3)
+		return -EINVAL;
+	ret->utime = utime;
+	ret->stime = stime;
+	if (ret_state)
+		*ret_state = state;
+	return 0;
+}
+
+int sample_path(const char *root, const char *path, char *buf, size_t size)
+{
+	int n;
+
+	if (!root || !strcmp(root, "/"))
+		root = "";
+	while (root[0] && path[0] == '/' && root[strlen(root) - 1] == '/')
+		path++;
+	n = snprintf(buf, size, "%s%s", root, path);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* Read all of @fd into a malloc'ed string. */
+static int slurp_fd(int fd, char **ret_text)
+{
+	size_t cap = 8192, len = 0;
+	char *buf = malloc(cap), *nbuf;
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			nbuf = realloc(buf, cap * 2);
+			if (!nbuf) {
+				ret = -ENOMEM;
+				goto out_free;
+			}
+			buf = nbuf;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			goto out_free;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*ret_text = buf;
+	return 0;
+out_free:
+	free(buf);
+	return ret;
+}
+
+int sample_slurp(const char *root, const char *path, char **ret_text)
+{
+	char full[4096];
+	int fd, ret;
+
+	ret = sample_path(root, path, full, sizeof(full));
+	if (ret)
+		return ret;
+	fd = open(full, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = slurp_fd(fd, ret_text);
+	close(fd);
+	return ret;
+}
+
+int sample_read_text(const char *root, const char *path, char *buf, size_t size)
+{
+	char *text;
+	size_t len;
+	int ret;
+
+	if (!size)
+		return -EINVAL;
+	ret = sample_slurp(root, path, &text);
+	if (ret)
+		return ret;
+	len = strlen(text);
+	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		len--;
+	if (len >= size)
+		len = size - 1;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	free(text);
+	return 0;
+}
+
+int sample_read_u64(const char *root, const char *path, uint64_t *ret)
+{
+	char buf[64];
+	const char *p = buf;
+	uint64_t v;
+	int err;
+
+	err = sample_read_text(root, path, buf, sizeof(buf));
+	if (err)
+		return err;
+	if (!buf[0])
+		return -ENODATA;
+	err = parse_num(&p, &v);
+	if (err)
+		return err;
+	*ret = v;
+	return 0;
+}
+
+/* Slurp @path under @root and run @parse on it. */
+#define READ_WITH(root, path, parse, ...)			\
+	({							\
+		char *text_;					\
+		int ret_ = sample_slurp(root, path, &text_);	\
+		if (!ret_) {					\
+			ret_ = parse(text_, __VA_ARGS__);	\
+			free(text_);				\
+		}						\
+		ret_;						\
+	})
+
+int sample_read_stat(const char *root, struct sample_cpu *ret)
+{
+	memset(ret, 0xff, sizeof(*ret));
+	return READ_WITH(root, "/proc/stat", sample_parse_stat, ret);
+}
+
+int sample_read_meminfo(const char *root, struct sample_meminfo *ret)
+{
+	memset(ret, 0xff, sizeof(*ret));
+	return READ_WITH(root, "/proc/meminfo", sample_parse_meminfo, ret);
+}
+
+int sample_read_vmstat(const char *root, struct sample_vmstat *ret)
+{
+	memset(ret, 0xff, sizeof(*ret));
+	return READ_WITH(root, "/proc/vmstat", sample_parse_vmstat, ret);
+}
+
+int sample_read_psi(const char *root, struct sample_psi *ret)
+{
+	int err = READ_WITH(root, "/proc/pressure/memory", sample_parse_psi, ret);
+
+	if (err) {
+		/* a missing file leaves nothing set: make it unknown */
+		sample_parse_psi("", ret);
+	}
+	return err;
+}
+
+int sample_read_diskstats(const char *root, struct sample_disks *ret)
+{
+	ret->count = 0;
+	ret->truncated = 0;
+	return READ_WITH(root, "/proc/diskstats", sample_parse_diskstats, ret);
+}
+
+/* Limit and usage of a cgroup @dir of @version into @cg. */
+static void read_cgroup_limit(const char *dir, int version,
+			      struct sample_cgroup *cg)
+{
+	const char *lim = version == 1 ? "/memory.limit_in_bytes" : "/memory.max";
+	const char *use = version == 1 ? "/memory.usage_in_bytes" : "/memory.current";
+	uint64_t v;
+
+	/* "max" (v2) does not parse and v1 says unlimited with ~2^63 */
+	if (!sample_read_u64(dir, lim, &v) && v < (UINT64_C(1) << 62))
+		cg->limit = v;
+	if (!sample_read_u64(dir, use, &v))
+		cg->usage = v;
+}
+
+int sample_read_cgroup(const char *dir, struct sample_cgroup *ret)
+{
+	char path[4096];
+	int version, err;
+
+	cgroup_unknown(ret);
+	err = sample_path(dir, "/memory.limit_in_bytes", path, sizeof(path));
+	if (err)
+		return err;
+	version = access(path, F_OK) ? 2 : 1;
+	err = READ_WITH(dir, "/memory.stat", sample_parse_memcg_stat, version, ret);
+	if (err) {
+		cgroup_unknown(ret);
+		return err;
+	}
+	read_cgroup_limit(dir, version, ret);
+	return 0;
+}
+
+static int is_pid_name(const char *name)
+{
+	if (!*name)
+		return 0;
+	for (; *name; name++) {
+		if (!isdigit((unsigned char)*name))
+			return 0;
+	}
+	return 1;
+}
+
+/* The "/proc/PID" (or "/proc/self") part of a path for @pid. */
+static void proc_dir(pid_t pid, char *buf, size_t size)
+{
+	if (pid > 0)
+		snprintf(buf, size, "/proc/%d", (int)pid);
+	else
+		snprintf(buf, size, "/proc/self");
+}
+
+/* Count the threads of @pdir (a /proc/PID path) and those in D state. */
+static int count_dstate(const char *root, const char *pdir,
+			unsigned int *ret_dstate, unsigned int *ret_threads)
+{
+	char path[4096], rel[512];
+	unsigned int d = 0, all = 0;
+	struct dirent *de;
+	DIR *dir;
+	int err;
+
+	snprintf(rel, sizeof(rel), "%s/task", pdir);
+	err = sample_path(root, rel, path, sizeof(path));
+	if (err)
+		return err;
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		struct sample_task t;
+		char state;
+
+		if (!is_pid_name(de->d_name))
+			continue;
+		snprintf(rel, sizeof(rel), "%s/task/%s/stat", pdir, de->d_name);
+		if (READ_WITH(root, rel, sample_parse_task_stat, &t, &state))
+			continue;	/* the thread exited meanwhile */
+		all++;
+		d += state == 'D';
+	}
+	closedir(dir);
+	*ret_dstate = d;
+	*ret_threads = all;
+	return 0;
+}
+
+int sample_read_proc(const char *root, pid_t pid, struct sample_task *ret,
+		     unsigned int *ret_dstate, unsigned int *ret_threads)
+{
+	char pdir[64], rel[128];
+	struct sample_task t;
+	unsigned int d = 0, all = 0;
+	int err;
+
+	proc_dir(pid, pdir, sizeof(pdir));
+	snprintf(rel, sizeof(rel), "%s/stat", pdir);
+	err = READ_WITH(root, rel, sample_parse_task_stat, &t, NULL);
+	if (err)
+		return err;
+	if (ret_dstate || ret_threads) {
+		err = count_dstate(root, pdir, &d, &all);
+		if (err)
+			return err;
+	}
+	*ret = t;
+	if (ret_dstate)
+		*ret_dstate = d;
+	if (ret_threads)
+		*ret_threads = all;
+	return 0;
+}
+
+/* Add the CPU of /proc/@name to @sum when its comm starts with "kswapd". */
+static int add_if_kswapd(const char *root, const char *name,
+			 struct sample_task *sum)
+{
+	char rel[300], comm[64];
+	struct sample_task t;
+
+	snprintf(rel, sizeof(rel), "/proc/%s/comm", name);
+	if (sample_read_text(root, rel, comm, sizeof(comm)) ||
+	    strncmp(comm, "kswapd", 6))
+		return 0;
+	snprintf(rel, sizeof(rel), "/proc/%s/stat", name);
+	if (READ_WITH(root, rel, sample_parse_task_stat, &t, NULL))
+		return 0;
+	sum->utime += t.utime;
+	sum->stime += t.stime;
+	return 1;
+}
+
+int sample_read_kswapd(const char *root, struct sample_task *ret,
+		       unsigned int *ret_threads)
+{
+	struct sample_task sum = { 0, 0 };
+	unsigned int n = 0;
+	char path[4096];
+	struct dirent *de;
+	DIR *dir;
+	int err;
+
+	err = sample_path(root, "/proc", path, sizeof(path));
+	if (err)
+		return err;
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		if (is_pid_name(de->d_name))
+			n += (unsigned int)add_if_kswapd(root, de->d_name, &sum);
+	}
+	closedir(dir);
+	if (!n)
+		return -ENOENT;
+	*ret = sum;
+	if (ret_threads)
+		*ret_threads = n;
+	return 0;
+}
+
+/*
+ * The mount point of the cgroup hierarchy: v1 with the memory controller
+ * (@version 1) or cgroup2 (@version 2), from /proc/mounts under @root.
+ */
+static int cgroup_mount(const char *root, int version, char *buf, size_t size)
+{
+	char *text, *line, *save = NULL;
+	int err;
+
+	err = sample_slurp(root, "/proc/mounts", &text);
+	if (err)
+		return err;
+	err = -ENOENT;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char dev[256], dir[1024], type[64], opts[1024];
+
+		if (sscanf(line, "%255s %1023s %63s %1023s", dev, dir, type, opts) != 4)
+			continue;
+		if (version == 2 ? strcmp(type, "cgroup2") != 0 :
+		    strcmp(type, "cgroup") != 0 || !strstr(opts, "memory"))
+			continue;
+		err = sample_path(root, dir, buf, size);
+		break;
+	}
+	free(text);
+	return err;
+}
+
+/* Whether @dir is a usable memory cgroup of @version. */
+static int is_memcg(const char *dir, int version)
+{
+	char path[4096];
+
+	if (sample_path(dir, version == 1 ? "/memory.limit_in_bytes" :
+			"/memory.stat", path, sizeof(path)))
+		return 0;
+	return access(path, F_OK) == 0;
+}
+
+/* From the "ID:CONTROLLERS:PATH" lines, the path for @version. */
+static int cgroup_rel(const char *text, int version, char *buf, size_t size)
+{
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n');
+		const char *c1 = strchr(line, ':');
+		const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		int match;
+
+		if (c2 && c2 < line + len) {
+			size_t clen = (size_t)(c2 - c1 - 1);
+
+			if (version == 2)
+				match = !strncmp(line, "0::", 3);
+			else
+				match = clen >= 6 && memmem(c1 + 1, clen, "memory", 6);
+			if (match) {
+				size_t plen = len - (size_t)(c2 + 1 - line);
+
+				if (plen >= size)
+					return -ENAMETOOLONG;
+				memcpy(buf, c2 + 1, plen);
+				buf[plen] = '\0';
+				return 0;
+			}
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
+int sample_find_cgroup(const char *root, pid_t pid, char *ret_dir, size_t size)
+{
+	char pdir[64], rel[128], mnt[2048], sub[2048], full[4096];
+	char *text;
+	int err = -ENOENT;
+
+	proc_dir(pid, pdir, sizeof(pdir));
+	snprintf(rel, sizeof(rel), "%s/cgroup", pdir);
+	if ((err = sample_slurp(root, rel, &text)))
+		return err;
+	err = -ENOENT;
+	for (int version = 1; version <= 2; version++) {
+		if (cgroup_rel(text, version, sub, sizeof(sub)) ||
+		    cgroup_mount(root, version, mnt, sizeof(mnt)))
+			continue;
+		if (snprintf(full, sizeof(full), "%s%s", mnt,
+			     strcmp(sub, "/") ? sub : "") >= (int)sizeof(full))
+			continue;
+		if (!is_memcg(full, version))
+			continue;
+		if (strlen(full) >= size) {
+			err = -ENAMETOOLONG;
+			break;
+		}
+		strcpy(ret_dir, full);
+		err = 0;
+		break;
+	}
+	free(text);
+	return err;
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Mark every section unknown before reading. */
+static void sample_clear(struct sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	memset(&s->cpu, 0xff, sizeof(s->cpu));
+	memset(&s->mem, 0xff, sizeof(s->mem));
+	memset(&s->vm, 0xff, sizeof(s->vm));
+	memset(&s->proc, 0xff, sizeof(s->proc));
+	memset(&s->kswapd, 0xff, sizeof(s->kswapd));
+	sample_parse_psi("", &s->psi);
+	cgroup_unknown(&s->cg);
+}
+
+/*
+ * Take one sample.  Missing sections (no PSI, no cgroup) are not errors:
+ * their _ok flag stays 0.  Fails only when /proc/stat cannot be read.
+ */
+int sample_take(struct sample *ret, const struct sample_opts *opts)
+{
+	static const struct sample_opts defaults = { .disks = 1, .kswapd = 1 };
+	const struct sample_opts *o = opts ? opts : &defaults;
+	const char *root = o->root;
+	int err;
+
+	sample_clear(ret);
+	ret->time = mono_now();
+	err = sample_read_stat(root, &ret->cpu);
+	if (err)
+		return err;
+	ret->cpu_ok = 1;
+	ret->mem_ok = !sample_read_meminfo(root, &ret->mem);
+	ret->vm_ok = !sample_read_vmstat(root, &ret->vm);
+	ret->psi_ok = !sample_read_psi(root, &ret->psi);
+	if (o->cgroup_dir)
+		ret->cg_ok = !sample_read_cgroup(o->cgroup_dir, &ret->cg);
+	ret->proc_ok = !sample_read_proc(root, o->pid, &ret->proc,
+					 &ret->dstate, &ret->threads);
+	if (o->kswapd)
+		ret->kswapd_ok = !sample_read_kswapd(root, &ret->kswapd,
+						     &ret->kswapd_threads);
+	if (o->disks)
+		ret->disks_ok = !sample_read_diskstats(root, &ret->disks);
+	return 0;
+}
+
+uint64_t sample_diff(uint64_t a, uint64_t b)
+{
+	if (!sample_known(a) || !sample_known(b) || b < a)
+		return SAMPLE_UNKNOWN;
+	return b - a;
+}
+
+double sample_rate(uint64_t a, uint64_t b, double secs)
+{
+	uint64_t d = sample_diff(a, b);
+
+	if (!sample_known(d) || secs <= 0)
+		return NAN;
+	return (double)d / secs;
+}
+
+const struct sample_disk *sample_disk_find(const struct sample_disks *disks,
+					   const char *name)
+{
+	for (size_t i = 0; i < disks->count; i++) {
+		if (!strcmp(disks->disk[i].name, name))
+			return &disks->disk[i];
+	}
+	return NULL;
+}
+
+/* Shares of each CPU state over the interval, percent. */
+static void cpu_delta(const struct sample_cpu *a, const struct sample_cpu *b,
+		      struct sample_delta *d)
+{
+	uint64_t v[8];
+	const uint64_t *pa = &a->user, *pb = &b->user;
+	double total = 0;
+
+	/* struct sample_cpu is eight uint64_t in order: walk it as an array */
+	for (int i = 0; i < 8; i++) {
+		v[i] = sample_diff(pa[i], pb[i]);
+		if (sample_known(v[i]))
+			total += (double)v[i];
+	}
+#define PCT(x) (sample_known(x) && total > 0 ? 100.0 * (double)(x) / total : NAN)
+	d->usr_pct = sample_known(v[0]) && sample_known(v[1]) ?
+		     PCT(v[0] + v[1]) : PCT(v[0]);
+	d->sys_pct = PCT(v[2]);
+	d->idle_pct = PCT(v[3]);
+	d->iowait_pct = PCT(v[4]);
+	d->irq_pct = PCT(v[5]);
+	d->softirq_pct = PCT(v[6]);
+	d->steal_pct = PCT(v[7]);
+#undef PCT
+}
+
+/* CPU seconds between two task figures, NAN when unknown. */
+static double task_secs(const struct sample_task *a, const struct sample_task *b)
+{
+	uint64_t u = sample_diff(a->utime, b->utime);
+	uint64_t s = sample_diff(a->stime, b->stime);
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (!sample_known(u) || !sample_known(s) || hz <= 0)
+		return NAN;
+	return (double)(u + s) / (double)hz;
+}
+
+void sample_delta(const struct sample *a, const struct sample *b,
+		  struct sample_delta *ret)
+{
+	double t = b->time - a->time;
+
+	ret->secs = t;
+	cpu_delta(&a->cpu, &b->cpu, ret);
+	ret->proc_cpu_s = task_secs(&a->proc, &b->proc);
+	ret->kswapd_cpu_s = task_secs(&a->kswapd, &b->kswapd);
+	ret->pgscan_direct = sample_rate(a->vm.pgscan_direct, b->vm.pgscan_direct, t);
+	ret->pgsteal_direct = sample_rate(a->vm.pgsteal_direct, b->vm.pgsteal_direct, t);
+	ret->pgscan_kswapd = sample_rate(a->vm.pgscan_kswapd, b->vm.pgscan_kswapd, t);
+	ret->pgsteal_kswapd = sample_rate(a->vm.pgsteal_kswapd, b->vm.pgsteal_kswapd, t);
+	ret->pgscan_file = sample_rate(a->vm.pgscan_file, b->vm.pgscan_file, t);
+	ret->pgsteal_file = sample_rate(a->vm.pgsteal_file, b->vm.pgsteal_file, t);
+	ret->allocstall = sample_rate(a->vm.allocstall, b->vm.allocstall, t);
+	ret->psi_some_us = sample_rate(a->psi.some_total, b->psi.some_total, t);
+	ret->psi_full_us = sample_rate(a->psi.full_total, b->psi.full_total, t);
+	ret->cg_pgscan = sample_rate(a->cg.pgscan, b->cg.pgscan, t);
+	ret->cg_pgsteal = sample_rate(a->cg.pgsteal, b->cg.pgsteal, t);
+	ret->cg_pgscan_direct = sample_rate(a->cg.pgscan_direct, b->cg.pgscan_direct, t);
+	ret->cg_pgscan_kswapd = sample_rate(a->cg.pgscan_kswapd, b->cg.pgscan_kswapd, t);
+}

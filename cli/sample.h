@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sample: the one place that reads /proc and /sys, for bench, doctor and
+ * watch.  Every reader takes a root prefix ("/" or NULL for the live system,
+ * a fixture directory in tests) and every parser takes the file's text, so
+ * tests can feed them copies and edited variants.  Counters the kernel does
+ * not export stay SAMPLE_UNKNOWN (never 0), rates derived from them NAN.
+ * Functions return 0 or -errno and never print.
+ */
+#ifndef PC_CLI_SAMPLE_H
+#define PC_CLI_SAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* A counter or size the kernel did not report. */
+#define SAMPLE_UNKNOWN UINT64_MAX
+
+static inline int sample_known(uint64_t v)
+{
+	return v != SAMPLE_UNKNOWN;
+}
+
+/* Whole-system CPU from the "cpu" line of /proc/stat, in USER_HZ ticks. */
+struct sample_cpu {
+	uint64_t user, nice, system, idle, iowait, irq, softirq, steal;
+};
+
+/* /proc/meminfo, in bytes. */
+struct sample_meminfo {
+	uint64_t total, free, available, buffers, cached, shmem;
+	uint64_t active_file, inactive_file, active_anon, inactive_anon;
+	uint64_t dirty, writeback;
+};
+
+/*
+ * Reclaim counters of /proc/vmstat, in pages.  allocstall is the sum of all
+ * allocstall_* zones present.
+ */
+struct sample_vmstat {
+	uint64_t pgscan_direct, pgsteal_direct, pgscan_kswapd, pgsteal_kswapd;
+	uint64_t pgscan_file, pgsteal_file, pgscan_anon, pgsteal_anon;
+	uint64_t allocstall, pgpgin, pgpgout, workingset_refault_file;
+	uint64_t nr_dirty, nr_writeback;
+};
+
+/* PSI /proc/pressure/memory: averages in percent (NAN unknown), totals in us. */
+struct sample_psi {
+	double some_avg10, some_avg60, full_avg10, full_avg60;
+	uint64_t some_total, full_total;
+};
+
+/*
+ * A memory cgroup's memory.stat and limit.  v1 has "cache"/"total_cache"
+ * (file is total_cache when present), v2 "file" and the pgscan family.
+ * limit is SAMPLE_UNKNOWN when unlimited or unreadable.
+ */
+struct sample_cgroup {
+	int version;			/* 1, 2, or 0 when none was read */
+	uint64_t file, active_file, inactive_file, dirty, writeback;
+	uint64_t pgscan, pgsteal, pgscan_direct, pgscan_kswapd;
+	uint64_t pgsteal_direct, pgsteal_kswapd;
+	uint64_t usage, limit;
+};
+
+/* One line of /proc/diskstats. */
+struct sample_disk {
+	char name[32];
+	uint64_t reads, sectors_read, writes, sectors_written, io_ms;
+};
+
+#define SAMPLE_MAX_DISKS 64
+
+struct sample_disks {
+	size_t count;
+	int truncated;			/* more devices than SAMPLE_MAX_DISKS */
+	struct sample_disk disk[SAMPLE_MAX_DISKS];
+};
+
+/* CPU of a task or a set of tasks, in USER_HZ ticks. */
+struct sample_task {
+	uint64_t utime, stime;
+};
+
+/* What sample_take() reads besides the system-wide files. */
+struct sample_opts {
+	const char *root;		/* NULL or "/" for the live system */
+	const char *cgroup_dir;		/* memory cgroup to read, or NULL */
+	pid_t pid;			/* process for CPU and D state, 0 = self */
+	int disks;			/* read /proc/diskstats */
+	int kswapd;			/* scan for kswapd threads */
+};
+
+/*
+ * Everything one interval needs.  Sections that could not be read have
+ * every field SAMPLE_UNKNOWN (or NAN); the *_ok flags say which were read.
+ */
+struct sample {
+	double time;			/* monotonic seconds */
+	struct sample_cpu cpu;
+	struct sample_meminfo mem;
+	struct sample_vmstat vm;
+	struct sample_psi psi;
+	struct sample_cgroup cg;
+	struct sample_task proc;	/* the process (opts.pid) */
+	struct sample_task kswapd;	/* all kswapd* threads together */
+	unsigned int kswapd_threads;
+	unsigned int dstate, threads;	/* of the process: in D state, all */
+	struct sample_disks disks;
+	int cpu_ok, mem_ok, vm_ok, psi_ok, cg_ok, proc_ok, kswapd_ok, disks_ok;
+};
+
+/* Per-interval figures between two samples; NAN where unknown. */
+struct sample_delta {
+	double secs;
+	/* shares of all CPU ticks in the interval, percent */
+	double usr_pct, sys_pct, iowait_pct, irq_pct, softirq_pct, idle_pct, steal_pct;
+	double proc_cpu_s, kswapd_cpu_s;	/* CPU seconds used in the interval */
+	/* per second, in pages */
+	double pgscan_direct, pgsteal_direct, pgscan_kswapd, pgsteal_kswapd;
+	double pgscan_file, pgsteal_file, allocstall;
+	double psi_some_us, psi_full_us;	/* stall us per second */
+	double cg_pgscan, cg_pgsteal, cg_pgscan_direct, cg_pgscan_kswapd;
+};
+
+/* Parsers: fill *ret from a file's text (NUL-terminated).  0 or -errno. */
+int sample_parse_stat(const char *text, struct sample_cpu *ret);
+int sample_parse_meminfo(const char *text, struct sample_meminfo *ret);
+int sample_parse_vmstat(const char *text, struct sample_vmstat *ret);
+int sample_parse_psi(const char *text, struct sample_psi *ret);
+int sample_parse_memcg_stat(const char *text, int version, struct sample_cgroup *ret);
+int sample_parse_diskstats(const char *text, struct sample_disks *ret);
+/* /proc/PID/stat or /proc/PID/task/TID/stat: CPU and state letter. */
+int sample_parse_task_stat(const char *text, struct sample_task *ret, char *ret_state);
+
+/*
+ * Readers: @root is a directory prefix (NULL means "/").  -ENOENT when the
+ * file is missing (no PSI, no NUMA...), -ENODATA when it holds nothing.
+ */
+int sample_read_stat(const char *root, struct sample_cpu *ret);
+int sample_read_meminfo(const char *root, struct sample_meminfo *ret);
+int sample_read_vmstat(const char *root, struct sample_vmstat *ret);
+int sample_read_psi(const char *root, struct sample_psi *ret);
+int sample_read_diskstats(const char *root, struct sample_disks *ret);
+/* A memory cgroup directory (absolute, not under @root); v1 or v2 by its files. */
+int sample_read_cgroup(const char *dir, struct sample_cgroup *ret);
+/* CPU of process @pid (0 = self) and how many of its threads are in D state. */
+int sample_read_proc(const char *root, pid_t pid, struct sample_task *ret,
+		     unsigned int *ret_dstate, unsigned int *ret_threads);
+/* Sum of the CPU of all kswapd* kernel threads. */
+int sample_read_kswapd(const char *root, struct sample_task *ret,
+		       unsigned int *ret_threads);
+
+/*
+ * The memory cgroup directory of process @pid (0 = self) from
+ * /proc/PID/cgroup: the v1 "memory" controller's, else the v2 one's when
+ * that hierarchy has memory.max.  Writes an absolute path under @root.
+ */
+int sample_find_cgroup(const char *root, pid_t pid, char *ret_dir, size_t size);
+
+/* Take one sample with @opts (NULL: system-wide files and self). */
+int sample_take(struct sample *ret, const struct sample_opts *opts);
+
+/* Per-interval figures from @a (earlier) to @b. */
+void sample_delta(const struct sample *a, const struct sample *b,
+		  struct sample_delta *ret);
+
+/* @b - @a, SAMPLE_UNKNOWN when either is unknown or the counter went back. */
+uint64_t sample_diff(uint64_t a, uint64_t b);
+/* sample_diff() per second over @secs, NAN when unknown. */
+double sample_rate(uint64_t a, uint64_t b, double secs);
+/* Look a disk up by name in @disks, NULL when absent. */
+const struct sample_disk *sample_disk_find(const struct sample_disks *disks,
+					   const char *name);
+
+/* Small helpers for doctor: read @path under @root. */
+/* The file's text into @buf (NUL-terminated, trailing newline removed). */
+int sample_read_text(const char *root, const char *path, char *buf, size_t size);
+/* A file holding one unsigned number. */
+int sample_read_u64(const char *root, const char *path, uint64_t *ret);
+/* The whole file into a malloc'ed NUL-terminated string (*ret_text). */
+int sample_slurp(const char *root, const char *path, char **ret_text);
+/* Join @root and @path into @buf; -ENAMETOOLONG when it does not fit. */
+int sample_path(const char *root, const char *path, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The /proc and /sys parsers of cli/sample.c on fixture trees: copies of a
+ * build machine's files (host), cgroup v2 (cgv2), edited files with missing
+ * and unknown fields (edited), empty files (empty) and no files (none).
+ * Known values must come out exact; what is absent must stay unknown.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "sample.h"
+
+static char fx[4096];
+
+static const char *root(const char *name)
+{
+	static char buf[4200];
+
+	snprintf(buf, sizeof(buf), "%s/%s", fx, name);
+	return buf;
+}
+
+static void test_host(void)
+{
+	struct sample_cpu cpu;
+	struct sample_meminfo m;
+	struct sample_vmstat v;
+	struct sample_psi p;
+	struct sample_disks d;
+	const struct sample_disk *vda;
+
+	T_CHECK(!sample_read_stat(root("host"), &cpu), "stat");
+	T_CHECK(cpu.user == 1777 && cpu.nice == 0 && cpu.system == 1725 &&
+		cpu.idle == 100443 && cpu.iowait == 323 && cpu.softirq == 37 &&
+		cpu.steal == 8, "cpu line %llu %llu", (unsigned long long)cpu.user,
+		(unsigned long long)cpu.system);
+	T_CHECK(!sample_read_meminfo(root("host"), &m), "meminfo");
+	T_CHECK(m.total == 24683652ULL * 1024 && m.cached == 135236ULL * 1024 &&
+		m.active_file == 84096ULL * 1024 && m.dirty == 228ULL * 1024,
+		"meminfo values");
+	T_CHECK(!sample_read_vmstat(root("host"), &v), "vmstat");
+	T_CHECK(v.pgpgin == 2594409 && v.pgscan_direct == 0 &&
+		v.pgscan_kswapd == 0 && v.allocstall == 0, "vmstat values");
+	T_CHECK(!sample_read_psi(root("host"), &p), "psi");
+	T_CHECK(p.some_avg10 == 0.0 && p.full_total == 0, "psi values");
+	T_CHECK(!sample_read_diskstats(root("host"), &d), "diskstats");
+	vda = sample_disk_find(&d, "vda");
+	T_CHECK(vda && vda->reads == 32864 && vda->sectors_read == 5188818 &&
+		vda->sectors_written == 747624, "vda line");
+	T_CHECK(sample_disk_find(&d, "zram0") && !sample_disk_find(&d, "sdz"),
+		"disk lookup");
+}
+
+static void test_host_tasks(void)
+{
+	struct sample_task t, k;
+	unsigned int dstate, threads, nk;
+
+	/* comm "my (odd) reader" has spaces and parentheses */
+	T_CHECK(!sample_read_proc(root("host"), 0, &t, &dstate, &threads), "proc");
+	T_CHECK(t.utime == 250 && t.stime == 75, "utime %llu stime %llu",
+		(unsigned long long)t.utime, (unsigned long long)t.stime);
+	T_CHECK(threads == 2 && dstate == 1, "threads %u dstate %u", threads, dstate);
+	T_CHECK(!sample_read_kswapd(root("host"), &k, &nk), "kswapd");
+	T_CHECK(nk == 1 && k.utime == 12 && k.stime == 34, "kswapd %u", nk);
+}
+
+static void test_cgroup_v1(void)
+{
+	struct sample_cgroup cg;
+	char dir[8192], want[8192];
+
+	T_CHECK(!sample_find_cgroup(root("host"), 0, dir, sizeof(dir)), "find v1");
+	snprintf(want, sizeof(want), "%s/sys/fs/cgroup/memory/pagecliff", root("host"));
+	T_CHECK(!strcmp(dir, want), "v1 dir '%s'", dir);
+	T_CHECK(!sample_read_cgroup(dir, &cg), "read v1");
+	/* total_cache (hierarchical) wins over cache */
+	T_CHECK(cg.version == 1 && cg.file == 1925696 && cg.active_file == 581632,
+		"v1 file %llu", (unsigned long long)cg.file);
+	T_CHECK(cg.limit == 268435456 && sample_known(cg.usage), "v1 limit");
+	T_CHECK(!sample_known(cg.pgscan) && !sample_known(cg.pgscan_direct),
+		"v1 has no pgscan: unknown, not 0");
+}
+
+static void test_cgroup_v2(void)
+{
+	struct sample_cgroup cg;
+	char dir[8192];
+
+	T_CHECK(!sample_find_cgroup(root("cgv2"), 0, dir, sizeof(dir)), "find v2");
+	T_CHECK(strstr(dir, "/sys/fs/cgroup/bench"), "v2 dir '%s'", dir);
+	T_CHECK(!sample_read_cgroup(dir, &cg), "read v2");
+	T_CHECK(cg.version == 2 && cg.file == 190000000 && cg.dirty == 8192 &&
+		cg.writeback == 4096 && cg.pgscan == 500000 &&
+		cg.pgscan_direct == 499900 && cg.pgsteal_kswapd == 90, "v2 stat");
+	T_CHECK(cg.limit == 268435456 && cg.usage == 201326592, "v2 limit");
+	snprintf(dir, sizeof(dir), "%s/sys/fs/cgroup/unlimited", root("cgv2"));
+	T_CHECK(!sample_read_cgroup(dir, &cg), "read unlimited");
+	T_CHECK(cg.version == 2 && !sample_known(cg.limit) && cg.usage == 4096 &&
+		!sample_known(cg.pgscan), "v2 \"max\" is unknown");
+}
+
+static void test_edited(void)
+{
+	struct sample_cpu cpu;
+	struct sample_meminfo m;
+	struct sample_vmstat v;
+	struct sample_psi p;
+	struct sample_disks d;
+	const struct sample_disk *sda, *nvme;
+
+	T_CHECK(!sample_read_stat(root("edited"), &cpu), "old stat");
+	T_CHECK(cpu.user == 100 && cpu.idle == 1000 && !sample_known(cpu.iowait) &&
+		!sample_known(cpu.steal), "4-column cpu line");
+	T_CHECK(!sample_read_meminfo(root("edited"), &m), "edited meminfo");
+	T_CHECK(!sample_known(m.dirty) && !sample_known(m.active_file) &&
+		m.cached == 135236ULL * 1024, "missing meminfo fields");
+	T_CHECK(!sample_read_vmstat(root("edited"), &v), "old vmstat");
+	T_CHECK(!sample_known(v.pgscan_direct) && v.pgscan_kswapd == 15 &&
+		v.allocstall == 7 && !sample_known(v.pgsteal_file), "old vmstat");
+	T_CHECK(!sample_read_psi(root("edited"), &p), "some-only psi");
+	T_CHECK(p.some_avg10 == 1.5 && p.some_total == 123456 &&
+		isnan(p.full_avg10) && !sample_known(p.full_total), "psi some only");
+	T_CHECK(!sample_read_diskstats(root("edited"), &d), "diskstats");
+	sda = sample_disk_find(&d, "sda");
+	nvme = sample_disk_find(&d, "nvme0n1");
+	T_CHECK(sda && sda->sectors_read == 2048 && sda->sectors_written == 4096,
+		"11-column diskstats");
+	T_CHECK(nvme && nvme->sectors_read == 3 && nvme->io_ms == 10, "17 columns");
+}
+
+static void test_empty_and_none(void)
+{
+	static const char *const trees[] = { "empty", "none" };
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *r = root(trees[i]);
+		struct sample_meminfo m;
+		struct sample_vmstat v;
+		struct sample_psi p;
+		struct sample_cgroup cg;
+		struct sample s;
+		char dir[8192];
+		int want = i ? -ENOENT : -ENODATA;
+
+		T_CHECK(sample_read_meminfo(r, &m) == want && !sample_known(m.cached),
+			"%s meminfo", r);
+		T_CHECK(sample_read_vmstat(r, &v) == want &&
+			!sample_known(v.allocstall), "%s vmstat", r);
+		T_CHECK(sample_read_psi(r, &p) == want && isnan(p.some_avg10), "%s psi", r);
+		T_CHECK(sample_find_cgroup(r, 0, dir, sizeof(dir)) < 0, "%s cgroup", r);
+		snprintf(dir, sizeof(dir), "%s/sys/fs/cgroup/memory/x", r);
+		T_CHECK(sample_read_cgroup(dir, &cg) < 0 && cg.version == 0 &&
+			!sample_known(cg.file), "%s cgroup stat", r);
+		T_CHECK(sample_take(&s, &(struct sample_opts){ .root = r, .disks = 1,
+			.kswapd = 1 }) == want, "%s take", r);
+	}
+}
+
+/* Deltas: per interval, unknown stays NAN, counters that go back are NAN. */
+static void test_delta(void)
+{
+	struct sample a, b;
+	struct sample_delta d;
+
+	T_CHECK(!sample_take(&a, &(struct sample_opts){ .root = root("host"),
+				       .kswapd = 1 }), "take");
+	b = a;
+	b.time = a.time + 2.0;
+	b.cpu.user += 50; b.cpu.system += 30; b.cpu.idle += 100; b.cpu.iowait += 20;
+	b.vm.pgscan_direct += 2000;
+	b.vm.pgscan_kswapd = 0;
+	b.vm.allocstall += 10;
+	b.proc.utime += 100;
+	b.psi.some_total = SAMPLE_UNKNOWN;
+	sample_delta(&a, &b, &d);
+	T_CHECK(d.secs == 2.0, "secs");
+	T_CHECK(fabs(d.usr_pct - 25.0) < 1e-9 && fabs(d.sys_pct - 15.0) < 1e-9 &&
+		fabs(d.idle_pct - 50.0) < 1e-9 && fabs(d.iowait_pct - 10.0) < 1e-9,
+		"cpu shares %f %f", d.usr_pct, d.sys_pct);
+	T_CHECK(d.pgscan_direct == 1000.0 && d.allocstall == 5.0, "rates");
+	T_CHECK(d.pgscan_kswapd == 0.0, "counter at 0 in both is 0, not unknown");
+	T_CHECK(isnan(d.psi_some_us), "unknown psi stays NAN");
+	T_CHECK(isnan(d.cg_pgscan), "no cgroup stays NAN");
+	T_CHECK(d.kswapd_cpu_s == 0.0 && d.proc_cpu_s > 0.0, "task cpu");
+	T_CHECK(isnan(sample_rate(10, 5, 1.0)) && sample_diff(5, 10) == 5 &&
+		!sample_known(sample_diff(SAMPLE_UNKNOWN, 1)), "diff");
+}
+
+/* The live system: this machine has /proc/stat, meminfo and vmstat. */
+static void test_live(void)
+{
+	struct sample a, b;
+	struct sample_delta d;
+
+	T_CHECK(!sample_take(&a, NULL), "take live");
+	T_CHECK(a.mem_ok && a.vm_ok && a.proc_ok && a.threads >= 1, "live sections");
+	T_CHECK(sample_known(a.mem.total) && a.mem.total > 0, "MemTotal");
+	T_CHECK(!sample_take(&b, NULL), "take live again");
+	sample_delta(&a, &b, &d);
+	T_CHECK(d.secs >= 0 && !isnan(d.pgscan_direct), "live delta");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		t_fail("usage: %s FIXTURES_DIR", argv[0]);
+	snprintf(fx, sizeof(fx), "%s", argv[1]);
+	test_host();
+	test_host_tasks();
+	test_cgroup_v1();
+	test_cgroup_v2();
+	test_edited();
+	test_empty_and_none();
+	test_delta();
+	test_live();
+	printf("sample parsers: ok\n");
+	return T_EXIT_PASS;
+}
