@@ -4,5 +4,9 @@
 #define PC_CLI_CMDS_H
 
 int cmd_cat(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

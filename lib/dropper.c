@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pc_dropper: drop-behind for a reader the library does not drive (the
+ * preload shim).  The same rules as strat-dropbehind.c: evict what was read in
+ * batches, keep pages that were cached before they were read, and in addition
+ * never evict a range holding dirty or writeback pages, because
+ * POSIX_FADV_DONTNEED would start writeback the program did not ask for.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "dropper.h"
+
+#ifndef __NR_cachestat
+#define __NR_cachestat 451
+#endif
+
+struct cs_range {
+	uint64_t off;
+	uint64_t len;
+};
+
+struct cs_out {
+	uint64_t nr_cache;
+	uint64_t nr_dirty;
+	uint64_t nr_writeback;
+	uint64_t nr_evicted;
+	uint64_t nr_recently_evicted;
+};
+
+/* cachestat(2) of a range; -errno (ENOSYS before Linux 6.5). */
+static int cstat(struct pc_dropper *d, int fd, uint64_t off, uint64_t len,
+		 struct cs_out *ret)
+{
+	struct cs_range r = { off, len };
+
+	d->syscalls++;
+	return syscall(__NR_cachestat, fd, &r, ret, 0) < 0 ? -errno : 0;
+}
+
+int pc_dropper_init(struct pc_dropper *d, int fd, uint64_t batch, uint64_t pos)
+{
+	struct cs_out cs;
+
+	*d = (struct pc_dropper){ 0 };
+	d->batch = pc_align_up(batch ? batch : 8 * PC_MIB, PC_PAGE_SIZE);
+	d->dropped_to = pc_align_down(pos, PC_PAGE_SIZE);
+	d->snapped_to = pos / d->batch;
+	/* Without cachestat, assume warm: snapshots then use mincore. */
+	d->warm = cstat(d, fd, 0, 0, &cs) || cs.nr_cache;
+	if (!d->warm)
+		return 0;
+	for (int i = 0; i < PC_DROPPER_NWIN; i++) {
+		d->win[i].vec = malloc(d->batch / PC_PAGE_SIZE);
+		if (!d->win[i].vec) {
+			pc_dropper_release(d);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void pc_dropper_release(struct pc_dropper *d)
+{
+	for (int i = 0; i < PC_DROPPER_NWIN; i++) {
+		free(d->win[i].vec);
+		d->win[i].vec = NULL;
+	}
+}
+
+/* Record which pages of batch @index are cached now. */
+static void snap(struct pc_dropper *d, int fd, uint64_t index)
+{
+	int slot = index % PC_DROPPER_NWIN;
+	uint64_t off = index * d->batch;
+	struct cs_out cs;
+	int ret;
+
+	d->win[slot].index = index;
+	d->win[slot].valid = 1;
+	d->win[slot].any_cached = 0;
+	ret = cstat(d, fd, off, d->batch, &cs);
+	if (!ret && !cs.nr_cache)
+		return;
+	d->syscalls += 3;
+	ret = pc_mincore(fd, off, d->batch, d->win[slot].vec);
+	/* Past end of file nothing is cached; other failures: keep all. */
+	if (ret == -ENXIO || ret == -EINVAL)
+		return;
+	d->win[slot].any_cached = 1;
+	if (ret)
+		memset(d->win[slot].vec, 1, d->batch / PC_PAGE_SIZE);
+}
+
+void pc_dropper_before(struct pc_dropper *d, int fd, uint64_t off, uint64_t len)
+{
+	uint64_t first = off / d->batch, want = (off + len) / d->batch + 2;
+
+	if (!d->warm)
+		return;
+	if (d->snapped_to < first)
+		d->snapped_to = first;
+	if (want - d->snapped_to > PC_DROPPER_NWIN - 1)
+		d->snapped_to = want - (PC_DROPPER_NWIN - 1);
+	for (; d->snapped_to < want; d->snapped_to++)
+		snap(d, fd, d->snapped_to);
+}
+
+/* fadvise [off, off + len) away unless it holds dirty or writeback pages. */
+static void drop_range(struct pc_dropper *d, int fd, uint64_t off, uint64_t len)
+{
+	struct cs_out cs;
+
+	if (!len)
+		return;
+	if (!cstat(d, fd, off, len, &cs)) {
+		if (cs.nr_dirty || cs.nr_writeback) {
+			d->bytes_kept += len;
+			return;
+		}
+		if (!cs.nr_cache)
+			return;
+	}
+	d->syscalls++;
+	if (!posix_fadvise(fd, off, len, POSIX_FADV_DONTNEED))
+		d->bytes_dropped += len;
+}
+
+/* Drop [off, end) inside one batch, skipping pages its snapshot has cached. */
+static void drop_in_batch(struct pc_dropper *d, int fd, uint64_t off, uint64_t end)
+{
+	uint64_t index = off / d->batch, base = index * d->batch, run = off;
+	int slot = index % PC_DROPPER_NWIN;
+
+	if (!d->warm) {
+		drop_range(d, fd, off, end - off);
+		return;
+	}
+	if (!d->win[slot].valid || d->win[slot].index != index) {
+		d->bytes_kept += end - off;	/* not snapped: read out of order */
+		return;
+	}
+	if (!d->win[slot].any_cached) {
+		drop_range(d, fd, off, end - off);
+		return;
+	}
+	for (uint64_t p = off; p < end; p += PC_PAGE_SIZE) {
+		if (!(d->win[slot].vec[(p - base) / PC_PAGE_SIZE] & 1))
+			continue;
+		drop_range(d, fd, run, p - run);
+		d->bytes_kept += PC_PAGE_SIZE;
+		run = p + PC_PAGE_SIZE;
+	}
+	drop_range(d, fd, run, end - run);
+}
+
+static void drop_upto(struct pc_dropper *d, int fd, uint64_t to)
+{
+	while (d->dropped_to < to) {
+		uint64_t end = pc_align_down(d->dropped_to, d->batch) + d->batch;
+
+		if (end > to)
+			end = to;
+		drop_in_batch(d, fd, d->dropped_to, end);
+		d->dropped_to = end;
+	}
+}
+
+void pc_dropper_advance(struct pc_dropper *d, int fd, uint64_t pos, int all)
+{
+	uint64_t to;
+
+	if (all) {
+		drop_upto(d, fd, pc_align_up(pos, PC_PAGE_SIZE));
+		return;
+	}
+	to = pc_align_down(pos, d->batch);
+	if (to > d->dropped_to)
+		drop_upto(d, fd, to);
+}
+
+void pc_dropper_reset(struct pc_dropper *d, uint64_t pos)
+{
+	d->dropped_to = pc_align_down(pos, PC_PAGE_SIZE);
+	d->snapped_to = pos / d->batch;
+}
+
+void pc_dropper_seek(struct pc_dropper *d, int fd, uint64_t pos, uint64_t next)
+{
+	drop_upto(d, fd, pc_align_down(pos, PC_PAGE_SIZE));
+	pc_dropper_reset(d, next);
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Drop-behind for a reader the library does not drive: the caller reads a file
+ * itself (the preload shim, on behalf of a program) and tells the dropper what
+ * it is about to read and how far it got; the dropper evicts what was read with
+ * POSIX_FADV_DONTNEED, in batches, leaving out pages that were cached before
+ * the reader touched them and pages that are dirty or under writeback (so it
+ * never starts writeback nobody asked for).  Library-internal, not exported.
+ */
+#ifndef PC_DROPPER_H
+#define PC_DROPPER_H
+
+#include <stdint.h>
+
+#define PC_DROPPER_NWIN 8
+
+struct pc_dropper {
+	uint64_t batch;			/* bytes per fadvise; a multiple of the page */
+	uint64_t dropped_to;		/* pages below were dealt with */
+	uint64_t snapped_to;		/* batches below this index are snapped */
+	int warm;			/* the file had cached pages at init */
+	struct {
+		uint64_t index;
+		int valid;
+		int any_cached;
+		unsigned char *vec;	/* one byte per page, bit 0 = cached */
+	} win[PC_DROPPER_NWIN];
+	uint64_t bytes_dropped;		/* bytes handed to POSIX_FADV_DONTNEED */
+	uint64_t bytes_kept;		/* bytes left: cached before, or dirty */
+	uint64_t syscalls;
+};
+
+/*
+ * Start dropping behind a reader of @fd at file offset @pos, @batch bytes at a
+ * time.  One cachestat(2) of the whole file tells whether anything is cached
+ * at all; only then are per-batch snapshots taken.  Returns 0 or -ENOMEM.
+ */
+int pc_dropper_init(struct pc_dropper *d, int fd, uint64_t batch, uint64_t pos);
+
+/* Free what pc_dropper_init() allocated. */
+void pc_dropper_release(struct pc_dropper *d);
+
+/*
+ * About to read [@off, @off + @len) of @fd: snapshot which pages of the
+ * batches it touches, and of the next, are cached now.  Cheap when the file
+ * was cold at init (nothing to do).
+ */
+void pc_dropper_before(struct pc_dropper *d, int fd, uint64_t off, uint64_t len);
+
+/* Forget what was read so far without dropping it: the reader starts over at
+ * @pos (random access is left alone). */
+void pc_dropper_reset(struct pc_dropper *d, uint64_t pos);
+
+/*
+ * The reader has consumed everything below @pos and jumps to @next: drop what
+ * remains of [dropped_to, @pos) and continue from @next.
+ */
+void pc_dropper_seek(struct pc_dropper *d, int fd, uint64_t pos, uint64_t next);
+
+/*
+ * The reader has consumed everything below @pos.  Drops whole batches behind
+ * it, or with @all everything up to @pos (rounded up to a page at end of file
+ * or close).
+ */
+void pc_dropper_advance(struct pc_dropper *d, int fd, uint64_t pos, int all);
+
+#endif

@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The libc functions the shim replaces.  Each one calls the real function,
+ * found with dlsym(RTLD_NEXT), with the program's own arguments, and around it
+ * tells track.c what happened; the data, return value and errno the program
+ * sees are the real function's.  The only change to a call is that, once a
+ * file is being read sequentially, read(), pread() and readv() may become
+ * preadv2(..., RWF_DONTCACHE), which returns the same bytes.
+ *
+ * The *64 names are the same functions on 64-bit Linux (off_t is 64 bits),
+ * and the shim is built for 64-bit only.
+ */
+#undef _FILE_OFFSET_BITS	/* define open and open64 as themselves */
+#undef _FORTIFY_SOURCE
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "preload.h"
+
+#undef fread_unlocked	/* an inline macro in <bits/stdio.h> */
+
+_Static_assert(sizeof(off_t) == 8, "the shim assumes a 64-bit off_t");
+
+#define PL_EXPORT __attribute__((visibility("default")))
+
+/* The real @name, looked up once; NULL when libc lacks it. */
+#define REAL(name)							\
+	({								\
+		static void *real_;					\
+		void *p_ = __atomic_load_n(&real_, __ATOMIC_ACQUIRE);	\
+		if (!p_) {						\
+			p_ = dlsym(RTLD_NEXT, #name);			\
+			__atomic_store_n(&real_, p_, __ATOMIC_RELEASE);	\
+		}							\
+		(__typeof__(&name))p_;					\
+	})
+
+/* Call the real @name, or fail with ENOSYS when libc does not have it. */
+#define CALL(ret_type, name, ...)					\
+	({								\
+		__typeof__(&name) fn_ = REAL(name);			\
+		fn_ ? fn_(__VA_ARGS__) : (errno = ENOSYS, (ret_type)-1); \
+	})
+
+__attribute__((constructor)) static void pl_init(void)
+{
+	int saved = errno;
+
+	pl_config_load();
+	errno = saved;
+}
+
+static int needs_mode(int flags)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+/* After an open(): track a read-only open, forget a stale entry otherwise. */
+static int opened(int fd, int flags, const char *path)
+{
+	int saved = errno;
+
+	if (fd < 0 || pl_busy || pl_cfg.mode == PL_MODE_OFF)
+		return fd;
+	pl_lock();
+	if ((flags & O_ACCMODE) == O_RDONLY &&
+	    !(flags & (O_PATH | O_DIRECTORY | O_DIRECT)))
+		pl_track_fd(fd, path);
+	else
+		pl_table_del(fd);
+	pl_unlock();
+	errno = saved;
+	return fd;
+}
+
+#define MODE_ARG(flags)							\
+	mode_t mode = 0;						\
+	if (needs_mode(flags)) {					\
+		va_list ap;						\
+		va_start(ap, flags);					\
+		mode = va_arg(ap, mode_t);				\
+		va_end(ap);						\
+	}
+
+PL_EXPORT int open(const char *path, int flags, ...)
+{
+	MODE_ARG(flags);
+	return opened(CALL(int, open, path, flags, mode), flags, path);
+}
+
+PL_EXPORT int open64(const char *path, int flags, ...)
+{
+	MODE_ARG(flags);
+	return opened(CALL(int, open64, path, flags, mode), flags, path);
+}
+
+PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	MODE_ARG(flags);
+	return opened(CALL(int, openat, dirfd, path, flags, mode), flags,
+		      dirfd == AT_FDCWD || path[0] == '/' ? path : NULL);
+}
+
+PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	MODE_ARG(flags);
+	return opened(CALL(int, openat64, dirfd, path, flags, mode), flags,
+		      dirfd == AT_FDCWD || path[0] == '/' ? path : NULL);
+}
+
+/* The _FORTIFY_SOURCE entry points (no mode: O_CREAT is not allowed). */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+
+PL_EXPORT int __open_2(const char *path, int flags)
+{
+	return opened(CALL(int, __open_2, path, flags), flags, path);
+}
+
+PL_EXPORT int __open64_2(const char *path, int flags)
+{
+	return opened(CALL(int, __open64_2, path, flags), flags, path);
+}
+
+PL_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	return opened(CALL(int, __openat_2, dirfd, path, flags), flags,
+		      dirfd == AT_FDCWD || path[0] == '/' ? path : NULL);
+}
+
+PL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	return opened(CALL(int, __openat64_2, dirfd, path, flags), flags,
+		      dirfd == AT_FDCWD || path[0] == '/' ? path : NULL);
+}
+
+/* stdio: "r" and "rb" read only; "r+", "w", "a" also write. */
+static FILE *fopened(FILE *fp, const char *mode, const char *path)
+{
+	int rdonly = mode[0] == 'r' && !strchr(mode, '+');
+
+	if (fp && !pl_busy)
+		opened(fileno(fp), rdonly ? O_RDONLY : O_RDWR, path);
+	return fp;
+}
+
+PL_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	return fopened(CALL(FILE *, fopen, path, mode), mode, path);
+}
+
+PL_EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	return fopened(CALL(FILE *, fopen64, path, mode), mode, path);
+}
+
+static void closing(int fd)
+{
+	if (fd >= 0 && !pl_busy && pl_cfg.mode != PL_MODE_OFF)
+		pl_note_close(fd);
+}
+
+PL_EXPORT FILE *freopen(const char *path, const char *mode, FILE *fp)
+{
+	closing(fileno(fp));
+	return fopened(CALL(FILE *, freopen, path, mode, fp), mode, path);
+}
+
+PL_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *fp)
+{
+	closing(fileno(fp));
+	return fopened(CALL(FILE *, freopen64, path, mode, fp), mode, path);
+}
+
+PL_EXPORT int fclose(FILE *fp)
+{
+	closing(fileno(fp));
+	return CALL(int, fclose, fp);
+}
+
+PL_EXPORT int close(int fd)
+{
+	closing(fd);
+	return CALL(int, close, fd);
+}
+
+static void forget_range(unsigned int lo, unsigned int hi)
+{
+	int saved = errno;
+
+	if (pl_busy || pl_cfg.mode == PL_MODE_OFF)
+		return;
+	pl_lock();
+	pl_table_each(lo, hi, pl_table_del);
+	pl_unlock();
+	errno = saved;
+}
+
+PL_EXPORT int close_range(unsigned int lo, unsigned int hi, int flags)
+{
+	if (!(flags & CLOSE_RANGE_CLOEXEC))
+		forget_range(lo, hi);
+	return CALL(int, close_range, lo, hi, flags);
+}
+
+PL_EXPORT void closefrom(int lo)
+{
+	void (*fn)(int) = REAL(closefrom);
+
+	forget_range(lo < 0 ? 0 : lo, ~0u);
+	if (fn)
+		fn(lo);
+}
+
+static int duped(int oldfd, int newfd)
+{
+	if (newfd >= 0 && !pl_busy && pl_cfg.mode != PL_MODE_OFF)
+		pl_note_dup(oldfd, newfd);
+	return newfd;
+}
+
+PL_EXPORT int dup(int fd)
+{
+	return duped(fd, CALL(int, dup, fd));
+}
+
+PL_EXPORT int dup2(int oldfd, int newfd)
+{
+	if (oldfd != newfd && fcntl(oldfd, F_GETFD) >= 0)
+		closing(newfd);
+	return duped(oldfd, CALL(int, dup2, oldfd, newfd));
+}
+
+PL_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	if (oldfd != newfd && fcntl(oldfd, F_GETFD) >= 0)
+		closing(newfd);
+	return duped(oldfd, CALL(int, dup3, oldfd, newfd, flags));
+}
+
+static int fcntl_common(int (*fn)(int, int, ...), int fd, int cmd, void *arg)
+{
+	int ret;
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	ret = fn(fd, cmd, arg);
+	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		duped(fd, ret);
+	return ret;
+}
+
+PL_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(REAL(fcntl), fd, cmd, arg);
+}
+
+int fcntl64(int fd, int cmd, ...);
+
+PL_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(REAL(fcntl64), fd, cmd, arg);
+}
+
+static off_t seeked(int fd, off_t pos)
+{
+	int saved = errno;
+
+	if (pos >= 0 && !pl_busy && pl_cfg.mode != PL_MODE_OFF) {
+		pl_note_seek(fd, pos);
+		errno = saved;
+	}
+	return pos;
+}
+
+PL_EXPORT off_t lseek(int fd, off_t off, int whence)
+{
+	return seeked(fd, CALL(off_t, lseek, fd, off, whence));
+}
+
+PL_EXPORT off64_t lseek64(int fd, off64_t off, int whence)
+{
+	return seeked(fd, CALL(off64_t, lseek64, fd, off, whence));
+}
+
+static void *mapped(void *map, int flags, int fd)
+{
+	int saved = errno;
+
+	if (map != MAP_FAILED && fd >= 0 && !(flags & MAP_ANONYMOUS) && !pl_busy &&
+	    pl_cfg.mode != PL_MODE_OFF) {
+		pl_note_mmap(fd);
+		errno = saved;
+	}
+	return map;
+}
+
+PL_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *(*fn)(void *, size_t, int, int, int, off_t) = REAL(mmap);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return MAP_FAILED;
+	}
+	return mapped(fn(addr, len, prot, flags, fd, off), flags, fd);
+}
+
+PL_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+	void *(*fn)(void *, size_t, int, int, int, off64_t) = REAL(mmap64);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return MAP_FAILED;
+	}
+	return mapped(fn(addr, len, prot, flags, fd, off), flags, fd);
+}
+
+/* Is this a read the shim should look at at all? */
+static int watching(void)
+{
+	return !pl_busy && pl_cfg.mode != PL_MODE_OFF;
+}
+
+static size_t iov_len(const struct iovec *iov, int cnt)
+{
+	size_t len = 0;
+
+	for (int i = 0; i < cnt; i++)
+		len += iov[i].iov_len;
+	return len;
+}
+
+/*
+ * Try the read with RWF_DONTCACHE.  Returns 1 with *ret set when the kernel
+ * took it, 0 when the caller must do the plain read (DONTCACHE refused; errno
+ * is then as it was before).
+ */
+static int try_dontcache(struct pl_read *r, const struct iovec *iov, int cnt,
+			 off_t off, int flags, ssize_t *ret)
+{
+	int saved = errno;
+	ssize_t n;
+
+	if (!r->use_dontcache)
+		return 0;
+	n = CALL(ssize_t, preadv2, r->fd, iov, cnt, off, flags | RWF_DONTCACHE);
+	if (n < 0 && r->file->dontcache < 0 &&
+	    (errno == EOPNOTSUPP || errno == EINVAL || errno == ENOSYS)) {
+		pl_read_no_dontcache(r);
+		errno = saved;
+		return 0;
+	}
+	*ret = n;
+	return 1;
+}
+
+PL_EXPORT ssize_t read(int fd, void *buf, size_t len)
+{
+	struct iovec iov = { buf, len };
+	struct pl_read r;
+	ssize_t n;
+
+	if (!watching())
+		return CALL(ssize_t, read, fd, buf, len);
+	pl_read_begin(&r, fd, -1, len);
+	if (!try_dontcache(&r, &iov, 1, -1, 0, &n))
+		n = CALL(ssize_t, read, fd, buf, len);
+	pl_read_end(&r, n);
+	return n;
+}
+
+static ssize_t pread_common(ssize_t (*fn)(int, void *, size_t, off_t), int fd,
+			    void *buf, size_t len, off_t off)
+{
+	struct iovec iov = { buf, len };
+	struct pl_read r;
+	ssize_t n;
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!watching() || off < 0)
+		return fn(fd, buf, len, off);
+	pl_read_begin(&r, fd, off, len);
+	if (!try_dontcache(&r, &iov, 1, off, 0, &n))
+		n = fn(fd, buf, len, off);
+	pl_read_end(&r, n);
+	return n;
+}
+
+PL_EXPORT ssize_t pread(int fd, void *buf, size_t len, off_t off)
+{
+	return pread_common(REAL(pread), fd, buf, len, off);
+}
+
+PL_EXPORT ssize_t pread64(int fd, void *buf, size_t len, off64_t off)
+{
+	return pread_common(REAL(pread64), fd, buf, len, off);
+}
+
+/* readv, preadv and preadv2: @off -1 reads at the fd's offset. */
+static ssize_t preadv_common(ssize_t (*fn)(int, const struct iovec *, int, off_t, int),
+			     int fd, const struct iovec *iov, int cnt, off_t off,
+			     int flags)
+{
+	struct pl_read r;
+	ssize_t n;
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!watching() || off < -1 || cnt < 0)
+		return fn(fd, iov, cnt, off, flags);
+	pl_read_begin(&r, fd, off, iov_len(iov, cnt));
+	if (!try_dontcache(&r, iov, cnt, off, flags, &n))
+		n = fn(fd, iov, cnt, off, flags);
+	pl_read_end(&r, n);
+	return n;
+}
+
+static ssize_t plain_readv(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return CALL(ssize_t, readv, fd, iov, cnt);
+}
+
+static ssize_t plain_preadv(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return CALL(ssize_t, preadv, fd, iov, cnt, off);
+}
+
+static ssize_t plain_preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return CALL(ssize_t, preadv2, fd, iov, cnt, off, flags);
+}
+
+PL_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
+{
+	return preadv_common(plain_readv, fd, iov, cnt, -1, 0);
+}
+
+PL_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	if (off < 0)
+		return CALL(ssize_t, preadv, fd, iov, cnt, off);
+	return preadv_common(plain_preadv, fd, iov, cnt, off, 0);
+}
+
+PL_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_t off)
+{
+	return preadv(fd, iov, cnt, off);
+}
+
+PL_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return preadv_common(plain_preadv2, fd, iov, cnt, off, flags);
+}
+
+PL_EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
+{
+	return preadv2(fd, iov, cnt, off, flags);
+}
+
+/* Fortified read entry points: the check first, then the wrapper above. */
+ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen);
+ssize_t __pread_chk(int fd, void *buf, size_t len, off_t off, size_t buflen);
+ssize_t __pread64_chk(int fd, void *buf, size_t len, off64_t off, size_t buflen);
+size_t __fread_chk(void *buf, size_t buflen, size_t size, size_t n, FILE *fp);
+size_t __fread_unlocked_chk(void *buf, size_t buflen, size_t size, size_t n, FILE *fp);
+
+PL_EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
+{
+	if (len > buflen)
+		return CALL(ssize_t, __read_chk, fd, buf, len, buflen);
+	return read(fd, buf, len);
+}
+
+PL_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t len, off_t off, size_t buflen)
+{
+	if (len > buflen)
+		return CALL(ssize_t, __pread_chk, fd, buf, len, off, buflen);
+	return pread(fd, buf, len, off);
+}
+
+PL_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t len, off64_t off, size_t buflen)
+{
+	if (len > buflen)
+		return CALL(ssize_t, __pread64_chk, fd, buf, len, off, buflen);
+	return pread(fd, buf, len, off);
+}
+
+/* fread: the bytes handed out advance the file as a read at its offset. */
+static size_t fread_common(size_t (*fn)(void *, size_t, size_t, FILE *), int fd,
+			   void *buf, size_t size, size_t n, FILE *fp)
+{
+	struct pl_read r;
+	size_t got;
+
+	if (!fn)
+		return 0;
+	if (!watching() || fd < 0)
+		return fn(buf, size, n, fp);
+	pl_read_begin(&r, fd, -1, size * n);
+	r.use_dontcache = 0;
+	r.stdio = 1;
+	got = fn(buf, size, n, fp);
+	pl_read_end(&r, (int64_t)(got * size));
+	return got;
+}
+
+PL_EXPORT size_t fread(void *buf, size_t size, size_t n, FILE *fp)
+{
+	return fread_common(REAL(fread), fileno(fp), buf, size, n, fp);
+}
+
+PL_EXPORT size_t fread_unlocked(void *buf, size_t size, size_t n, FILE *fp)
+{
+	return fread_common(REAL(fread_unlocked), fileno_unlocked(fp), buf, size, n, fp);
+}
+
+PL_EXPORT size_t __fread_chk(void *buf, size_t buflen, size_t size, size_t n, FILE *fp)
+{
+	if (size && n > buflen / size)
+		return CALL(size_t, __fread_chk, buf, buflen, size, n, fp);
+	return fread(buf, size, n, fp);
+}
+
+PL_EXPORT size_t __fread_unlocked_chk(void *buf, size_t buflen, size_t size, size_t n,
+				      FILE *fp)
+{
+	if (size && n > buflen / size)
+		return CALL(size_t, __fread_unlocked_chk, buf, buflen, size, n, fp);
+	return fread_unlocked(buf, size, n, fp);
+}
+
+/*
+ * In-kernel copies read the source like read() does: at *@off when given
+ * (the fd's offset does not move), else at the fd's offset.
+ */
+PL_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count)
+{
+	struct pl_read r;
+	ssize_t n;
+
+	if (!watching())
+		return CALL(ssize_t, sendfile, out, in, off, count);
+	pl_read_begin(&r, in, off ? *off : -1, count);
+	r.use_dontcache = 0;
+	n = CALL(ssize_t, sendfile, out, in, off, count);
+	pl_read_end(&r, n);
+	return n;
+}
+
+PL_EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t count)
+{
+	return sendfile(out, in, off, count);
+}
+
+PL_EXPORT ssize_t splice(int in, loff_t *off_in, int out, loff_t *off_out,
+			 size_t len, unsigned int flags)
+{
+	struct pl_read r;
+	ssize_t n;
+
+	if (!watching())
+		return CALL(ssize_t, splice, in, off_in, out, off_out, len, flags);
+	pl_read_begin(&r, in, off_in ? *off_in : -1, len);
+	r.use_dontcache = 0;
+	n = CALL(ssize_t, splice, in, off_in, out, off_out, len, flags);
+	pl_read_end(&r, n);
+	return n;
+}
+
+PL_EXPORT ssize_t copy_file_range(int in, loff_t *off_in, int out, loff_t *off_out,
+				  size_t len, unsigned int flags)
+{
+	struct pl_read r;
+	ssize_t n;
+
+	if (!watching())
+		return CALL(ssize_t, copy_file_range, in, off_in, out, off_out, len, flags);
+	pl_read_begin(&r, in, off_in ? *off_in : -1, len);
+	r.use_dontcache = 0;
+	n = CALL(ssize_t, copy_file_range, in, off_in, out, off_out, len, flags);
+	pl_read_end(&r, n);
+	return n;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libpagecliff-preload: what the parts of the LD_PRELOAD shim share.
+ *
+ * interpose.c  the libc functions the shim replaces; each calls the real one
+ * table.c      open fds -> the file they read, one lock, fork handlers
+ * track.c      per file: where it is read, when to drop behind, statistics
+ * config.c     PAGECLIFF_MODE, PAGECLIFF_MIN_SIZE, PAGECLIFF_STATS
+ *
+ * Nothing here is exported: the version script exports only the libc names.
+ */
+#ifndef PL_PRELOAD_H
+#define PL_PRELOAD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "dropper.h"
+
+#define PL_HIDDEN __attribute__((visibility("hidden")))
+
+enum pl_mode {
+	PL_MODE_OFF,
+	PL_MODE_AUTO,		/* RWF_DONTCACHE where it works, else drop-behind */
+	PL_MODE_DROPBEHIND,
+	PL_MODE_DONTCACHE,	/* as auto; named so that stats say what was asked */
+};
+
+struct pl_config {
+	enum pl_mode mode;
+	uint64_t min_size;	/* sequential bytes before acting */
+	uint64_t batch;		/* bytes per POSIX_FADV_DONTNEED */
+	int stats;		/* print a line per file */
+	const char *stats_path;	/* NULL: stderr */
+};
+
+extern struct pl_config pl_cfg PL_HIDDEN;
+
+/* Read the environment once; safe to call again. */
+void pl_config_load(void) PL_HIDDEN;
+
+/* Append one line to the stats destination (stderr or the file). */
+void pl_stats_write(const char *line, size_t len) PL_HIDDEN;
+
+/* One open file description that the program reads. */
+struct pl_file {
+	int refs;		/* fds in the table that point here */
+	int finished;		/* final drop done, stats printed */
+	dev_t dev;
+	ino_t ino;
+	uint64_t size_at_open;
+	char *path;		/* for stats; may be NULL */
+	uint64_t fpos;		/* the fd's offset as the shim believes it */
+	uint64_t cursor;	/* end of the last read */
+	uint64_t run_start;	/* where the current sequential run began */
+	int active;		/* the run passed min_size: dropping */
+	int mapped;		/* mmap()ed: never drop again */
+	int stdio;		/* read through fread(): fpos lags the fd */
+	int dontcache;		/* 1 usable, 0 refused, -1 not tried */
+	int have_dropper;
+	struct pc_dropper drop;
+	uint64_t bytes_read;
+	uint64_t bytes_dontcache;	/* read with RWF_DONTCACHE */
+	uint64_t runs;			/* sequential runs that reached min_size */
+	uint64_t seeks;
+};
+
+/* The shim's one lock; held for table changes and file bookkeeping. */
+void pl_lock(void) PL_HIDDEN;
+void pl_unlock(void) PL_HIDDEN;
+
+/* With the lock held: the file behind @fd; 1 and *ret_file (NULL when the fd
+ * is known to be ignored), 0 when the fd is unknown. */
+int pl_table_get(int fd, struct pl_file **ret_file) PL_HIDDEN;
+/* With the lock held: map @fd to @file (NULL: ignored), taking a reference;
+ * whatever @fd mapped to before is released. */
+void pl_table_set(int fd, struct pl_file *file) PL_HIDDEN;
+/* With the lock held: forget @fd, releasing its reference. */
+void pl_table_del(int fd) PL_HIDDEN;
+/* With the lock held: call @fn for every fd in [@lo, @hi] in the table. */
+void pl_table_each(unsigned int lo, unsigned int hi, void (*fn)(int fd)) PL_HIDDEN;
+
+/* Start tracking @fd, just opened (or met) for reading; lock held.
+ * @path may be NULL.  Ignores what is not a read-only regular file. */
+void pl_track_fd(int fd, const char *path) PL_HIDDEN;
+/* The last fd of @file is gone (@fd is still open): final drop, stats. */
+void pl_file_release(struct pl_file *file, int fd) PL_HIDDEN;
+
+/* How a read is about to be done; filled by pl_read_begin(). */
+struct pl_read {
+	struct pl_file *file;	/* NULL: not tracked, just call libc */
+	int fd;
+	int positional;		/* the read names its offset */
+	uint64_t off;
+	int use_dontcache;
+	int stdio;		/* through fread(): the fd's offset runs ahead */
+};
+
+/*
+ * Before a read of up to @len bytes on @fd at @off (-1: at the fd's offset):
+ * lock, look the fd up, decide.  Returns with the lock released.
+ */
+void pl_read_begin(struct pl_read *r, int fd, int64_t off, uint64_t len) PL_HIDDEN;
+/* After it: @n bytes (or -1) came back.  Keeps errno. */
+void pl_read_end(struct pl_read *r, int64_t n) PL_HIDDEN;
+/* RWF_DONTCACHE was refused on this read's file: read the normal way. */
+void pl_read_no_dontcache(struct pl_read *r) PL_HIDDEN;
+/* The fd's offset is now @pos (lseek). */
+void pl_note_seek(int fd, int64_t pos) PL_HIDDEN;
+/* The file on @fd was mapped. */
+void pl_note_mmap(int fd) PL_HIDDEN;
+/* @fd is about to be closed; @fd is still open. */
+void pl_note_close(int fd) PL_HIDDEN;
+/* @newfd now refers to what @oldfd refers to (dup). */
+void pl_note_dup(int oldfd, int newfd) PL_HIDDEN;
+
+/*
+ * Per-thread re-entrancy guard: set while the shim runs its own code, so that
+ * libc calls made by the shim itself (or by a signal handler that interrupts
+ * it) go straight to libc.
+ */
+extern __thread int pl_busy PL_HIDDEN __attribute__((tls_model("initial-exec")));
+
+/* Real libc functions, resolved with dlsym(RTLD_NEXT) on first use. */
+void *pl_real(const char *name) PL_HIDDEN;
+
+#endif

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Per file: follow where the program reads, and once it has read
+ * PAGECLIFF_MIN_SIZE bytes in one sequential run, act: read further with
+ * RWF_DONTCACHE where the kernel and file system allow it, and drop behind the
+ * reader in batches either way (lib/dropper.c keeps pages cached before).
+ * Random access never builds a run and is left alone.  Every function runs
+ * under pl_lock() and leaves errno as it found it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "preload.h"
+
+/*
+ * Measured here (Linux 6.18, ext4): RWF_DONTCACHE with 4 KiB..1 MiB reads ran
+ * 1.5-10x slower than drop-behind, so auto uses it only for large reads.
+ */
+#define AUTO_DONTCACHE_MIN (4u << 20)
+
+/* fread() reads ahead of what it hands out by at most its buffer. */
+#define STDIO_SLACK (1u << 20)
+
+static const char *mode_name(const struct pl_file *f)
+{
+	if (f->mapped)
+		return "none (mapped)";
+	if (f->bytes_dontcache)
+		return "dontcache";
+	if (f->dontcache == 0 && pl_cfg.mode != PL_MODE_DROPBEHIND)
+		return "dropbehind (dontcache refused)";
+	return f->runs ? "dropbehind" : "none (no sequential run)";
+}
+
+static void print_stats(const struct pl_file *f)
+{
+	char line[512];
+	int len;
+
+	len = snprintf(line, sizeof(line),
+		       "pagecliff: %s: %" PRIu64 " bytes read, %" PRIu64
+		       " sequential runs, %" PRIu64 " seeks, mode %s, %" PRIu64
+		       " bytes read uncached, %" PRIu64 " bytes dropped, %" PRIu64
+		       " bytes kept cached, %" PRIu64 " syscalls\n",
+		       f->path ? f->path : "?", f->bytes_read, f->runs, f->seeks,
+		       mode_name(f), f->bytes_dontcache, f->drop.bytes_dropped,
+		       f->drop.bytes_kept, f->drop.syscalls);
+	if (len > 0)
+		pl_stats_write(line, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1);
+}
+
+/* Does @fd still refer to @f?  (An fd closed behind the shim's back may
+ * have been reused for another file.) */
+static int same_file(const struct pl_file *f, int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && st.st_dev == f->dev && st.st_ino == f->ino;
+}
+
+static void finish(struct pl_file *f, int fd)
+{
+	if (f->finished)
+		return;
+	f->finished = 1;
+	if (f->active && f->have_dropper && !f->mapped && same_file(f, fd))
+		pc_dropper_advance(&f->drop, fd, f->cursor, 1);
+	if (pl_cfg.stats && f->bytes_read)
+		print_stats(f);
+}
+
+void pl_file_release(struct pl_file *f, int fd)
+{
+	int saved = errno;
+
+	finish(f, fd);
+	if (f->have_dropper)
+		pc_dropper_release(&f->drop);
+	free(f->path);
+	free(f);
+	errno = saved;
+}
+
+static char *path_of(int fd, const char *path)
+{
+	char link[64], buf[4096];
+	ssize_t n;
+
+	if (path)
+		return strdup(path);
+	if (!pl_cfg.stats)
+		return NULL;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return NULL;
+	buf[n] = 0;
+	return strdup(buf);
+}
+
+/* A read-only regular file that is not O_DIRECT (that has no cache). */
+static int wanted(int fd, struct stat *st)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || (fl & O_ACCMODE) != O_RDONLY || (fl & (O_DIRECT | O_PATH)))
+		return 0;
+	return !fstat(fd, st) && S_ISREG(st->st_mode);
+}
+
+void pl_track_fd(int fd, const char *path)
+{
+	int saved = errno;
+	struct pl_file *f = NULL;
+	struct stat st;
+	off_t pos;
+
+	if (pl_cfg.mode == PL_MODE_OFF || fd < 0 || !wanted(fd, &st))
+		goto out;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		goto out;
+	pos = lseek(fd, 0, SEEK_CUR);
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	f->size_at_open = st.st_size;
+	f->fpos = f->cursor = f->run_start = pos > 0 ? pos : 0;
+	f->dontcache = pl_cfg.mode == PL_MODE_DROPBEHIND ? 0 : -1;
+	f->path = path_of(fd, path);
+	/* Small files never reach a run; don't pay for a snapshot. */
+	if ((uint64_t)st.st_size >= pl_cfg.min_size)
+		f->have_dropper = !pc_dropper_init(&f->drop, fd, pl_cfg.batch, f->fpos);
+out:
+	pl_table_set(fd, f);
+	errno = saved;
+}
+
+/*
+ * A file that was small at open and grew: start dropping only above what it
+ * held at open, so nothing that could have been cached before is evicted.
+ */
+static void late_dropper(struct pl_file *f, int fd)
+{
+	uint64_t from = f->run_start > f->size_at_open ? f->run_start : f->size_at_open;
+
+	f->have_dropper = !pc_dropper_init(&f->drop, fd, pl_cfg.batch, from);
+	if (f->have_dropper)
+		pc_dropper_reset(&f->drop, pc_align_up(from, PC_PAGE_SIZE));
+}
+
+/* The program read at @off, not where the last read ended. */
+static void new_run(struct pl_file *f, int fd, uint64_t off)
+{
+	f->seeks++;
+	if (f->have_dropper && f->active)
+		pc_dropper_seek(&f->drop, fd, f->cursor, off);
+	else if (f->have_dropper)
+		pc_dropper_reset(&f->drop, off);
+	f->active = 0;
+	f->run_start = off;
+	f->cursor = off;
+}
+
+/*
+ * For reads at the fd's offset, check once per batch that the shim's idea of
+ * the offset is right (stdio and fseek() move it behind the shim's back).
+ */
+static int offset_agrees(struct pl_file *f, int fd, int positional)
+{
+	off_t real;
+
+	if (positional)
+		return 1;
+	real = lseek(fd, 0, SEEK_CUR);
+	if (real < 0)
+		return 0;
+	if ((uint64_t)real == f->fpos ||
+	    (f->stdio && (uint64_t)real > f->fpos && (uint64_t)real - f->fpos <= STDIO_SLACK))
+		return 1;
+	f->fpos = real;
+	new_run(f, fd, real);
+	return 0;
+}
+
+/* @n bytes were read at @off: advance the run, activate, drop behind. */
+static void account(struct pl_file *f, int fd, uint64_t off, uint64_t n,
+		    int positional)
+{
+	if (off != f->cursor)
+		new_run(f, fd, off);
+	f->cursor = off + n;
+	f->bytes_read += n;
+	if (f->mapped || pl_cfg.mode == PL_MODE_OFF)
+		return;
+	if (!f->active) {
+		if (f->cursor - f->run_start < pl_cfg.min_size)
+			return;
+		if (!offset_agrees(f, fd, positional))
+			return;
+		if (!f->have_dropper)
+			late_dropper(f, fd);
+		f->active = 1;
+		f->runs++;
+	}
+	if (!f->have_dropper)
+		return;
+	if (pc_align_down(f->cursor, f->drop.batch) > f->drop.dropped_to &&
+	    offset_agrees(f, fd, positional))
+		pc_dropper_advance(&f->drop, fd, f->cursor, 0);
+}
+
+void pl_read_begin(struct pl_read *r, int fd, int64_t off, uint64_t len)
+{
+	struct pl_file *f = NULL;
+	int saved = errno;
+
+	*r = (struct pl_read){ .fd = fd };
+	if (pl_cfg.mode == PL_MODE_OFF || fd < 0)
+		return;
+	pl_lock();
+	if (!pl_table_get(fd, &f)) {
+		pl_track_fd(fd, NULL);	/* an fd opened before exec, or by libc */
+		pl_table_get(fd, &f);
+	}
+	if (!f)
+		goto out;
+	f->refs++;			/* held across the read */
+	r->file = f;
+	r->fd = fd;
+	r->positional = off >= 0;
+	r->off = off >= 0 ? (uint64_t)off : f->fpos;
+	r->use_dontcache = f->active && f->dontcache != 0 && !f->mapped &&
+			   (pl_cfg.mode == PL_MODE_DONTCACHE ||
+			    (pl_cfg.mode == PL_MODE_AUTO && len >= AUTO_DONTCACHE_MIN));
+	if (f->have_dropper && r->off == f->cursor)
+		pc_dropper_before(&f->drop, fd, r->off, len);
+out:
+	pl_unlock();
+	errno = saved;
+}
+
+void pl_read_no_dontcache(struct pl_read *r)
+{
+	pl_lock();
+	r->file->dontcache = 0;
+	r->use_dontcache = 0;
+	pl_unlock();
+}
+
+void pl_read_end(struct pl_read *r, int64_t n)
+{
+	struct pl_file *f = r->file;
+	int saved = errno;
+
+	if (!f)
+		return;
+	pl_lock();
+	if (n > 0 && !f->finished) {
+		if (r->use_dontcache) {
+			f->dontcache = 1;
+			f->bytes_dontcache += n;
+		}
+		if (r->stdio)
+			f->stdio = 1;
+		if (!r->positional)
+			f->fpos = r->off + n;
+		account(f, r->fd, r->off, n, r->positional);
+	} else if (n == 0 && f->active && f->have_dropper && r->off == f->cursor) {
+		pc_dropper_advance(&f->drop, r->fd, f->cursor, 1);	/* end of file */
+	}
+	if (--f->refs == 0)
+		pl_file_release(f, r->fd);
+	pl_unlock();
+	errno = saved;
+}
+
+void pl_note_seek(int fd, int64_t pos)
+{
+	struct pl_file *f = NULL;
+
+	pl_lock();
+	if (pl_table_get(fd, &f) && f)
+		f->fpos = pos;
+	pl_unlock();
+}
+
+void pl_note_mmap(int fd)
+{
+	struct pl_file *f = NULL;
+
+	pl_lock();
+	if (pl_table_get(fd, &f) && f)
+		f->mapped = 1;
+	pl_unlock();
+}
+
+void pl_note_close(int fd)
+{
+	int saved = errno;
+
+	pl_lock();
+	pl_table_del(fd);
+	pl_unlock();
+	errno = saved;
+}
+
+void pl_note_dup(int oldfd, int newfd)
+{
+	struct pl_file *f = NULL;
+	int saved = errno;
+
+	pl_lock();
+	if (pl_table_get(oldfd, &f))
+		pl_table_set(newfd, f);
+	else
+		pl_table_del(newfd);
+	pl_unlock();
+	errno = saved;
+}
+
+static void finish_fd(int fd)
+{
+	struct pl_file *f = NULL;
+
+	if (pl_table_get(fd, &f) && f)
+		finish(f, fd);
+}
+
+/* At exit: the final drop and the stats of files still open. */
+__attribute__((destructor)) static void pl_at_exit(void)
+{
+	int saved = errno;
+
+	pl_lock();
+	pl_table_each(0, ~0u, finish_fd);
+	pl_unlock();
+	errno = saved;
+}
