@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * doctor: findings about a host (ok, warn, info; evidence; what to do),
+ * the checks that produce them and their text and JSON output.  Checks that
+ * only read /proc and /sys go through sample.c with a root prefix, so tests
+ * run them on fixture trees; live probes create temp files and time reads.
+ */
+#ifndef PC_CLI_DOCTOR_H
+#define PC_CLI_DOCTOR_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum doctor_level {
+	DOCTOR_OK,
+	DOCTOR_INFO,
+	DOCTOR_WARN,
+};
+
+struct finding {
+	enum doctor_level level;
+	char id[96];			/* stable key, e.g. "vm.zone_reclaim_mode" */
+	char area[16];			/* kernel, memory, block, now, vm, fs, copy */
+	char title[192];
+	char evidence[512];
+	char action[640];
+};
+
+struct doctor {
+	const char *root;		/* NULL for the live system */
+	int live;			/* may probe and time: not on fixtures */
+	unsigned int now_ms;		/* how long to watch reclaim and PSI */
+	struct finding *findings;
+	size_t count, cap;
+	int oom;			/* a finding could not be stored */
+};
+
+/*
+ * Add a finding and return it so its evidence and action can be set; NULL
+ * when out of memory (the setters accept NULL).
+ */
+struct finding *doctor_add(struct doctor *d, enum doctor_level level,
+			   const char *area, const char *id, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+void finding_evidence(struct finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void finding_action(struct finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void doctor_release(struct doctor *d);
+
+/* A line of /proc/self/mountinfo. */
+struct doctor_mount {
+	unsigned int major, minor;
+	char dir[512];
+	char type[32];
+	char source[256];
+	char opts[256];			/* mount options, then the super block's */
+};
+
+/*
+ * The mounts of /proc/self/mountinfo under @root that hold files worth
+ * streaming (disk, network and memory file systems, not proc, sysfs,
+ * cgroup...), one per device, into a malloc'ed array.  0 or -errno.
+ */
+int doctor_read_mounts(const char *root, struct doctor_mount **ret,
+		       size_t *ret_count);
+/* The mount holding device @major:@minor in @m, or NULL. */
+const struct doctor_mount *doctor_mount_of(const struct doctor_mount *m,
+					   size_t n, unsigned int major,
+					   unsigned int minor);
+
+/* Checks that read /proc and /sys under d->root (doctor-checks.c). */
+void doctor_check_kernel(struct doctor *d);
+void doctor_check_memory(struct doctor *d);
+void doctor_check_cgroup(struct doctor *d);
+void doctor_check_block(struct doctor *d, const char *const *paths, size_t npaths);
+void doctor_check_now(struct doctor *d);
+void doctor_check_virt(struct doctor *d);
+
+/* Live probes (doctor-probe.c): RWF_DONTCACHE per file system, copy speed. */
+void doctor_probe_fs(struct doctor *d, const char *const *paths, size_t npaths);
+void doctor_probe_copy(struct doctor *d);
+
+/* Output (doctor-out.c). */
+const char *doctor_level_name(enum doctor_level level);
+void doctor_print_text(const struct doctor *d, FILE *out);
+void doctor_print_json(const struct doctor *d, FILE *out);
+/* @s as a JSON string with quotes; also used by watch. */
+void json_string(FILE *out, const char *s);
+/* @v as a JSON number, or null when NAN/infinite. */
+void json_number(FILE *out, double v, int decimals);
+
+#endif

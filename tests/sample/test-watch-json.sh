@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# watch off a terminal: --count 3 --json prints exactly three valid JSON
+# objects, one per line, per interval (not cumulative); text mode one line
+# per interval; bad options exit 2 with one line.
+set -u
+pc=${PAGECLIFF:?PAGECLIFF is not set}
+command -v python3 >/dev/null || { echo "SKIP: no python3 to check JSON"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+"$pc" watch --count 3 --interval 200 --json >"$tmp/out" 2>"$tmp/err" ||
+	{ echo "FAIL: watch exited non-zero: $(cat "$tmp/err")"; exit 1; }
+python3 - "$tmp/out" <<'PY' || exit 1
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+if len(lines) != 3:
+    sys.exit(f"FAIL: {len(lines)} lines, want 3")
+keys = ("cache_bytes", "dirty_bytes", "writeback_bytes", "pgscan_direct_s",
+        "pgscan_kswapd_s", "pgsteal_direct_s", "pgsteal_kswapd_s", "pgscan_file_s",
+        "allocstall_s", "psi_some_avg10", "kswapd_cpu_pct", "cgroup", "disks")
+prev_t = 0
+for i, line in enumerate(lines):
+    o = json.loads(line)
+    for k in keys:
+        if k not in o:
+            sys.exit(f"FAIL: line {i}: no {k}")
+    if not 0.15 <= o["interval_s"] <= 0.6:
+        sys.exit(f"FAIL: line {i}: interval {o['interval_s']} s, want ~0.2")
+    if o["t"] <= prev_t:
+        sys.exit(f"FAIL: line {i}: time does not advance")
+    prev_t = o["t"]
+    if not isinstance(o["cache_bytes"], int) or o["cache_bytes"] <= 0:
+        sys.exit(f"FAIL: line {i}: cache_bytes {o['cache_bytes']}")
+    cpu = sum(o[k] for k in ("cpu_usr_pct", "cpu_sys_pct", "cpu_iowait_pct",
+                             "cpu_steal_pct", "cpu_idle_pct") if o[k] is not None)
+    if not 0 < cpu <= 100.5:
+        sys.exit(f"FAIL: line {i}: CPU shares add up to {cpu}")
+print("watch json: 3 objects")
+PY
+
+"$pc" watch --count 2 --interval 100 >"$tmp/text" || exit 1
+[ "$(wc -l <"$tmp/text")" -eq 2 ] && grep -q '^cache [0-9]*M act ' "$tmp/text" ||
+	{ echo "FAIL: text mode:"; cat "$tmp/text"; exit 1; }
+
+for bad in "--interval 5" "--interval x" "--count 0" "--bogus" "extra"; do
+	# shellcheck disable=SC2086
+	"$pc" watch $bad >/dev/null 2>"$tmp/err"; rc=$?
+	[ $rc -eq 2 ] && [ -s "$tmp/err" ] ||
+		{ echo "FAIL: watch $bad: rc $rc: $(cat "$tmp/err")"; exit 1; }
+done
+"$pc" watch --cgroup /nonexistent --count 1 >/dev/null 2>&1 &&
+	{ echo "FAIL: a missing --cgroup was accepted"; exit 1; }
+echo "watch json: ok"
+exit 0
