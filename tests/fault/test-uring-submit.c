@@ -41,6 +41,7 @@ static int run_case(void *arg)
 	pc_stream_stats(s, &st);
 	if (st.strategy != PC_DIRECT) {
 		printf("SKIP: direct is not available here: %s\n", st.reason);
+		fflush(stdout);
 		return T_EXIT_SKIP;
 	}
 	fr_drain(s, 1 << 20, FR_SEED, &r);
