@@ -321,6 +321,8 @@ int cgroup_read_dir(const char *dir, int version, struct cgroup_usage *ret_usage
 	ret = read_text(ctl, stat, 16384);
 	if (!ret)
 		ret = stat_value(stat, version == 2 ? "file" : "cache", &u.cache);
+	if (!ret && stat_value(stat, version == 2 ? "pgsteal" : "pgpgout", &u.evicted))
+		u.evicted = UINT64_MAX;
 	free(stat);
 	if (!ret)
 		*ret_usage = u;

@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What pagecliff bench makes of its timeline: per-mode figures, the cliff
+ * detector's verdict in words, and the report as text, JSON or CSV, plus
+ * the timeline CSV with every interval.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+
+#define GIB (1024.0 * 1024 * 1024)
+
+const char *bench_size(double bytes, char *buf, size_t len)
+{
+	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+
+	if (isnan(bytes)) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	while (bytes >= 1024 && u < 4) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
+	return buf;
+}
+
+void bench_note(struct bench_run *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (run->nnotes >= sizeof(run->notes) / sizeof(run->notes[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(run->notes[run->nnotes++], sizeof(run->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+static const struct bench_row *rows_of(const struct bench_run *run,
+				       const struct bench_phase *ph)
+{
+	return run->rows + ph->first_row;
+}
+
+/* Median throughput past the first (warm-up) interval. */
+static double steady_gbps(const struct bench_run *run, const struct bench_phase *ph)
+{
+	const struct bench_row *r = rows_of(run, ph);
+	size_t skip = ph->nrows >= 3 ? 1 : 0, n = 0;
+	double *v = malloc((ph->nrows + 1) * sizeof(*v)), m;
+
+	if (!v)
+		return NAN;
+	for (size_t i = skip; i < ph->nrows; i++)
+		v[n++] = r[i].gbps;
+	m = detect_median(v, n);
+	free(v);
+	return m;
+}
+
+/* Averages, medians, CPU per GiB, peak cache and pages reclaimed. */
+static void phase_figures(const struct bench_run *run, struct bench_phase *ph)
+{
+	const struct bench_row *r = rows_of(run, ph);
+	double *v = malloc((ph->nrows + 1) * sizeof(*v));
+	double proc = 0, sys = 0, ksw = 0, gib = ph->bytes / GIB;
+
+	ph->gbps_avg = ph->secs > 0 ? ph->bytes / ph->secs / 1e9 : NAN;
+	ph->gbps_min = ph->nrows ? INFINITY : NAN;
+	ph->peak_cache = 0;
+	ph->pages_reclaimed = 0;
+	for (size_t i = 0; i < ph->nrows; i++) {
+		if (v)
+			v[i] = r[i].gbps;
+		ph->gbps_min = fmin(ph->gbps_min, r[i].gbps);
+		proc += isnan(r[i].proc_cpu) ? 0 : r[i].proc_cpu;
+		sys += isnan(r[i].sys_cpu) ? 0 : r[i].sys_cpu;
+		ksw += isnan(r[i].kswapd_cpu) ? 0 : r[i].kswapd_cpu;
+		if (!isnan(r[i].cache))
+			ph->peak_cache = fmax(ph->peak_cache, r[i].cache);
+		if (!isnan(r[i].reclaim))
+			ph->pages_reclaimed += r[i].reclaim * r[i].dt;
+	}
+	ph->gbps_median = v ? detect_median(v, ph->nrows) : NAN;
+	free(v);
+	ph->cpu_proc_per_gib = gib > 0 ? proc / gib : NAN;
+	ph->cpu_sys_per_gib = gib > 0 ? sys / gib : NAN;
+	ph->cpu_kswapd_per_gib = gib > 0 ? ksw / gib : NAN;
+}
+
+static void detect_phase(const struct bench_run *run, struct bench_phase *ph)
+{
+	const struct bench_row *r = rows_of(run, ph);
+	struct detect_point *p = calloc(ph->nrows + 1, sizeof(*p));
+
+	if (!p)
+		return;
+	for (size_t i = 0; i < ph->nrows; i++) {
+		p[i].gib = r[i].bytes_total / GIB;
+		p[i].gbps = r[i].gbps;
+		p[i].cache = r[i].cache;
+		p[i].limit = r[i].cache_limit;
+		p[i].reclaim = r[i].reclaim;
+	}
+	detect_cliff(p, ph->nrows, run->best_gbps, &ph->det);
+	free(p);
+}
+
+/* The verdict of a phase that fell. */
+static int say_cliff(const struct bench_run *run, const struct bench_phase *ph,
+		     char *buf, size_t len)
+{
+	const struct detect_result *d = &ph->det;
+	const char *name = pc_strategy_name(ph->mode);
+	const char *best = pc_strategy_name(run->phases[run->best].mode);
+	char lim[32];
+	int n;
+
+	bench_size(d->limit, lim, sizeof(lim));
+	if (!isnan(d->vs_own) && d->vs_own < DETECT_FALL_SHARE)
+		n = snprintf(buf, len, "%s: fell from %.2f to %.2f GB/s after %.2f GiB, when the "
+			     "page cache reached its limit (%s) and direct reclaim began at "
+			     "%.0f pages/s; %.0f%% of %s's %.2f GB/s, the best mode of this run",
+			     name, d->before_gbps, d->after_gbps, d->at_gib, lim, d->reclaim_rate,
+			     100 * d->vs_best, best, d->best_gbps);
+	else
+		n = snprintf(buf, len, "%s: fell from %.2f GB/s (%s, the best mode of this run) "
+			     "to %.2f GB/s after %.2f GiB, when the page cache reached its limit "
+			     "(%s) and direct reclaim began at %.0f pages/s; the cache filled too "
+			     "soon to measure the mode's own speed before it",
+			     name, d->best_gbps, best, d->after_gbps, d->at_gib, lim,
+			     d->reclaim_rate);
+	return n;
+}
+
+static void say_verdict(const struct bench_run *run, struct bench_phase *ph)
+{
+	const struct detect_result *d = &ph->det;
+	const char *name = pc_strategy_name(ph->mode);
+	char *buf = ph->verdict, a[32], b[32];
+	size_t len = sizeof(ph->verdict);
+	int n = 0;
+
+	switch (d->kind) {
+	case DETECT_CLIFF:
+		n = say_cliff(run, ph, buf, len);
+		break;
+	case DETECT_HELD:
+		n = snprintf(buf, len, "%s: no cliff: held %.2f GB/s (%.0f%% of the best mode's "
+			     "%.2f GB/s) while the page cache was full and reclaim ran at %.0f pages/s",
+			     name, d->after_gbps, 100 * d->vs_best, d->best_gbps, d->reclaim_rate);
+		break;
+	case DETECT_NOT_FULL:
+		if (!isnan(d->limit) && ph->bytes < d->limit)
+			n = snprintf(buf, len, "%s: no cliff: the data read (%s) fit in the page "
+				     "cache (limit %s); %.2f GB/s", name,
+				     bench_size(ph->bytes, a, sizeof(a)), bench_size(d->limit, b, sizeof(b)),
+				     d->after_gbps);
+		else if (!isnan(d->limit))
+			n = snprintf(buf, len, "%s: no cliff: the page cache stayed at %s at most, "
+				     "below its limit of %s, so nothing had to be reclaimed; %.2f GB/s "
+				     "throughout", name, bench_size(d->peak_cache, a, sizeof(a)),
+				     bench_size(d->limit, b, sizeof(b)), d->after_gbps);
+		else
+			n = snprintf(buf, len, "%s: no cliff: nothing was reclaimed; the data set "
+				     "(%s) fit in memory (use --mem-limit to cap the cache); %.2f GB/s",
+				     name, bench_size(ph->bytes, a, sizeof(a)), d->after_gbps);
+		break;
+	case DETECT_NO_RECLAIM:
+		n = snprintf(buf, len, "%s: no cliff: the page cache reached its limit but "
+			     "nothing was reclaimed; %.2f GB/s", name, d->after_gbps);
+		break;
+	case DETECT_NO_DATA:
+		n = snprintf(buf, len, "%s: no verdict: fewer than two intervals (%.1f s); use a "
+			     "larger --size, --runtime with --time_based, or a shorter --interval",
+			     name, ph->secs);
+		break;
+	}
+	if (d->growth_drop && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - n, "; before the cache filled it ran slower "
+			      "(%.2f GB/s) while the cache grew and nothing was reclaimed: likely the "
+			      "first touch of memory (free page reporting on VMs), not the cliff",
+			      d->growth_gbps);
+	if (ph->interrupted && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " (interrupted)");
+}
+
+void bench_analyse(struct bench_run *run)
+{
+	run->best = -1;
+	run->best_gbps = NAN;
+	for (unsigned int m = 0; m < run->job.nmodes; m++) {
+		struct bench_phase *ph = &run->phases[m];
+		double g;
+
+		if (!ph->ran)
+			continue;
+		phase_figures(run, ph);
+		g = steady_gbps(run, ph);
+		if (!isnan(g) && (run->best < 0 || g > run->best_gbps)) {
+			run->best = (int)m;
+			run->best_gbps = g;
+		}
+	}
+	for (unsigned int m = 0; m < run->job.nmodes; m++) {
+		if (!run->phases[m].ran)
+			continue;
+		detect_phase(run, &run->phases[m]);
+		say_verdict(run, &run->phases[m]);
+	}
+}
+
+static const char *engine_name(enum bench_engine e)
+{
+	static const char *names[] = { "default", "sync", "psync", "io_uring" };
+
+	return names[e];
+}
+
+static void text_job(const struct bench_run *run, FILE *out)
+{
+	const struct bench_job *j = &run->job;
+	char a[32], b[32];
+
+	fprintf(out, "job: %u thread%s (%u director%s x %u), %s per thread, bs %s, %s API, "
+		"buffers at page offset %llu, ioengine %s", run->nfiles,
+		run->nfiles == 1 ? "" : "s", j->ndirs, j->ndirs == 1 ? "y" : "ies", j->numjobs,
+		bench_size(j->size, a, sizeof(a)), bench_size(j->bs, b, sizeof(b)),
+		j->api == BENCH_COPY ? "copy" : "zero-copy", (unsigned long long)j->mem_align,
+		engine_name(j->engine));
+	if (j->iodepth)
+		fprintf(out, " iodepth %u", j->iodepth);
+	if (j->time_based)
+		fprintf(out, ", %.0f s per mode", j->runtime);
+	fprintf(out, "\n");
+	for (unsigned int d = 0; d < j->ndirs; d++)
+		fprintf(out, "directory: %s\n", j->dirs[d]);
+	if (run->testbed_desc[0])
+		fprintf(out, "testbed: %s\n", run->testbed_desc);
+	fprintf(out, "memory cap: %s\n", run->cgroup_dir[0] ?
+		bench_size(j->mem_limit, a, sizeof(a)) : "none");
+	if (run->cgroup_dir[0])
+		fprintf(out, "memory cgroup: %s (v%d)\n", run->cgroup_dir, run->cgroup_version);
+	fprintf(out, "numa: %s\n", run->numa_desc);
+}
+
+void bench_report_text(const struct bench_run *run, FILE *out)
+{
+	char a[32];
+
+	text_job(run, out);
+	fprintf(out, "\n%-10s %-10s %7s %7s %7s %7s %7s %21s %10s %11s %s\n", "mode",
+		"strategy", "avg", "median", "min", "before", "after",
+		"CPU s/GiB proc/sys/ksw", "peak cache", "reclaimed", "cliff");
+	fprintf(out, "%-10s %-10s %7s %7s %7s %7s %7s %21s %10s %11s\n", "", "", "GB/s",
+		"GB/s", "GB/s", "GB/s", "GB/s", "", "", "pages");
+	for (unsigned int m = 0; m < run->job.nmodes; m++) {
+		const struct bench_phase *ph = &run->phases[m];
+
+		if (!ph->ran)
+			continue;
+		fprintf(out, "%-10s %-10s %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f/%6.2f/%6.2f %10s %11.0f %s\n",
+			pc_strategy_name(ph->mode), pc_strategy_name(ph->strategy), ph->gbps_avg,
+			ph->gbps_median, ph->gbps_min, ph->det.before_gbps, ph->det.after_gbps,
+			ph->cpu_proc_per_gib, ph->cpu_sys_per_gib, ph->cpu_kswapd_per_gib,
+			bench_size(ph->peak_cache, a, sizeof(a)), ph->pages_reclaimed,
+			ph->det.cliff ? "yes" : "no");
+	}
+	fprintf(out, "\n");
+	for (unsigned int m = 0; m < run->job.nmodes; m++) {
+		const struct bench_phase *ph = &run->phases[m];
+
+		if (!ph->ran)
+			continue;
+		fprintf(out, "%s: %s%s; cold start: %s of the files cached%s\n",
+			pc_strategy_name(ph->mode), ph->reason[0] ? "" : "strategy ",
+			ph->reason[0] ? ph->reason : pc_strategy_name(ph->strategy),
+			bench_size(ph->cached_before, a, sizeof(a)),
+			ph->cold_ok ? "" : " (NOT cold: figures include cache hits)");
+	}
+	fprintf(out, "\nverdict:\n");
+	for (unsigned int m = 0; m < run->job.nmodes; m++)
+		if (run->phases[m].ran)
+			fprintf(out, "  %s\n", run->phases[m].verdict);
+	for (unsigned int i = 0; i < run->nnotes; i++)
+		fprintf(out, "note: %s\n", run->notes[i]);
+	if (run->interrupted)
+		fprintf(out, "interrupted: the figures cover what was measured until then\n");
+}
+
+/* JSON: strings escaped, NAN and infinities as null. */
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void json_num(FILE *out, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputs("null", out);
+	else
+		fprintf(out, "%.6g", v);
+}
+
+static void json_kv_num(FILE *out, const char *key, double v, int comma)
+{
+	fprintf(out, "\"%s\": ", key);
+	json_num(out, v);
+	if (comma)
+		fputs(", ", out);
+}
+
+static void json_kv_str(FILE *out, const char *key, const char *v, int comma)
+{
+	fprintf(out, "\"%s\": ", key);
+	json_str(out, v);
+	if (comma)
+		fputs(", ", out);
+}
+
+static void json_row(FILE *out, const struct bench_run *run, const struct bench_row *r)
+{
+	fputs("{", out);
+	json_kv_num(out, "t", r->t, 1);
+	json_kv_num(out, "dt", r->dt, 1);
+	json_kv_num(out, "bytes", (double)r->bytes, 1);
+	json_kv_num(out, "bytes_total", (double)r->bytes_total, 1);
+	json_kv_num(out, "gbps", r->gbps, 1);
+	fputs("\"dir_gbps\": [", out);
+	for (unsigned int d = 0; d < run->job.ndirs; d++) {
+		json_num(out, r->dir_gbps[d]);
+		fputs(d + 1 < run->job.ndirs ? ", " : "], ", out);
+	}
+	json_kv_num(out, "cpu_usr_pct", r->usr, 1);
+	json_kv_num(out, "cpu_sys_pct", r->sys, 1);
+	json_kv_num(out, "cpu_iowait_pct", r->iowait, 1);
+	json_kv_num(out, "cpu_irq_pct", r->irq, 1);
+	json_kv_num(out, "cpu_softirq_pct", r->softirq, 1);
+	json_kv_num(out, "cpu_idle_pct", r->idle, 1);
+	json_kv_num(out, "process_cpu_s", r->proc_cpu, 1);
+	json_kv_num(out, "system_cpu_s", r->sys_cpu, 1);
+	json_kv_num(out, "kswapd_cpu_s", r->kswapd_cpu, 1);
+	json_kv_num(out, "page_cache_bytes", r->cache, 1);
+	json_kv_num(out, "cache_limit_bytes", r->cache_limit, 1);
+	json_kv_num(out, "reclaim_pages_s", r->reclaim, 1);
+	json_kv_num(out, "pgscan_direct_s", r->pgscan_direct, 1);
+	json_kv_num(out, "pgsteal_direct_s", r->pgsteal_direct, 1);
+	json_kv_num(out, "pgscan_kswapd_s", r->pgscan_kswapd, 1);
+	json_kv_num(out, "pgsteal_kswapd_s", r->pgsteal_kswapd, 1);
+	json_kv_num(out, "allocstall_s", r->allocstall, 1);
+	json_kv_num(out, "cgroup_pgscan_s", r->cg_pgscan, 1);
+	json_kv_num(out, "cgroup_pgsteal_s", r->cg_pgsteal, 1);
+	json_kv_num(out, "psi_some_pct", r->psi_some, 1);
+	json_kv_num(out, "psi_full_pct", r->psi_full, 1);
+	json_kv_num(out, "threads_in_d_state", r->dstate, 0);
+	fputs("}", out);
+}
+
+static void json_phase(FILE *out, const struct bench_run *run, const struct bench_phase *ph)
+{
+	const struct detect_result *d = &ph->det;
+
+	fputs("    {", out);
+	json_kv_str(out, "mode", pc_strategy_name(ph->mode), 1);
+	json_kv_str(out, "strategy", pc_strategy_name(ph->strategy), 1);
+	json_kv_str(out, "reason", ph->reason, 1);
+	fprintf(out, "\"cliff\": %s, ", d->cliff ? "true" : "false");
+	json_kv_str(out, "verdict", ph->verdict, 1);
+	fprintf(out, "\"interrupted\": %s, ", ph->interrupted ? "true" : "false");
+	fprintf(out, "\"cold\": %s, ", ph->cold_ok ? "true" : "false");
+	json_kv_num(out, "cached_before_bytes", (double)ph->cached_before, 1);
+	json_kv_num(out, "error", ph->error, 1);
+	json_kv_num(out, "bytes", (double)ph->bytes, 1);
+	json_kv_num(out, "seconds", ph->secs, 1);
+	json_kv_num(out, "gbps_avg", ph->gbps_avg, 1);
+	json_kv_num(out, "gbps_median", ph->gbps_median, 1);
+	json_kv_num(out, "gbps_min", ph->gbps_min, 1);
+	json_kv_num(out, "gbps_before_cache_full", d->before_gbps, 1);
+	json_kv_num(out, "gbps_after_cache_full", d->after_gbps, 1);
+	json_kv_num(out, "gbps_min_after_cache_full", d->after_min, 1);
+	json_kv_num(out, "cache_full_after_gib", d->at_gib, 1);
+	json_kv_num(out, "reclaim_pages_s_after_full", d->reclaim_rate, 1);
+	json_kv_num(out, "ratio_to_own_before", d->vs_own, 1);
+	json_kv_num(out, "ratio_to_best", d->vs_best, 1);
+	fprintf(out, "\"growth_drop\": %s, ", d->growth_drop ? "true" : "false");
+	json_kv_num(out, "cpu_s_per_gib_process", ph->cpu_proc_per_gib, 1);
+	json_kv_num(out, "cpu_s_per_gib_system", ph->cpu_sys_per_gib, 1);
+	json_kv_num(out, "cpu_s_per_gib_kswapd", ph->cpu_kswapd_per_gib, 1);
+	json_kv_num(out, "peak_page_cache_bytes", ph->peak_cache, 1);
+	json_kv_num(out, "cache_limit_bytes", d->limit, 1);
+	json_kv_num(out, "pages_reclaimed", ph->pages_reclaimed, 1);
+	fputs("\"intervals\": [\n", out);
+	for (size_t i = 0; i < ph->nrows; i++) {
+		fputs("      ", out);
+		json_row(out, run, &rows_of(run, ph)[i]);
+		fputs(i + 1 < ph->nrows ? ",\n" : "\n", out);
+	}
+	fputs("    ]}", out);
+}
+
+static void json_job(FILE *out, const struct bench_run *run)
+{
+	const struct bench_job *j = &run->job;
+
+	fputs("  \"job\": {\"directories\": [", out);
+	for (unsigned int d = 0; d < j->ndirs; d++) {
+		json_str(out, j->dirs[d]);
+		fputs(d + 1 < j->ndirs ? ", " : "], ", out);
+	}
+	json_kv_num(out, "numjobs", j->numjobs, 1);
+	json_kv_num(out, "threads", run->nfiles, 1);
+	json_kv_num(out, "size", (double)j->size, 1);
+	json_kv_num(out, "bs", (double)j->bs, 1);
+	json_kv_str(out, "ioengine", engine_name(j->engine), 1);
+	json_kv_num(out, "iodepth", j->iodepth, 1);
+	json_kv_num(out, "runtime", j->runtime, 1);
+	fprintf(out, "\"time_based\": %s, ", j->time_based ? "true" : "false");
+	json_kv_str(out, "api", j->api == BENCH_COPY ? "copy" : "zerocopy", 1);
+	json_kv_num(out, "mem_align", (double)j->mem_align, 1);
+	json_kv_num(out, "interval", j->interval, 1);
+	json_kv_num(out, "mem_limit", j->mem_limit ? (double)j->mem_limit : NAN, 1);
+	json_kv_str(out, "memory_cgroup", run->cgroup_dir, 1);
+	json_kv_num(out, "cgroup_version", run->cgroup_dir[0] ? run->cgroup_version : NAN, 1);
+	json_kv_num(out, "testbed_bytes", j->testbed ? (double)j->testbed : NAN, 1);
+	json_kv_str(out, "testbed", run->testbed_desc, 1);
+	json_kv_str(out, "numa", run->numa_desc, 0);
+	fputs("},\n", out);
+}
+
+void bench_report_json(const struct bench_run *run, FILE *out)
+{
+	fputs("{\n", out);
+	json_job(out, run);
+	json_kv_str(out, "  best_mode", run->best >= 0 ?
+		    pc_strategy_name(run->phases[run->best].mode) : "", 1);
+	json_kv_num(out, "best_gbps", run->best_gbps, 0);
+	fputs(",\n  \"interrupted\": ", out);
+	fputs(run->interrupted ? "true" : "false", out);
+	fputs(",\n  \"verdict\": [", out);
+	for (unsigned int m = 0, first = 1; m < run->job.nmodes; m++) {
+		if (!run->phases[m].ran)
+			continue;
+		fputs(first ? "" : ", ", out);
+		json_str(out, run->phases[m].verdict);
+		first = 0;
+	}
+	fputs("],\n  \"notes\": [", out);
+	for (unsigned int i = 0; i < run->nnotes; i++) {
+		json_str(out, run->notes[i]);
+		fputs(i + 1 < run->nnotes ? ", " : "", out);
+	}
+	fputs("],\n  \"modes\": [\n", out);
+	for (unsigned int m = 0, first = 1; m < run->job.nmodes; m++) {
+		if (!run->phases[m].ran)
+			continue;
+		fputs(first ? "" : ",\n", out);
+		json_phase(out, run, &run->phases[m]);
+		first = 0;
+	}
+	fputs("\n  ]\n}\n", out);
+}
+
+/* CSV fields with a comma or quote are quoted. */
+static void csv_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+void bench_report_csv(const struct bench_run *run, FILE *out)
+{
+	fputs("mode,strategy,cliff,bytes,seconds,gbps_avg,gbps_median,gbps_min,"
+	      "gbps_before,gbps_after,cache_full_gib,reclaim_pages_s,ratio_to_best,"
+	      "cpu_s_per_gib_process,cpu_s_per_gib_system,cpu_s_per_gib_kswapd,"
+	      "peak_cache_bytes,pages_reclaimed,mem_align,verdict\n", out);
+	for (unsigned int m = 0; m < run->job.nmodes; m++) {
+		const struct bench_phase *ph = &run->phases[m];
+		const struct detect_result *d = &ph->det;
+
+		if (!ph->ran)
+			continue;
+		fprintf(out, "%s,%s,%d,%llu,%.3f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.0f,%.4f,"
+			"%.4f,%.4f,%.4f,%.0f,%.0f,%llu,", pc_strategy_name(ph->mode),
+			pc_strategy_name(ph->strategy), d->cliff, (unsigned long long)ph->bytes,
+			ph->secs, ph->gbps_avg, ph->gbps_median, ph->gbps_min, d->before_gbps,
+			d->after_gbps, d->at_gib, d->reclaim_rate, d->vs_best,
+			ph->cpu_proc_per_gib, ph->cpu_sys_per_gib, ph->cpu_kswapd_per_gib,
+			ph->peak_cache, ph->pages_reclaimed,
+			(unsigned long long)run->job.mem_align);
+		csv_str(out, ph->verdict);
+		fputc('\n', out);
+	}
+}
+
+void bench_timeline_csv(const struct bench_run *run, FILE *out)
+{
+	fputs("mode,t,dt,bytes,gib,gbps,cpu_usr_pct,cpu_sys_pct,cpu_iowait_pct,cpu_irq_pct,"
+	      "cpu_softirq_pct,cpu_idle_pct,process_cpu_s,system_cpu_s,kswapd_cpu_s,"
+	      "cache_bytes,cache_limit,reclaim_pages_s,pgscan_direct_s,pgsteal_direct_s,"
+	      "pgscan_kswapd_s,pgsteal_kswapd_s,allocstall_s,cg_pgscan_s,cg_pgsteal_s,"
+	      "psi_some_pct,psi_full_pct,dstate", out);
+	for (unsigned int d = 0; d < run->job.ndirs; d++)
+		fprintf(out, ",dir%u_gbps", d);
+	fputc('\n', out);
+	for (size_t i = 0; i < run->nrows; i++) {
+		const struct bench_row *r = &run->rows[i];
+
+		fprintf(out, "%s,%.3f,%.3f,%llu,%.4f,%.4f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,"
+			"%.4f,%.4f,%.0f,%.0f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.2f,%.2f,%u",
+			pc_strategy_name(run->job.modes[r->mode]), r->t, r->dt,
+			(unsigned long long)r->bytes, r->bytes_total / GIB, r->gbps, r->usr,
+			r->sys, r->iowait, r->irq, r->softirq, r->idle, r->proc_cpu,
+			r->sys_cpu, r->kswapd_cpu, r->cache, r->cache_limit, r->reclaim,
+			r->pgscan_direct, r->pgsteal_direct, r->pgscan_kswapd,
+			r->pgsteal_kswapd, r->allocstall, r->cg_pgscan, r->cg_pgsteal,
+			r->psi_some, r->psi_full, r->dstate);
+		for (unsigned int d = 0; d < run->job.ndirs; d++)
+			fprintf(out, ",%.4f", r->dir_gbps[d]);
+		fputc('\n', out);
+	}
+}

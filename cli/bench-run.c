@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The phases of pagecliff bench: for each mode, a cold start, one worker
+ * thread per file reading it through the library, and the main thread
+ * sampling the system every interval (via sample.c) into timeline rows.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "cgroup.h"
+#include "sample.h"
+#include "util.h"
+
+struct worker {
+	pthread_t thread;
+	struct bench_run *run;
+	unsigned int k;			/* file index; directory k / numjobs */
+	struct pc_opts opts;
+	int node;			/* NUMA node to pin to, -1 none */
+	_Atomic uint64_t bytes;
+	_Atomic int done;
+	int error;
+	struct pc_stats stats;
+	int have_stats;
+} __attribute__((aligned(64)));
+
+static atomic_int phase_stop;
+
+/* The CPUs of NUMA node @node into @set; 0 or -errno. */
+static int node_cpus(int node, cpu_set_t *set)
+{
+	char path[96], list[1024], *p;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+	if (sample_read_text(NULL, path, list, sizeof(list)))
+		return -ENOENT;
+	CPU_ZERO(set);
+	for (p = list; *p;) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long c = a; c <= b && c < CPU_SETSIZE; c++)
+			CPU_SET(c, set);
+		p = *end == ',' ? end + 1 : end;
+	}
+	return CPU_COUNT(set) ? 0 : -ENOENT;
+}
+
+/* NUMA node of the block device under @dir, or -1 when it has none. */
+static int dir_node(const char *dir)
+{
+	char path[128];
+	struct stat st;
+	uint64_t node;
+
+	if (stat(dir, &st))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/device/numa_node",
+		 major(st.st_dev), minor(st.st_dev));
+	if (sample_read_u64(NULL, path, &node)) {
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../device/numa_node",
+			 major(st.st_dev), minor(st.st_dev));
+		if (sample_read_u64(NULL, path, &node))
+			return -1;
+	}
+	return node > 4096 ? -1 : (int)node;
+}
+
+/* Describe the topology into run->numa_desc; returns per-dir nodes. */
+static void numa_plan(struct bench_run *run, int *nodes)
+{
+	size_t len = 0;
+
+	for (unsigned int d = 0; d < run->job.ndirs; d++) {
+		nodes[d] = run->job.numa ? dir_node(run->job.dirs[d]) : -1;
+		if (run->job.numa)
+			len += snprintf(run->numa_desc + len, sizeof(run->numa_desc) - len,
+					"%s%s: %s%d", d ? ", " : "", run->job.dirs[d],
+					nodes[d] < 0 ? "no NUMA node, not pinned" : "node ",
+					nodes[d] < 0 ? 0 : nodes[d]);
+		if (len >= sizeof(run->numa_desc))
+			break;
+	}
+	if (!run->job.numa)
+		snprintf(run->numa_desc, sizeof(run->numa_desc), "not pinned (--numa not given)");
+}
+
+/* Read the file once through the stream; 0 at end of file or stop. */
+static int read_pass(struct worker *w, char *buf)
+{
+	const struct bench_job *job = &w->run->job;
+	struct pc_stream *s;
+	int ret;
+
+	ret = pc_stream_open(&s, w->run->files[w->k], &w->opts);
+	if (ret)
+		return ret;
+	while (!atomic_load_explicit(&phase_stop, memory_order_relaxed)) {
+		const void *p;
+		ssize_t n = job->api == BENCH_COPY ? pc_stream_read(s, buf, job->bs)
+						   : pc_stream_next(s, &p);
+
+		if (n <= 0) {
+			ret = (int)n;
+			break;
+		}
+		atomic_fetch_add_explicit(&w->bytes, (uint64_t)n, memory_order_relaxed);
+	}
+	pc_stream_stats(s, &w->stats);
+	w->have_stats = 1;
+	pc_stream_close(s);
+	return ret;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	const struct bench_job *job = &w->run->job;
+	size_t size = job->bs + 4096;
+	char *buf;
+	cpu_set_t set;
+
+	if (w->node >= 0 && !node_cpus(w->node, &set))
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	buf = pc_buf_alloc(size);	/* after pinning: first touch is local */
+	if (!buf) {
+		w->error = -ENOMEM;
+		goto out;
+	}
+	memset(buf, 0, size);
+	do
+		w->error = read_pass(w, buf + job->mem_align);
+	while (!w->error && job->time_based &&
+	       !atomic_load_explicit(&phase_stop, memory_order_relaxed));
+	pc_buf_free(buf, size);
+out:
+	atomic_store(&w->done, 1);
+	return NULL;
+}
+
+/* Make the files cold: fadvise each, as root drop the page cache too, and
+ * count what is still cached. */
+static void cold_start(struct bench_run *run, struct bench_phase *ph)
+{
+	uint64_t total = 0;
+
+	for (unsigned int k = 0; k < run->nfiles; k++) {
+		int fd = open(run->files[k], O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			continue;
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		close(fd);
+	}
+	if (!geteuid()) {
+		int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+
+		sync();
+		if (fd >= 0) {
+			if (write(fd, "1", 1) != 1)
+				bench_note(run, "cannot drop caches: %s", strerror(errno));
+			close(fd);
+		}
+	}
+	for (unsigned int k = 0; k < run->nfiles; k++) {
+		int fd = open(run->files[k], O_RDONLY | O_CLOEXEC);
+		uint64_t bytes;
+
+		if (fd < 0)
+			continue;
+		if (!pc_cached_bytes(fd, 0, 0, &bytes))
+			total += bytes;
+		close(fd);
+	}
+	ph->cached_before = total;
+	ph->cold_ok = total * 100 <= (uint64_t)run->nfiles * run->job.size;
+}
+
+static void worker_opts(const struct bench_job *job, enum pc_strategy mode,
+			struct pc_opts *o)
+{
+	pc_opts_init(o);
+	o->strategy = mode;
+	o->chunk_size = job->bs;
+	if (job->engine == BENCH_ENGINE_URING)
+		o->inflight = job->iodepth ? job->iodepth : 1;
+	else if (job->engine != BENCH_ENGINE_DEFAULT)
+		o->inflight = 1;	/* sync/psync: one read at a time */
+	else if (job->iodepth)
+		o->inflight = job->iodepth;
+}
+
+static int push_row(struct bench_run *run, const struct bench_row *row)
+{
+	if (run->nrows == run->cap_rows) {
+		size_t cap = run->cap_rows ? run->cap_rows * 2 : 256;
+		struct bench_row *rows = realloc(run->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return -ENOMEM;
+		run->rows = rows;
+		run->cap_rows = cap;
+	}
+	run->rows[run->nrows++] = *row;
+	return 0;
+}
+
+/* A sample plus what cgroup.c reads (v1 has no pgsteal in memory.stat). */
+struct tick {
+	struct sample s;
+	uint64_t evicted;
+	uint64_t bytes[BENCH_MAX_DIRS * 64];
+	double t;
+};
+
+static void take(struct bench_run *run, struct worker *w, struct tick *tk)
+{
+	struct sample_opts so = { .cgroup_dir = run->cgroup_dir[0] ? run->cgroup_dir : NULL,
+				  .kswapd = 1 };
+	struct cgroup_usage u;
+
+	for (unsigned int k = 0; k < run->nfiles; k++)
+		tk->bytes[k] = atomic_load(&w[k].bytes);
+	tk->t = now_sec();
+	sample_take(&tk->s, &so);
+	tk->evicted = SAMPLE_UNKNOWN;
+	if (run->cgroup_dir[0] && !cgroup_read_dir(run->cgroup_dir, run->cgroup_version, &u))
+		tk->evicted = u.evicted;
+}
+
+static double nz(double v)
+{
+	return isnan(v) ? NAN : v;
+}
+
+/* The row for the interval from @a to @b. */
+static void make_row(const struct bench_run *run, unsigned int mode, double t0,
+		     const struct tick *a, const struct tick *b, struct bench_row *r)
+{
+	struct sample_delta d;
+	uint64_t dirb[BENCH_MAX_DIRS] = { 0 };
+
+	memset(r, 0, sizeof(*r));
+	sample_delta(&a->s, &b->s, &d);
+	r->mode = mode;
+	r->dt = b->t - a->t;
+	r->t = b->t - t0;
+	for (unsigned int k = 0; k < run->nfiles; k++) {
+		r->bytes += b->bytes[k] - a->bytes[k];
+		r->bytes_total += b->bytes[k];
+		dirb[k / run->job.numjobs] += b->bytes[k] - a->bytes[k];
+	}
+	r->gbps = r->dt > 0 ? r->bytes / r->dt / 1e9 : 0;
+	for (unsigned int i = 0; i < run->job.ndirs; i++)
+		r->dir_gbps[i] = r->dt > 0 ? dirb[i] / r->dt / 1e9 : 0;
+	r->usr = d.usr_pct;
+	r->sys = d.sys_pct;
+	r->iowait = d.iowait_pct;
+	r->irq = d.irq_pct;
+	r->softirq = d.softirq_pct;
+	r->idle = d.idle_pct;
+	r->sys_cpu = isnan(d.idle_pct) ? NAN :
+		(100 - d.idle_pct - nz(d.iowait_pct) - (isnan(d.steal_pct) ? 0 : d.steal_pct)) / 100 *
+		sysconf(_SC_NPROCESSORS_ONLN) * r->dt;
+	r->proc_cpu = d.proc_cpu_s;
+	r->kswapd_cpu = d.kswapd_cpu_s;
+	r->pgscan_direct = d.pgscan_direct;
+	r->pgsteal_direct = d.pgsteal_direct;
+	r->pgscan_kswapd = d.pgscan_kswapd;
+	r->pgsteal_kswapd = d.pgsteal_kswapd;
+	r->allocstall = d.allocstall;
+	r->cg_pgscan = d.cg_pgscan;
+	r->cg_pgsteal = d.cg_pgsteal;
+	r->psi_some = d.psi_some_us / 1e4;	/* us per s -> % */
+	r->psi_full = d.psi_full_us / 1e4;
+	r->dstate = b->s.dstate;
+	if (run->cgroup_dir[0] && b->s.cg_ok) {
+		r->cache = sample_known(b->s.cg.file) ? (double)b->s.cg.file : NAN;
+		r->cache_limit = sample_known(b->s.cg.limit) ? (double)b->s.cg.limit : NAN;
+		/* v2 counts the cgroup's reclaim in pages; v1 memory.stat has
+		 * none (pgpgout counts folios, and lags), but the kernel adds
+		 * cgroup reclaim to the global pgsteal_file */
+		r->reclaim = !isnan(d.cg_pgsteal) ? d.cg_pgsteal : d.pgsteal_file;
+	} else {
+		r->cache = sample_known(b->s.mem.cached) ? (double)b->s.mem.cached : NAN;
+		r->cache_limit = NAN;
+		r->reclaim = isnan(d.pgsteal_direct) ? NAN : d.pgsteal_direct + nz(d.pgsteal_kswapd);
+	}
+}
+
+static void status_line(const struct bench_run *run, const struct bench_phase *ph,
+			const struct bench_row *r)
+{
+	char c[32];
+	double avg = r->t > 0 ? r->bytes_total / r->t / 1e9 : 0;
+	double eta = run->job.runtime > 0 ? run->job.runtime - r->t : NAN;
+
+	if (!isnan(r->gbps) && avg > 0 && !run->job.time_based) {
+		double left = ((double)run->nfiles * run->job.size - r->bytes_total) / (avg * 1e9);
+
+		eta = isnan(eta) ? left : fmin(eta, left);
+	}
+	fprintf(stderr, "\r%-10s %5.1f s  %6.2f GB/s now  %6.2f avg  cache %s  reclaim %7.0f pages/s  ETA %3.0f s ",
+		pc_strategy_name(ph->mode), r->t, r->gbps, avg,
+		bench_size(r->cache, c, sizeof(c)), isnan(r->reclaim) ? 0 : r->reclaim,
+		isnan(eta) || eta < 0 ? 0 : eta);
+}
+
+/* Sleep until @deadline (monotonic seconds) or a signal. */
+static void sleep_until(double deadline)
+{
+	struct timespec ts = { (time_t)deadline, (long)((deadline - (time_t)deadline) * 1e9) };
+
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static int all_done(const struct bench_run *run, struct worker *w)
+{
+	for (unsigned int k = 0; k < run->nfiles; k++)
+		if (!atomic_load(&w[k].done))
+			return 0;
+	return 1;
+}
+
+/* Sample until the workers finish, the runtime ends or a signal comes. */
+static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned int mode,
+			struct worker *w, struct tick *ticks)
+{
+	struct tick *a = &ticks[0], *b = &ticks[1], *tmp;
+	int tty = isatty(STDERR_FILENO) && !run->job.quiet;
+	double t0, next;
+	struct bench_row row;
+
+	take(run, w, a);
+	t0 = next = a->t;
+	for (;;) {
+		int finished;
+
+		next += run->job.interval;
+		while (now_sec() < next && !bench_stop && !all_done(run, w))
+			sleep_until(fmin(next, now_sec() + 0.05));
+		finished = all_done(run, w) || bench_stop ||
+			   (run->job.runtime > 0 && now_sec() - t0 >= run->job.runtime - 1e-3);
+		if (finished)
+			atomic_store(&phase_stop, 1);
+		take(run, w, b);
+		if (b->t - a->t >= run->job.interval / 4 || run->nrows == ph->first_row) {
+			make_row(run, mode, t0, a, b, &row);
+			if (push_row(run, &row))
+				break;
+			if (tty)
+				status_line(run, ph, &row);
+			tmp = a;
+			a = b;
+			b = tmp;
+		}
+		if (finished)
+			break;
+	}
+	if (tty)
+		fprintf(stderr, "\r%*s\r", 120, "");
+	ph->secs = now_sec() - t0;
+}
+
+static void finish_phase(struct bench_run *run, struct bench_phase *ph, struct worker *w)
+{
+	ph->bytes = 0;
+	for (unsigned int k = 0; k < run->nfiles; k++) {
+		pthread_join(w[k].thread, NULL);
+		ph->bytes += atomic_load(&w[k].bytes);
+		if (w[k].error && !ph->error)
+			ph->error = w[k].error;
+		if (w[k].have_stats && !ph->reason[0]) {
+			ph->strategy = w[k].stats.strategy;
+			snprintf(ph->reason, sizeof(ph->reason), "%s", w[k].stats.reason);
+		}
+	}
+	ph->nrows = run->nrows - ph->first_row;
+	ph->interrupted = bench_stop != 0;
+	ph->ran = 1;
+}
+
+static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
+		     struct tick *ticks, const int *nodes)
+{
+	struct bench_phase *ph = &run->phases[mode];
+	sigset_t all, old;
+	int ret = 0;
+
+	ph->mode = run->job.modes[mode];
+	ph->strategy = ph->mode;
+	cold_start(run, ph);
+	ph->first_row = run->nrows;
+	atomic_store(&phase_stop, 0);
+	memset(w, 0, sizeof(*w) * run->nfiles);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);	/* signals go to the sampler */
+	for (unsigned int k = 0; k < run->nfiles; k++) {
+		w[k].run = run;
+		w[k].k = k;
+		w[k].node = nodes[k / run->job.numjobs];
+		worker_opts(&run->job, ph->mode, &w[k].opts);
+		ret = -pthread_create(&w[k].thread, NULL, worker_main, &w[k]);
+		if (ret) {
+			atomic_store(&phase_stop, 1);
+			for (unsigned int j = 0; j < k; j++)
+				pthread_join(w[j].thread, NULL);
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			return error("cannot start worker thread: %s", strerror(-ret));
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	sample_loop(run, ph, mode, w, ticks);
+	finish_phase(run, ph, w);
+	if (ph->error)
+		error("%s phase: cannot read: %s", pc_strategy_name(ph->mode),
+		      strerror(-ph->error));
+	return 0;
+}
+
+int bench_run_phases(struct bench_run *run)
+{
+	struct worker *w = aligned_alloc(64, sizeof(*w) * run->nfiles);
+	struct tick *ticks = calloc(2, sizeof(*ticks));
+	int nodes[BENCH_MAX_DIRS], ret = 0;
+
+	if (!w || !ticks) {
+		ret = error("cannot allocate workers: %s", strerror(ENOMEM));
+		goto out;
+	}
+	numa_plan(run, nodes);
+	for (unsigned int m = 0; m < run->job.nmodes && !bench_stop && !ret; m++)
+		ret = run_phase(run, m, w, ticks, nodes);
+	run->interrupted = bench_stop != 0;
+out:
+	free(ticks);
+	free(w);
+	return ret;
+}

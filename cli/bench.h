@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pagecliff bench: what its parts share.  cmd-bench.c parses the job and
+ * runs it; bench-layout.c makes the data set; bench-run.c runs one phase per
+ * mode with worker threads and samples every interval; bench-detect.c finds
+ * the cliff; bench-report.c and bench-plot.c write text, JSON, CSV and SVG.
+ */
+#ifndef PC_CLI_BENCH_H
+#define PC_CLI_BENCH_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pagecliff.h"
+#include "bench-detect.h"
+
+#define BENCH_MAX_DIRS 16
+#define BENCH_MAX_MODES 8
+#define BENCH_FOLDER "pagecliff-bench"
+
+enum bench_format { BENCH_TEXT, BENCH_JSON, BENCH_CSV };
+enum bench_api { BENCH_COPY, BENCH_ZEROCOPY };
+enum bench_engine { BENCH_ENGINE_DEFAULT, BENCH_ENGINE_SYNC, BENCH_ENGINE_PSYNC,
+		    BENCH_ENGINE_URING };
+
+/* The job, as parsed from the command line (fio's names where they overlap). */
+struct bench_job {
+	char *dirs[BENCH_MAX_DIRS];
+	unsigned int ndirs;
+	unsigned int numjobs;
+	uint64_t size;			/* bytes per thread (file) */
+	uint64_t bs;
+	enum bench_engine engine;
+	unsigned int iodepth;		/* 0: the library's default */
+	double runtime;			/* seconds per phase, 0: until the files are read */
+	int time_based;			/* loop over the files until runtime */
+	int direct;			/* -1 unset, 0, 1 */
+	enum pc_strategy modes[BENCH_MAX_MODES];
+	unsigned int nmodes;
+	uint64_t mem_align;
+	int numa;
+	uint64_t mem_limit;		/* 0: no cap */
+	uint64_t testbed;		/* ram:SIZE bytes, 0: none */
+	int keep;
+	enum bench_format format;
+	const char *output, *timeline, *plot;
+	double interval;
+	enum bench_api api;
+	int builtin;			/* the built-in default job */
+	int quiet;			/* no live status line */
+};
+
+/* One sampling interval of one phase: every figure the report shows. */
+struct bench_row {
+	unsigned int mode;		/* index into job->modes */
+	double t, dt;			/* end of the interval since phase start, length */
+	uint64_t bytes, bytes_total;	/* read in the interval, in the phase so far */
+	double gbps;			/* 1e9 bytes per second */
+	double dir_gbps[BENCH_MAX_DIRS];
+	double usr, sys, iowait, irq, softirq, idle;	/* % of all CPUs */
+	double proc_cpu, kswapd_cpu, sys_cpu;	/* CPU seconds in the interval */
+	double cache, cache_limit;	/* bytes (cgroup when capped); limit NAN if none */
+	double reclaim;			/* pages/s taken by reclaim (cgroup or system) */
+	double pgscan_direct, pgsteal_direct, pgscan_kswapd, pgsteal_kswapd;
+	double allocstall, cg_pgscan, cg_pgsteal;	/* per second */
+	double psi_some, psi_full;	/* % of the interval stalled on memory */
+	unsigned int dstate;		/* worker threads in D state at the end */
+};
+
+/* What one phase (mode) measured, beside its rows. */
+struct bench_phase {
+	enum pc_strategy mode;
+	enum pc_strategy strategy;	/* what the library used */
+	char reason[160];
+	uint64_t bytes;
+	double secs;
+	uint64_t cached_before;		/* bytes of the files cached at the cold start */
+	int cold_ok;			/* cached_before under 1% of the data set */
+	int ran, interrupted;
+	int error;			/* -errno of the first worker failure */
+	size_t first_row, nrows;
+	struct detect_result det;
+	double gbps_avg, gbps_median, gbps_min;
+	double cpu_proc_per_gib, cpu_sys_per_gib, cpu_kswapd_per_gib;
+	double peak_cache, pages_reclaimed;
+	char verdict[512];
+};
+
+/* A run: job, rows, phases and what the environment gave it. */
+struct bench_run {
+	struct bench_job job;
+	struct bench_row *rows;
+	size_t nrows, cap_rows;
+	struct bench_phase phases[BENCH_MAX_MODES];
+	char files[BENCH_MAX_DIRS * 64][4096];	/* unused entries empty */
+	unsigned int nfiles;
+	char cgroup_dir[4096];		/* memory cgroup the workers ran in, or "" */
+	int cgroup_version;
+	char testbed_desc[256];		/* "loop over tmpfs, xfs, 5 GiB" or "" */
+	char numa_desc[256];
+	char notes[8][256];		/* what it could not do, and why */
+	unsigned int nnotes;
+	int interrupted;
+	int best;			/* index of the best mode, -1 none */
+	double best_gbps;
+	double started;			/* wall clock, seconds since the epoch */
+};
+
+/* Set by the signal handler: stop workers and tear down. */
+extern volatile sig_atomic_t bench_stop;
+
+void bench_note(struct bench_run *run, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* bench-layout.c */
+int bench_layout_check(struct bench_run *run, uint64_t *ret_to_write);
+int bench_layout(struct bench_run *run);
+void bench_unlayout(struct bench_run *run);
+
+/* bench-run.c */
+int bench_run_phases(struct bench_run *run);
+
+/* bench-report.c */
+void bench_analyse(struct bench_run *run);
+void bench_report_text(const struct bench_run *run, FILE *out);
+void bench_report_json(const struct bench_run *run, FILE *out);
+void bench_report_csv(const struct bench_run *run, FILE *out);
+void bench_timeline_csv(const struct bench_run *run, FILE *out);
+
+/* bench-plot.c */
+void bench_plot_svg(const struct bench_run *run, FILE *out);
+
+/* Human sizes: "1.5 GiB" into @buf. */
+const char *bench_size(double bytes, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pagecliff bench: reproduce the page-cache cliff, one phase per read mode
+ * over the same files, sampled every interval, judged and charted.  This
+ * file parses the job (fio's option names where they overlap), sets up and
+ * always tears down what it needs (testbed, memory cgroup, data set), and
+ * writes the report.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "cgroup.h"
+#include "cmds.h"
+#include "testbed.h"
+#include "util.h"
+
+volatile sig_atomic_t bench_stop;
+static volatile sig_atomic_t stop_signal;
+
+static const char bench_usage[] =
+	"usage: pagecliff bench [options]\n"
+	"\n"
+	"Read the same files once per mode and show, per mode, throughput over time,\n"
+	"where it fell when the page cache filled, and what the kernel was doing.\n"
+	"Without --directory: as root a RAM testbed with a 1 GiB memory cap, else a\n"
+	"folder under $TMPDIR; 2 threads x 2 GiB, 10 s per mode, chart in\n"
+	"pagecliff-bench.svg.  Sizes in fio units (4k, 1m, 20g, KiB, GiB).\n"
+	"\n"
+	"  -d, --directory DIR[:DIR...]  one per device; files go in DIR/pagecliff-bench/\n"
+	"  -j, --numjobs N       threads per directory, each its own file (default 1)\n"
+	"  -s, --size SIZE       bytes per thread (default 1g)\n"
+	"  -b, --bs SIZE         bytes per read (default 1m)\n"
+	"      --ioengine E      sync, psync: direct mode keeps 1 read in flight;\n"
+	"                        io_uring: --iodepth reads in flight (default 1);\n"
+	"                        unset: the library's default (8); buffered modes\n"
+	"                        always use pread/preadv2\n"
+	"      --iodepth N       reads in flight for direct mode\n"
+	"      --runtime TIME    at most TIME per mode (30, 30s, 500ms, 2m)\n"
+	"      --time_based      loop over the files until --runtime ends\n"
+	"      --direct 0|1      without --mode: 0 = buffered, 1 = direct\n"
+	"  -m, --mode LIST       of buffered, direct, dontcache, dropbehind, auto\n"
+	"                        (default buffered,direct,auto), one phase each\n"
+	"      --api copy|zerocopy  pc_stream_read into bench's buffer (default)\n"
+	"                        or borrow the library's with pc_stream_next\n"
+	"      --mem-align N     buffer offset from a page, 0-4095 (default 0)\n"
+	"      --numa            pin each directory's threads to its device's node\n"
+	"      --mem-limit SIZE  run the workers in a memory cgroup of SIZE\n"
+	"      --testbed ram:SIZE  (root) XFS on a loop device over tmpfs\n"
+	"      --keep            keep the data set (else removed at the end)\n"
+	"      --interval TIME   sampling interval, 100ms or more (default 1s)\n"
+	"      --output-format F text (default), json or csv\n"
+	"  -o, --output FILE     report to FILE instead of standard output\n"
+	"      --timeline FILE   every interval as CSV\n"
+	"      --plot FILE       SVG chart\n"
+	"      --cleanup         only remove what killed runs left, and exit\n"
+	"  -q, --quiet           no live status line\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"Exit status: 0 done, 1 failed, 2 bad usage (nothing created),\n"
+	"130/143 interrupted (what was measured so far is reported).\n";
+
+enum {
+	OPT_IOENGINE = 256, OPT_IODEPTH, OPT_RUNTIME, OPT_TIME_BASED, OPT_DIRECT,
+	OPT_API, OPT_MEM_ALIGN, OPT_NUMA, OPT_MEM_LIMIT, OPT_TESTBED, OPT_KEEP,
+	OPT_INTERVAL, OPT_FORMAT, OPT_TIMELINE, OPT_PLOT, OPT_CLEANUP,
+};
+
+/* What the command line set, so the built-in job fills in only the rest. */
+struct given {
+	int numjobs, size, runtime, interval, plot, mem_limit, modes, time_based;
+	int cleanup;
+};
+
+static void on_signal(int sig)
+{
+	bench_stop = 1;
+	stop_signal = sig;
+}
+
+/* Parse a time: a number with s (default), ms, m or h. */
+static int parse_time(const char *str, double *ret)
+{
+	char *end;
+	double v;
+
+	if (!str || !*str || *str == '-')
+		return -EINVAL;
+	v = strtod(str, &end);
+	if (end == str || isnan(v) || isinf(v))
+		return -EINVAL;
+	if (!strcmp(end, "ms"))
+		v /= 1000;
+	else if (!strcmp(end, "m"))
+		v *= 60;
+	else if (!strcmp(end, "h"))
+		v *= 3600;
+	else if (*end && strcmp(end, "s"))
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+static void parse_modes(struct bench_job *job, const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+
+	if (!copy)
+		die("out of memory");
+	job->nmodes = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (job->nmodes == BENCH_MAX_MODES)
+			usage_error("too many modes in --mode '%s' (at most %d)", list, BENCH_MAX_MODES);
+		if (pc_strategy_parse(tok, &job->modes[job->nmodes++]))
+			usage_error("unknown mode '%s' in --mode (buffered, direct, dontcache, "
+				    "dropbehind, auto)", tok);
+	}
+	free(copy);
+	if (!job->nmodes)
+		usage_error("empty --mode");
+}
+
+static void parse_dirs(struct bench_job *job, const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+
+	if (!copy)
+		die("out of memory");
+	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		struct stat st;
+
+		if (job->ndirs == BENCH_MAX_DIRS)
+			usage_error("too many directories (at most %d)", BENCH_MAX_DIRS);
+		if (stat(tok, &st))
+			usage_error("cannot use directory '%s': %s", tok, strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			usage_error("cannot use directory '%s': not a directory", tok);
+		job->dirs[job->ndirs++] = strdup(tok);
+	}
+	if (!job->ndirs)
+		usage_error("empty --directory");
+}
+
+static uint64_t size_arg(const char *opt, const char *arg, uint64_t min, uint64_t max)
+{
+	uint64_t v;
+
+	if (parse_size(arg, &v) || v < min || v > max)
+		usage_error("bad %s '%s': a size from %llu bytes, in fio units (4k, 1m, 20g)",
+			    opt, arg, (unsigned long long)min);
+	return v;
+}
+
+static unsigned int count_arg(const char *opt, const char *arg, uint64_t max)
+{
+	uint64_t v;
+
+	if (parse_uint(arg, 1, max, &v))
+		usage_error("bad %s '%s': a whole number from 1 to %llu", opt, arg,
+			    (unsigned long long)max);
+	return (unsigned int)v;
+}
+
+static void parse_value_opt(struct bench_job *job, struct given *g, int c, const char *arg)
+{
+	uint64_t v;
+
+	switch (c) {
+	case OPT_IOENGINE:
+		if (!strcmp(arg, "sync"))
+			job->engine = BENCH_ENGINE_SYNC;
+		else if (!strcmp(arg, "psync") || !strcmp(arg, "pvsync2"))
+			job->engine = BENCH_ENGINE_PSYNC;
+		else if (!strcmp(arg, "io_uring"))
+			job->engine = BENCH_ENGINE_URING;
+		else
+			usage_error("unknown --ioengine '%s' (sync, psync, io_uring)", arg);
+		break;
+	case OPT_IODEPTH:
+		job->iodepth = count_arg("--iodepth", arg, 4096);
+		break;
+	case OPT_RUNTIME:
+		if (parse_time(arg, &job->runtime) || job->runtime <= 0)
+			usage_error("bad --runtime '%s': a positive time (30, 30s, 500ms, 2m)", arg);
+		g->runtime = 1;
+		break;
+	case OPT_INTERVAL:
+		if (parse_time(arg, &job->interval) || job->interval < 0.1 || job->interval > 3600)
+			usage_error("bad --interval '%s': from 100ms to 1h", arg);
+		g->interval = 1;
+		break;
+	case OPT_DIRECT:
+		if (strcmp(arg, "0") && strcmp(arg, "1"))
+			usage_error("bad --direct '%s': 0 or 1", arg);
+		job->direct = arg[0] - '0';
+		break;
+	case OPT_API:
+		if (!strcmp(arg, "copy"))
+			job->api = BENCH_COPY;
+		else if (!strcmp(arg, "zerocopy"))
+			job->api = BENCH_ZEROCOPY;
+		else
+			usage_error("unknown --api '%s' (copy, zerocopy)", arg);
+		break;
+	case OPT_MEM_ALIGN:
+		if (parse_uint(arg, 0, 4095, &v))
+			usage_error("bad --mem-align '%s': a byte offset from 0 to 4095", arg);
+		job->mem_align = v;
+		break;
+	case OPT_MEM_LIMIT:
+		job->mem_limit = size_arg("--mem-limit", arg, 16u << 20, UINT64_MAX / 2);
+		g->mem_limit = 1;
+		break;
+	case OPT_TESTBED:
+		if (strncmp(arg, "ram:", 4))
+			usage_error("bad --testbed '%s': ram:SIZE, e.g. ram:5g", arg);
+		job->testbed = size_arg("--testbed", arg + 4, 64u << 20, UINT64_MAX / 2);
+		break;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "text"))
+			job->format = BENCH_TEXT;
+		else if (!strcmp(arg, "json"))
+			job->format = BENCH_JSON;
+		else if (!strcmp(arg, "csv"))
+			job->format = BENCH_CSV;
+		else
+			usage_error("unknown --output-format '%s' (text, json, csv)", arg);
+		break;
+	}
+}
+
+static void parse_opts(int argc, char **argv, struct bench_job *job, struct given *g)
+{
+	static const struct option longopts[] = {
+		{ "directory", required_argument, NULL, 'd' },
+		{ "numjobs", required_argument, NULL, 'j' },
+		{ "size", required_argument, NULL, 's' },
+		{ "bs", required_argument, NULL, 'b' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "ioengine", required_argument, NULL, OPT_IOENGINE },
+		{ "iodepth", required_argument, NULL, OPT_IODEPTH },
+		{ "runtime", required_argument, NULL, OPT_RUNTIME },
+		{ "time_based", no_argument, NULL, OPT_TIME_BASED },
+		{ "time-based", no_argument, NULL, OPT_TIME_BASED },
+		{ "direct", required_argument, NULL, OPT_DIRECT },
+		{ "api", required_argument, NULL, OPT_API },
+		{ "mem-align", required_argument, NULL, OPT_MEM_ALIGN },
+		{ "numa", no_argument, NULL, OPT_NUMA },
+		{ "mem-limit", required_argument, NULL, OPT_MEM_LIMIT },
+		{ "testbed", required_argument, NULL, OPT_TESTBED },
+		{ "keep", no_argument, NULL, OPT_KEEP },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "output-format", required_argument, NULL, OPT_FORMAT },
+		{ "timeline", required_argument, NULL, OPT_TIMELINE },
+		{ "plot", required_argument, NULL, OPT_PLOT },
+		{ "cleanup", no_argument, NULL, OPT_CLEANUP },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "d:j:s:b:m:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': parse_dirs(job, optarg); break;
+		case 'j': job->numjobs = count_arg("--numjobs", optarg, 64); g->numjobs = 1; break;
+		case 's': job->size = size_arg("--size", optarg, 4096, UINT64_MAX / 2); g->size = 1; break;
+		case 'b': job->bs = size_arg("--bs", optarg, 512, 1u << 30); break;
+		case 'm': parse_modes(job, optarg); g->modes = 1; break;
+		case 'o': job->output = optarg; break;
+		case 'q': job->quiet = 1; break;
+		case 'h': fputs(bench_usage, stdout); exit(0);
+		case OPT_TIME_BASED: job->time_based = 1; g->time_based = 1; break;
+		case OPT_NUMA: job->numa = 1; break;
+		case OPT_KEEP: job->keep = 1; break;
+		case OPT_TIMELINE: job->timeline = optarg; break;
+		case OPT_PLOT: job->plot = optarg; g->plot = 1; break;
+		case OPT_CLEANUP: g->cleanup = 1; break;
+		case '?': usage_error("see 'pagecliff bench --help'");
+		default: parse_value_opt(job, g, c, optarg); break;
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'; directories go in --directory", argv[optind]);
+}
+
+/* Fill in what the command line left open; the built-in job when no
+ * directory was given. */
+static void apply_defaults(struct bench_run *run, const struct given *g)
+{
+	struct bench_job *job = &run->job;
+
+	job->builtin = !job->ndirs && !job->testbed;
+	if (!g->modes) {
+		if (job->direct == 1)
+			parse_modes(job, "direct");
+		else if (job->direct == 0)
+			parse_modes(job, "buffered");
+		else
+			parse_modes(job, "buffered,direct,auto");
+	} else if (job->direct == 1) {
+		for (unsigned int m = 0; m < job->nmodes; m++)
+			if (job->modes[m] != PC_DIRECT)
+				usage_error("--direct=1 conflicts with --mode %s",
+					    pc_strategy_name(job->modes[m]));
+	}
+	if (!job->bs)
+		job->bs = 1u << 20;
+	if (!g->interval)
+		job->interval = job->builtin ? 0.5 : 1;
+	if (job->builtin) {
+		if (!g->numjobs)
+			job->numjobs = 2;
+		if (!g->size)
+			job->size = 2ull << 30;
+		if (!g->runtime) {
+			job->runtime = 10;
+			job->time_based = 1;
+		}
+		if (!g->plot)
+			job->plot = "pagecliff-bench.svg";
+		if (!geteuid()) {
+			if (!g->mem_limit)
+				job->mem_limit = 1ull << 30;
+			job->testbed = (uint64_t)job->numjobs * job->size * 9 / 8 + (256u << 20);
+		}
+	}
+	if (!job->numjobs)
+		job->numjobs = 1;
+	if (!job->size)
+		job->size = 1ull << 30;
+	if (job->time_based && !(job->runtime > 0))
+		usage_error("--time_based needs --runtime");
+	if (job->bs > job->size)
+		usage_error("--bs %llu is larger than --size %llu",
+			    (unsigned long long)job->bs, (unsigned long long)job->size);
+}
+
+/* Root-only options, memory and testbed size: before anything is made. */
+static void check_job(struct bench_run *run)
+{
+	struct bench_job *job = &run->job;
+	uint64_t data = (uint64_t)job->numjobs * job->size;
+	struct sysinfo si;
+
+	if (job->testbed && job->ndirs)
+		usage_error("--testbed and --directory exclude each other: the testbed is the directory");
+	if (job->testbed && geteuid())
+		usage_error("--testbed needs root: it creates a loop device, a tmpfs and a "
+			    "file system mount; run as root or give --directory");
+	if (job->testbed && data + data / 16 + (128u << 20) > job->testbed)
+		usage_error("--testbed ram:%llu is too small for %u x %llu bytes of data "
+			    "(needs about %llu)", (unsigned long long)job->testbed, job->numjobs,
+			    (unsigned long long)job->size,
+			    (unsigned long long)(data + data / 16 + (128u << 20)));
+	if (job->testbed && !sysinfo(&si) &&
+	    job->testbed > (uint64_t)si.freeram * si.mem_unit / 10 * 8)
+		usage_error("--testbed ram:%llu needs more than 80%% of the free memory (%llu bytes)",
+			    (unsigned long long)job->testbed,
+			    (unsigned long long)si.freeram * si.mem_unit);
+	if (job->mem_align >= job->bs)
+		usage_error("--mem-align must be below --bs");
+	if (job->direct == 1 && job->mem_align)
+		warning("--mem-align %llu: direct mode reads into the library's aligned buffers",
+			(unsigned long long)job->mem_align);
+}
+
+static void print_stale(const char *what, const char *path, int result, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "removed what a killed run left: %s %s%s%s\n", what, path,
+		result ? ": " : "", result ? strerror(-result) : "");
+}
+
+static void print_stale_cgroup(const char *path, int result, void *arg)
+{
+	print_stale("cgroup", path, result, arg);
+}
+
+static void cleanup_stale(void)
+{
+	if (geteuid())
+		return;
+	state_cleanup_stale(print_stale, NULL);
+	cgroup_remove_stale(print_stale_cgroup, NULL);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* Where the built-in job runs without root, and what it cannot do there. */
+static void builtin_dir(struct bench_run *run)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	parse_dirs(&run->job, tmp);
+	bench_note(run, "not root: no RAM testbed (needs a loop device and mounts), running "
+		   "in %s; caches dropped with fadvise per file instead of drop_caches", tmp);
+}
+
+static int setup_testbed(struct bench_run *run, struct testbed *tb)
+{
+	const char *step;
+	char a[32];
+	int ret;
+
+	ret = testbed_create(tb, run->job.testbed, &step);
+	if (ret)
+		return error("cannot build the RAM testbed (%s): %s", step, strerror(-ret));
+	run->job.dirs[run->job.ndirs++] = strdup(tb->mnt);
+	snprintf(run->testbed_desc, sizeof(run->testbed_desc),
+		 "%s on %s over a %s file in a tmpfs, mounted at %s", tb->fstype, tb->loopdev,
+		 bench_size(tb->size, a, sizeof(a)), tb->mnt);
+	if (strcmp(tb->fstype, "xfs"))
+		bench_note(run, "mkfs.xfs not found: the testbed uses ext4");
+	fprintf(stderr, "testbed: %s\n", run->testbed_desc);
+	return 0;
+}
+
+/* Create the memory cgroup and move this process into it (after layout,
+ * so the data set's own pages are not charged to it). */
+static int setup_cgroup(struct bench_run *run, struct cgroup *cg)
+{
+	char a[32];
+	int ret;
+
+	ret = cgroup_create(cg, run->job.mem_limit, 0);
+	if (!ret) {
+		state_record("cgroup", cg->path);
+		ret = cgroup_attach(cg, getpid());
+		if (ret)
+			cgroup_remove(cg);
+	}
+	if (ret) {
+		cg->path[0] = '\0';
+		if (run->job.builtin) {
+			bench_note(run, "no memory cap: cannot create a memory cgroup (%s); the "
+				   "cliff comes only after all of free memory", strerror(-ret));
+			return 0;
+		}
+		return error("cannot create a memory cgroup of %s: %s",
+			     bench_size(run->job.mem_limit, a, sizeof(a)), strerror(-ret));
+	}
+	snprintf(run->cgroup_dir, sizeof(run->cgroup_dir), "%s", cg->path);
+	run->cgroup_version = cg->version;
+	fprintf(stderr, "memory cap: %s (cgroup v%d %s)\n",
+		bench_size(run->job.mem_limit, a, sizeof(a)), cg->version, cg->path);
+	return 0;
+}
+
+static int write_file_with(const char *path, const char *what,
+			   const struct bench_run *run,
+			   void (*fn)(const struct bench_run *, FILE *))
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return error("cannot write %s '%s': %s", what, path, strerror(errno));
+	fn(run, f);
+	if (fclose(f))
+		return error("cannot write %s '%s': %s", what, path, strerror(errno));
+	return 0;
+}
+
+static int report(struct bench_run *run)
+{
+	FILE *out = stdout;
+	int ret = 0;
+
+	bench_analyse(run);
+	if (run->job.output && !(out = fopen(run->job.output, "w")))
+		return error("cannot write report '%s': %s", run->job.output, strerror(errno));
+	if (run->job.format == BENCH_JSON)
+		bench_report_json(run, out);
+	else if (run->job.format == BENCH_CSV)
+		bench_report_csv(run, out);
+	else
+		bench_report_text(run, out);
+	if (out != stdout && fclose(out))
+		ret = error("cannot write report '%s': %s", run->job.output, strerror(errno));
+	fflush(stdout);
+	if (run->job.timeline && run->nrows)
+		ret |= write_file_with(run->job.timeline, "timeline", run, bench_timeline_csv);
+	if (run->job.plot && run->nrows) {
+		ret |= write_file_with(run->job.plot, "plot", run, bench_plot_svg);
+		if (!ret)
+			fprintf(stderr, "chart: %s\n", run->job.plot);
+	}
+	return ret;
+}
+
+/* Set up, run, and tear down; teardown runs on every path. */
+static int run_job(struct bench_run *run)
+{
+	struct testbed tb = { .loop_fd = -1 };
+	struct cgroup cg = { 0 };
+	uint64_t to_write;
+	int ret = 0, laid = 0;
+
+	if (!geteuid())
+		state_open();
+	if (run->job.testbed && (ret = setup_testbed(run, &tb)))
+		goto out;
+	if (bench_layout_check(run, &to_write)) {
+		ret = -EXIT_USAGE;
+		goto out;
+	}
+	laid = 1;
+	if (bench_stop || (ret = bench_layout(run)))
+		goto out;
+	if (run->job.mem_limit && (ret = setup_cgroup(run, &cg)))
+		goto out;
+	if (!bench_stop)
+		ret = bench_run_phases(run);
+out:
+	if (cg.path[0]) {
+		int err = cgroup_remove(&cg);
+
+		if (err)
+			error("cannot remove memory cgroup '%s': %s", cg.path, strerror(-err));
+	}
+	if (laid && !run->job.keep)
+		bench_unlayout(run);
+	if (run->job.testbed) {
+		int err = testbed_destroy(&tb);
+
+		if (err)
+			error("cannot tear down the testbed at '%s': %s", tb.base, strerror(-err));
+	}
+	state_close();
+	return ret;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct bench_run *run = calloc(1, sizeof(*run));
+	struct given g = { 0 };
+	int ret;
+
+	if (!run)
+		die("out of memory");
+	run->job.direct = -1;
+	parse_opts(argc, argv, &run->job, &g);
+	install_signals();
+	if (g.cleanup) {
+		if (geteuid())
+			usage_error("--cleanup needs root: what it removes was made by root");
+		cleanup_stale();
+		return 0;
+	}
+	apply_defaults(run, &g);
+	check_job(run);
+	cleanup_stale();
+	if (run->job.builtin && !run->job.testbed)
+		builtin_dir(run);
+	if (run->job.keep && run->job.testbed)
+		bench_note(run, "--keep has no effect on the testbed: it is torn down");
+	run->started = (double)time(NULL);
+	ret = run_job(run);
+	if (ret == -EXIT_USAGE)
+		return EXIT_USAGE;
+	if (run->nrows || run->interrupted)
+		ret |= report(run);
+	if (stop_signal) {
+		fprintf(stderr, "%s: interrupted by signal %d; cleaned up\n", progname,
+			(int)stop_signal);
+		return 128 + stop_signal;
+	}
+	return ret ? 1 : 0;
+}

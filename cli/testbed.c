@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The RAM testbed and the state file of what a run has set up (see
+ * testbed.h).  Each step is written to the state file before it is taken,
+ * so a run killed at any point leaves a record the next run can undo.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/loop.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "testbed.h"
+
+static int state_fd = -1;
+static char state_path[PATH_MAX];
+
+int state_open(void)
+{
+	if (mkdir(STATE_DIR, 0755) && errno != EEXIST)
+		return -errno;
+	snprintf(state_path, sizeof(state_path), STATE_DIR "/bench-%ld.state",
+		 (long)getpid());
+	state_fd = open(state_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	return state_fd < 0 ? -errno : 0;
+}
+
+int state_record(const char *what, const char *path)
+{
+	char line[PATH_MAX + 32];
+	int n;
+
+	if (state_fd < 0)
+		return 0;
+	n = snprintf(line, sizeof(line), "%s %s\n", what, path);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return -ENAMETOOLONG;
+	if (write(state_fd, line, n) != n)
+		return -EIO;
+	return 0;
+}
+
+void state_close(void)
+{
+	if (state_fd < 0)
+		return;
+	close(state_fd);
+	unlink(state_path);
+	state_fd = -1;
+}
+
+/* umount @path, detaching it lazily when it stays busy. */
+static int umount_retry(const char *path)
+{
+	struct timespec pause = { 0, 100 * 1000 * 1000 };
+
+	for (int i = 0; i < 10; i++) {
+		if (!umount2(path, 0))
+			return 0;
+		if (errno == EINVAL || errno == ENOENT)
+			return 0;	/* not (or no longer) a mount point */
+		if (errno != EBUSY)
+			return -errno;
+		nanosleep(&pause, NULL);
+	}
+	return umount2(path, MNT_DETACH) ? -errno : 0;
+}
+
+/* Detach loop device @dev when it is still bound to the file @backing. */
+static int loop_detach(const char *dev, const char *backing)
+{
+	char sys[PATH_MAX], bound[PATH_MAX] = "";
+	const char *name = strrchr(dev, '/');
+	int fd, ret = 0;
+	ssize_t n;
+
+	snprintf(sys, sizeof(sys), "/sys/block/%s/loop/backing_file",
+		 name ? name + 1 : dev);
+	fd = open(sys, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;		/* not bound any more (AUTOCLEAR did it) */
+	n = read(fd, bound, sizeof(bound) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	bound[n] = '\0';
+	bound[strcspn(bound, "\n")] = '\0';
+	if (backing && strncmp(bound, backing, strlen(backing)))
+		return 0;		/* someone else's now: leave it */
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, LOOP_CLR_FD, 0) && errno != ENXIO)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Undo one recorded step. */
+static int undo(const char *what, const char *path, const char *backing)
+{
+	if (!strcmp(what, "mount") || !strcmp(what, "tmpfs"))
+		return umount_retry(path);
+	if (!strcmp(what, "loop"))
+		return loop_detach(path, backing);
+	if (!strcmp(what, "cgroup"))
+		return cgroup_remove_path(path, 0);
+	if (!strcmp(what, "dir"))
+		return rmdir(path) && errno != ENOENT ? -errno : 0;
+	return 0;
+}
+
+/* Undo the records of one state file, last first; returns how many. */
+static int undo_file(const char *file, state_undo_fn fn, void *arg)
+{
+	char lines[64][PATH_MAX + 32], backing[PATH_MAX] = "";
+	int n = 0, done = 0;
+	FILE *f;
+
+	f = fopen(file, "re");
+	if (!f)
+		return -errno;
+	while (n < 64 && fgets(lines[n], sizeof(lines[n]), f)) {
+		lines[n][strcspn(lines[n], "\n")] = '\0';
+		if (!strncmp(lines[n], "backing ", 8))
+			snprintf(backing, sizeof(backing), "%s", lines[n] + 8);
+		n++;
+	}
+	fclose(f);
+	for (int i = n - 1; i >= 0; i--) {
+		char *sp = strchr(lines[i], ' ');
+		int ret;
+
+		if (!sp || !strcmp(lines[i], "backing"))
+			continue;
+		*sp = '\0';
+		if (!strcmp(lines[i], "backing"))
+			continue;
+		ret = undo(lines[i], sp + 1, backing[0] ? backing : NULL);
+		if (fn)
+			fn(lines[i], sp + 1, ret, arg);
+		done++;
+	}
+	unlink(file);
+	return done;
+}
+
+int state_cleanup_stale(state_undo_fn fn, void *arg)
+{
+	char file[PATH_MAX + 300];
+	struct dirent *de;
+	int total = 0;
+	DIR *d;
+
+	d = opendir(STATE_DIR);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		long pid;
+		char *end;
+
+		if (strncmp(de->d_name, "bench-", 6) || !isdigit((unsigned char)de->d_name[6]))
+			continue;
+		pid = strtol(de->d_name + 6, &end, 10);
+		if (strcmp(end, ".state") || !(kill((pid_t)pid, 0) && errno == ESRCH))
+			continue;
+		snprintf(file, sizeof(file), STATE_DIR "/%s", de->d_name);
+		int ret = undo_file(file, fn, arg);
+		if (ret > 0)
+			total += ret;
+	}
+	closedir(d);
+	return total;
+}
+
+/* Run @argv with output discarded; 0 when it exits 0. */
+static int run_quiet(char *const argv[])
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return -ENOENT;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+}
+
+/* Whether program @name is on PATH (or in /sbin, /usr/sbin). */
+static int have_program(const char *name)
+{
+	static const char *dirs[] = { "/usr/sbin", "/sbin", "/usr/bin", "/bin" };
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dirs[i], name);
+		if (!access(path, X_OK))
+			return 1;
+	}
+	return 0;
+}
+
+static int make_dirs(struct testbed *tb)
+{
+	snprintf(tb->base, sizeof(tb->base), STATE_DIR "/testbed-%ld", (long)getpid());
+	snprintf(tb->ram, sizeof(tb->ram), "%s/ram", tb->base);
+	snprintf(tb->mnt, sizeof(tb->mnt), "%s/mnt", tb->base);
+	snprintf(tb->backing, sizeof(tb->backing), "%s/ram/disk.img", tb->base);
+	if (state_record("dir", tb->base) || mkdir(tb->base, 0700))
+		return -errno;
+	if (state_record("dir", tb->ram) || mkdir(tb->ram, 0700))
+		return -errno;
+	if (state_record("dir", tb->mnt) || mkdir(tb->mnt, 0755))
+		return -errno;
+	return 0;
+}
+
+/* A tmpfs just big enough for the backing file, and the file in it. */
+static int make_backing(struct testbed *tb)
+{
+	char opts[64];
+	int fd, ret = 0;
+
+	snprintf(opts, sizeof(opts), "size=%llu,mode=0700",
+		 (unsigned long long)(tb->size + (16u << 20)));
+	state_record("tmpfs", tb->ram);
+	if (mount("pagecliff-testbed", tb->ram, "tmpfs", MS_NOSUID | MS_NODEV, opts))
+		return -errno;
+	tb->ram_mounted = 1;
+	state_record("backing", tb->backing);
+	fd = open(tb->backing, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)tb->size))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Bind a free loop device to the backing file (AUTOCLEAR). */
+static int make_loop(struct testbed *tb)
+{
+	struct loop_config cfg;
+	int ctl, file, ret = -EBUSY;
+
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	if (ctl < 0)
+		return -errno;
+	file = open(tb->backing, O_RDWR | O_CLOEXEC);
+	if (file < 0) {
+		ret = -errno;
+		goto out_ctl;
+	}
+	for (int tries = 0; tries < 8 && ret == -EBUSY; tries++) {
+		int nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+
+		if (nr < 0) {
+			ret = -errno;
+			break;
+		}
+		snprintf(tb->loopdev, sizeof(tb->loopdev), "/dev/loop%d", nr);
+		tb->loop_fd = open(tb->loopdev, O_RDWR | O_CLOEXEC);
+		if (tb->loop_fd < 0) {
+			ret = -errno;
+			break;
+		}
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.fd = file;
+		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+		snprintf((char *)cfg.info.lo_file_name, LO_NAME_SIZE, "%s", tb->backing);
+		state_record("loop", tb->loopdev);
+		ret = ioctl(tb->loop_fd, LOOP_CONFIGURE, &cfg) ? -errno : 0;
+		if (ret) {
+			close(tb->loop_fd);
+			tb->loop_fd = -1;
+		}
+	}
+	close(file);
+out_ctl:
+	close(ctl);
+	return ret;
+}
+
+static int make_fs(struct testbed *tb)
+{
+	char *xfs[] = { "mkfs.xfs", "-q", "-f", tb->loopdev, NULL };
+	char *ext4[] = { "mkfs.ext4", "-q", "-F", "-E", "nodiscard", tb->loopdev, NULL };
+	int ret;
+
+	if (have_program("mkfs.xfs")) {
+		snprintf(tb->fstype, sizeof(tb->fstype), "xfs");
+		ret = run_quiet(xfs);
+	} else {
+		snprintf(tb->fstype, sizeof(tb->fstype), "ext4");
+		ret = run_quiet(ext4);
+	}
+	if (ret)
+		return ret;
+	state_record("mount", tb->mnt);
+	if (mount(tb->loopdev, tb->mnt, tb->fstype, MS_NOATIME, NULL))
+		return -errno;
+	tb->fs_mounted = 1;
+	return 0;
+}
+
+int testbed_create(struct testbed *tb, uint64_t size, const char **ret_step)
+{
+	int ret;
+
+	memset(tb, 0, sizeof(*tb));
+	tb->loop_fd = -1;
+	tb->size = size;
+	*ret_step = "directories";
+	ret = make_dirs(tb);
+	if (!ret) {
+		*ret_step = "tmpfs";
+		ret = make_backing(tb);
+	}
+	if (!ret) {
+		*ret_step = "loop device";
+		ret = make_loop(tb);
+	}
+	if (!ret) {
+		*ret_step = "file system";
+		ret = make_fs(tb);
+	}
+	if (ret)
+		testbed_destroy(tb);
+	return ret;
+}
+
+int testbed_destroy(struct testbed *tb)
+{
+	int ret = 0, err;
+
+	if (tb->fs_mounted && (err = umount_retry(tb->mnt)) && !ret)
+		ret = err;
+	tb->fs_mounted = 0;
+	if (tb->loop_fd >= 0) {
+		/* AUTOCLEAR detaches at this close once the fs is unmounted;
+		 * clear explicitly too in case the fs was never mounted. */
+		ioctl(tb->loop_fd, LOOP_CLR_FD, 0);
+		close(tb->loop_fd);
+		tb->loop_fd = -1;
+	}
+	if (tb->ram_mounted && (err = umount_retry(tb->ram)) && !ret)
+		ret = err;
+	tb->ram_mounted = 0;
+	if (tb->base[0]) {
+		rmdir(tb->mnt);
+		rmdir(tb->ram);
+		rmdir(tb->base);
+	}
+	return ret;
+}
