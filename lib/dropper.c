@@ -97,9 +97,18 @@ static void snap(struct pc_dropper *d, int fd, uint64_t index)
 		memset(d->win[slot].vec, 1, d->batch / PC_PAGE_SIZE);
 }
 
+/*
+ * Snapshots run this many batches ahead of the reader, so that readahead has
+ * not brought a batch in before its snapshot (those pages would look as if
+ * they were cached before).  Measured here: read_ahead_kb 8192, doubled by
+ * POSIX_FADV_SEQUENTIAL (cat does that), and async readahead one window
+ * further: pages up to 32 MiB ahead of the reader.
+ */
+#define SNAP_AHEAD 6
+
 void pc_dropper_before(struct pc_dropper *d, int fd, uint64_t off, uint64_t len)
 {
-	uint64_t first = off / d->batch, want = (off + len) / d->batch + 2;
+	uint64_t first = off / d->batch, want = (off + len) / d->batch + SNAP_AHEAD;
 
 	if (!d->warm)
 		return;

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#define PC_DROPPER_NWIN 8
+#define PC_DROPPER_NWIN 12
 
 struct pc_dropper {
 	uint64_t batch;			/* bytes per fadvise; a multiple of the page */

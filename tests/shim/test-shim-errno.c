@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+/*
+ * errno and return values are the program's own, with and without the shim:
+ * the same checks run first plainly, then with the shim preloaded.  Failing
+ * calls give the same errno (EBADF, EFAULT, ESPIPE, EOPNOTSUPP), and
+ * successful calls on a tracked file (which make the shim snapshot, drop and
+ * fadvise) leave errno as it was.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "shimtest.h"
+
+#define SIZE (24ull << 20)
+
+static void failing_calls(const char *path)
+{
+	char buf[16];
+	int p[2], fd = open(path, O_RDONLY);
+	struct iovec iov = { buf, sizeof(buf) };
+	char *volatile bad = NULL;	/* hide it from -Wnonnull */
+
+	errno = 0;
+	ST_CHECK(read(-1, buf, 1) == -1 && errno == EBADF, "read(-1): errno %d", errno);
+	errno = 0;
+	ST_CHECK(read(12345, buf, 1) == -1 && errno == EBADF, "read(12345): errno %d", errno);
+	errno = 0;
+	ST_CHECK(pread(fd, bad, 4096, 0) == -1 && errno == EFAULT, "pread(NULL): errno %d", errno);
+	errno = 0;
+	ST_CHECK(preadv2(fd, &iov, 1, 0, 0x10000000) == -1 && errno == EOPNOTSUPP,
+		 "preadv2(bad flag): errno %d", errno);
+	ST_CHECK(pipe(p) == 0, "pipe: %s", strerror(errno));
+	errno = 0;
+	ST_CHECK(lseek(p[0], 0, SEEK_SET) == -1 && errno == ESPIPE, "lseek(pipe): errno %d", errno);
+	errno = 0;
+	ST_CHECK(close(p[0]) == 0 && close(p[1]) == 0 && close(p[1]) == -1 && errno == EBADF,
+		 "double close: errno %d", errno);
+	close(fd);
+}
+
+/* Stream the file in 1 MiB reads with errno set to EDOM before each call. */
+static void successful_calls(const char *path)
+{
+	char *buf = malloc(1 << 20);
+	uint64_t off = 0;
+	ssize_t n;
+	int fd;
+
+	errno = EDOM;
+	fd = open(path, O_RDONLY);
+	ST_CHECK(fd >= 0 && errno == EDOM, "open changed errno to %d", errno);
+	for (;;) {
+		errno = EDOM;
+		n = read(fd, buf, 1 << 20);
+		ST_CHECK(errno == EDOM, "read at %llu changed errno to %d",
+			 (unsigned long long)off, errno);
+		if (n <= 0)
+			break;
+		ST_CHECK(st_check(buf, off, n, 5), "wrong bytes at %llu", (unsigned long long)off);
+		off += n;
+	}
+	ST_CHECK(n == 0 && off == SIZE, "read %llu bytes", (unsigned long long)off);
+	errno = EDOM;
+	ST_CHECK(pread(fd, buf, 4096, 4096) == 4096 && errno == EDOM, "pread: errno %d", errno);
+	errno = EDOM;
+	ST_CHECK(dup2(fd, 200) == 200 && errno == EDOM, "dup2: errno %d", errno);
+	errno = EDOM;
+	ST_CHECK(close(200) == 0 && close(fd) == 0 && errno == EDOM, "close: errno %d", errno);
+	free(buf);
+}
+
+int main(int argc, char **argv)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/f", st_tmpdir());
+	st_make_file(path, SIZE, 5);
+	failing_calls(path);
+	successful_calls(path);
+	if (!st_shimmed())
+		st_reexec_with_shim(argv);
+	ST_CHECK(st_cached(path) <= (8ull << 20), "the shim did not act: %llu bytes cached",
+		 (unsigned long long)st_cached(path));
+	printf("PASS: same errno and results with and without the shim\n");
+	return 0;
+}
