@@ -99,36 +99,97 @@ static void parse_args(int argc, char **argv, struct watch_args *a)
 		a->mode = isatty(STDOUT_FILENO) ? WATCH_VIEW : WATCH_TEXT;
 }
 
-/* Bytes as MiB for text, "?" when unknown. */
-static void mib(FILE *out, uint64_t bytes)
-{
-	if (sample_known(bytes))
-		fprintf(out, "%.0fM", (double)bytes / 1048576.0);
-	else
-		fputs("?", out);
-}
+/* What a figure counts: how it is printed. */
+enum fig_kind {
+	FIG_BYTES,
+	FIG_RATE,
+	FIG_PCT,
+};
 
-/* A rate for text, "?" when unknown. */
-static void rate(FILE *out, double v)
-{
-	if (isnan(v))
-		fputs("?", out);
-	else
-		fprintf(out, "%.0f", v);
-}
+/* One figure of an interval, named for JSON (key) and for people (label). */
+struct figure {
+	const char *key;
+	const char *label;
+	enum fig_kind kind;
+	double v;			/* NAN when unknown */
+};
 
-/* A figure with @dec decimals for text, "?" when unknown. */
-static void fnum(FILE *out, double v, int dec)
+#define MAX_FIGURES 32
+
+static double known(uint64_t v)
 {
-	if (isnan(v))
-		fputs("?", out);
-	else
-		fprintf(out, "%.*f", dec, v);
+	return sample_known(v) ? (double)v : NAN;
 }
 
 static double pct_of(double secs_used, double secs)
 {
 	return isnan(secs_used) || secs <= 0 ? NAN : 100.0 * secs_used / secs;
+}
+
+/* The system-wide figures of the interval @d ending with sample @b. */
+static size_t collect(const struct sample *b, const struct sample_delta *d,
+		      struct figure *f)
+{
+	const struct figure all[] = {
+		{ "cache_bytes", "cache", FIG_BYTES, known(b->mem.cached) },
+		{ "active_file_bytes", "active", FIG_BYTES, known(b->mem.active_file) },
+		{ "inactive_file_bytes", "inactive", FIG_BYTES, known(b->mem.inactive_file) },
+		{ "dirty_bytes", "dirty", FIG_BYTES, known(b->mem.dirty) },
+		{ "writeback_bytes", "writeback", FIG_BYTES, known(b->mem.writeback) },
+		{ "pgscan_direct_s", "scan.direct/s", FIG_RATE, d->pgscan_direct },
+		{ "pgsteal_direct_s", "steal.direct/s", FIG_RATE, d->pgsteal_direct },
+		{ "pgscan_kswapd_s", "scan.kswapd/s", FIG_RATE, d->pgscan_kswapd },
+		{ "pgsteal_kswapd_s", "steal.kswapd/s", FIG_RATE, d->pgsteal_kswapd },
+		{ "pgscan_file_s", "scan.file/s", FIG_RATE, d->pgscan_file },
+		{ "pgsteal_file_s", "steal.file/s", FIG_RATE, d->pgsteal_file },
+		{ "allocstall_s", "stalls/s", FIG_RATE, d->allocstall },
+		{ "psi_some_avg10", "psi.some%", FIG_PCT, b->psi.some_avg10 },
+		{ "psi_full_avg10", "psi.full%", FIG_PCT, b->psi.full_avg10 },
+		{ "psi_some_us_s", "psi.some.us/s", FIG_RATE, d->psi_some_us },
+		{ "psi_full_us_s", "psi.full.us/s", FIG_RATE, d->psi_full_us },
+		{ "kswapd_cpu_pct", "kswapd%", FIG_PCT, pct_of(d->kswapd_cpu_s, d->secs) },
+		{ "cpu_usr_pct", "usr%", FIG_PCT, d->usr_pct },
+		{ "cpu_sys_pct", "sys%", FIG_PCT, d->sys_pct },
+		{ "cpu_iowait_pct", "iowait%", FIG_PCT, d->iowait_pct },
+		{ "cpu_steal_pct", "steal%", FIG_PCT, d->steal_pct },
+		{ "cpu_idle_pct", "idle%", FIG_PCT, d->idle_pct },
+	};
+
+	memcpy(f, all, sizeof(all));
+	return sizeof(all) / sizeof(all[0]);
+}
+
+/* The memory cgroup's figures; none when it was not read. */
+static size_t collect_cgroup(const struct sample *b, const struct sample_delta *d,
+			     struct figure *f)
+{
+	const struct figure all[] = {
+		{ "file_bytes", "cg.cache", FIG_BYTES, known(b->cg.file) },
+		{ "usage_bytes", "cg.usage", FIG_BYTES, known(b->cg.usage) },
+		{ "limit_bytes", "cg.limit", FIG_BYTES, known(b->cg.limit) },
+		{ "pgscan_s", "cg.scan/s", FIG_RATE, d->cg_pgscan },
+		{ "pgsteal_s", "cg.steal/s", FIG_RATE, d->cg_pgsteal },
+		{ "pgscan_direct_s", "cg.scan.direct/s", FIG_RATE, d->cg_pgscan_direct },
+		{ "pgscan_kswapd_s", "cg.scan.kswapd/s", FIG_RATE, d->cg_pgscan_kswapd },
+	};
+
+	if (!b->cg_ok)
+		return 0;
+	memcpy(f, all, sizeof(all));
+	return sizeof(all) / sizeof(all[0]);
+}
+
+/* A figure's value: "?" or null when unknown, MiB for people, bytes in JSON. */
+static void put_value(FILE *out, const struct figure *f, int json)
+{
+	if (isnan(f->v))
+		fputs(json ? "null" : "?", out);
+	else if (f->kind == FIG_BYTES)
+		fprintf(out, json ? "%.0f" : "%.0fM", json ? f->v : f->v / 1048576.0);
+	else if (f->kind == FIG_RATE)
+		fprintf(out, json ? "%.2f" : "%.0f", f->v);
+	else
+		fprintf(out, json ? "%.2f" : "%.1f", f->v);
 }
 
 /* Read and write MB/s of @disk between two samples; 0 when it is new. */
@@ -149,226 +210,121 @@ static int disk_active(double r, double w)
 	return (!isnan(r) && r > 0) || (!isnan(w) && w > 0);
 }
 
-static void print_text_line(FILE *out, const struct sample *a, const struct sample *b,
-			    const struct sample_delta *d)
+/* One interval as the figures, the cgroup's and the active disks. */
+struct interval {
+	struct figure fig[MAX_FIGURES], cg[MAX_FIGURES];
+	size_t nfig, ncg;
+	const struct sample *a, *b;
+	struct sample_delta d;
+};
+
+static void print_text_line(FILE *out, const struct interval *iv)
 {
-	fprintf(out, "cache ");
-	mib(out, b->mem.cached);
-	fputs(" act ", out);
-	mib(out, b->mem.active_file);
-	fputs(" inact ", out);
-	mib(out, b->mem.inactive_file);
-	fputs(" dirty ", out);
-	mib(out, b->mem.dirty);
-	fputs(" wb ", out);
-	mib(out, b->mem.writeback);
-	fputs(" | scan/s direct ", out);
-	rate(out, d->pgscan_direct);
-	fputs(" kswapd ", out);
-	rate(out, d->pgscan_kswapd);
-	fputs(" file ", out);
-	rate(out, d->pgscan_file);
-	fputs(" steal/s file ", out);
-	rate(out, d->pgsteal_file);
-	fputs(" stall/s ", out);
-	rate(out, d->allocstall);
-	fputs(" | psi some ", out);
-	fnum(out, b->psi.some_avg10, 2);
-	fputs(" full ", out);
-	fnum(out, b->psi.full_avg10, 2);
-	fputs(" | kswapd% ", out);
-	fnum(out, pct_of(d->kswapd_cpu_s, d->secs), 1);
-	fputs(" | cpu% usr ", out);
-	fnum(out, d->usr_pct, 0);
-	fputs(" sys ", out);
-	fnum(out, d->sys_pct, 0);
-	fputs(" io ", out);
-	fnum(out, d->iowait_pct, 0);
-	fputs(" st ", out);
-	fnum(out, d->steal_pct, 0);
-	if (b->cg_ok) {
-		fputs(" | cg cache ", out);
-		mib(out, b->cg.file);
-		fputs(" scan/s ", out);
-		rate(out, d->cg_pgscan);
+	const struct sample_disks *disks = &iv->b->disks;
+
+	for (size_t i = 0; i < iv->nfig + iv->ncg; i++) {
+		const struct figure *f = i < iv->nfig ? &iv->fig[i] : &iv->cg[i - iv->nfig];
+
+		fprintf(out, "%s%s ", i ? " " : "", f->label);
+		put_value(out, f, 0);
 	}
-	for (size_t i = 0; i < b->disks.count; i++) {
+	for (size_t i = 0; i < disks->count; i++) {
 		double r, w;
 
-		disk_rates(a, &b->disks.disk[i], d->secs, &r, &w);
+		disk_rates(iv->a, &disks->disk[i], iv->d.secs, &r, &w);
 		if (disk_active(r, w))
-			fprintf(out, " | %s r %.1f w %.1f MB/s", b->disks.disk[i].name, r, w);
+			fprintf(out, " %s.MB/s r %.1f w %.1f", disks->disk[i].name, r, w);
 	}
 	fputc('\n', out);
 }
 
-static void json_u64(FILE *out, const char *key, uint64_t v)
+static void print_json_figures(FILE *out, const struct figure *f, size_t n)
 {
-	fprintf(out, "\"%s\": ", key);
-	if (sample_known(v))
-		fprintf(out, "%llu", (unsigned long long)v);
-	else
-		fputs("null", out);
-}
-
-static void json_num(FILE *out, const char *key, double v, int decimals)
-{
-	fprintf(out, "\"%s\": ", key);
-	json_number(out, v, decimals);
-}
-
-static void print_json_cgroup(FILE *out, const struct watch_args *w,
-			      const struct sample *b, const struct sample_delta *d)
-{
-	if (!b->cg_ok) {
-		fputs("\"cgroup\": null", out);
-		return;
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "%s\"%s\": ", i ? ", " : "", f[i].key);
+		put_value(out, &f[i], 1);
 	}
-	fprintf(out, "\"cgroup\": {\"version\": %d, \"dir\": ", b->cg.version);
-	json_string(out, w->cgroup);
-	fputs(", ", out);
-	json_u64(out, "file_bytes", b->cg.file);
-	fputs(", ", out);
-	json_u64(out, "usage_bytes", b->cg.usage);
-	fputs(", ", out);
-	json_u64(out, "limit_bytes", b->cg.limit);
-	fputs(", ", out);
-	json_num(out, "pgscan_s", d->cg_pgscan, 1);
-	fputs(", ", out);
-	json_num(out, "pgsteal_s", d->cg_pgsteal, 1);
-	fputs(", ", out);
-	json_num(out, "pgscan_direct_s", d->cg_pgscan_direct, 1);
-	fputs(", ", out);
-	json_num(out, "pgscan_kswapd_s", d->cg_pgscan_kswapd, 1);
-	fputs("}", out);
 }
 
-static void print_json_disks(FILE *out, const struct sample *a, const struct sample *b,
-			     double secs)
+static void print_json_disks(FILE *out, const struct interval *iv)
 {
+	const struct sample_disks *disks = &iv->b->disks;
 	int first = 1;
 
 	fputs("\"disks\": {", out);
-	for (size_t i = 0; i < b->disks.count; i++) {
+	for (size_t i = 0; i < disks->count; i++) {
 		double r, w;
 
-		disk_rates(a, &b->disks.disk[i], secs, &r, &w);
+		disk_rates(iv->a, &disks->disk[i], iv->d.secs, &r, &w);
 		if (!disk_active(r, w))
 			continue;
 		fputs(first ? "" : ", ", out);
 		first = 0;
-		json_string(out, b->disks.disk[i].name);
-		fputs(": {", out);
-		json_num(out, "read_mb_s", r, 3);
-		fputs(", ", out);
-		json_num(out, "write_mb_s", w, 3);
+		json_string(out, disks->disk[i].name);
+		fputs(": {\"read_mb_s\": ", out);
+		json_number(out, r, 3);
+		fputs(", \"write_mb_s\": ", out);
+		json_number(out, w, 3);
 		fputs("}", out);
 	}
 	fputs("}", out);
 }
 
 static void print_json_line(FILE *out, const struct watch_args *w, double t,
-			    const struct sample *a, const struct sample *b,
-			    const struct sample_delta *d)
+			    const struct interval *iv)
 {
-	const struct { const char *key; double v; } rates[] = {
-		{ "pgscan_direct_s", d->pgscan_direct }, { "pgsteal_direct_s", d->pgsteal_direct },
-		{ "pgscan_kswapd_s", d->pgscan_kswapd }, { "pgsteal_kswapd_s", d->pgsteal_kswapd },
-		{ "pgscan_file_s", d->pgscan_file }, { "pgsteal_file_s", d->pgsteal_file },
-		{ "allocstall_s", d->allocstall }, { "psi_some_us_s", d->psi_some_us },
-		{ "psi_full_us_s", d->psi_full_us },
-		{ "psi_some_avg10", b->psi.some_avg10 }, { "psi_full_avg10", b->psi.full_avg10 },
-		{ "kswapd_cpu_pct", pct_of(d->kswapd_cpu_s, d->secs) },
-		{ "cpu_usr_pct", d->usr_pct }, { "cpu_sys_pct", d->sys_pct },
-		{ "cpu_iowait_pct", d->iowait_pct }, { "cpu_steal_pct", d->steal_pct },
-		{ "cpu_idle_pct", d->idle_pct },
-	};
-
-	fprintf(out, "{\"t\": %.3f, \"interval_s\": %.3f, ", t, d->secs);
-	json_u64(out, "cache_bytes", b->mem.cached);
-	fputs(", ", out);
-	json_u64(out, "active_file_bytes", b->mem.active_file);
-	fputs(", ", out);
-	json_u64(out, "inactive_file_bytes", b->mem.inactive_file);
-	fputs(", ", out);
-	json_u64(out, "dirty_bytes", b->mem.dirty);
-	fputs(", ", out);
-	json_u64(out, "writeback_bytes", b->mem.writeback);
-	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+	fprintf(out, "{\"t\": %.3f, \"interval_s\": %.3f, ", t, iv->d.secs);
+	print_json_figures(out, iv->fig, iv->nfig);
+	if (iv->ncg) {
+		fprintf(out, ", \"cgroup\": {\"version\": %d, \"dir\": ", iv->b->cg.version);
+		json_string(out, w->cgroup);
 		fputs(", ", out);
-		json_num(out, rates[i].key, rates[i].v, 2);
+		print_json_figures(out, iv->cg, iv->ncg);
+		fputs("}, ", out);
+	} else {
+		fputs(", \"cgroup\": null, ", out);
 	}
-	fputs(", ", out);
-	print_json_cgroup(out, w, b, d);
-	fputs(", ", out);
-	print_json_disks(out, a, b, d->secs);
+	print_json_disks(out, iv);
 	fputs("}\n", out);
 }
 
-/* The refreshing terminal view: clear the screen, draw one block. */
-static void print_view(FILE *out, const struct watch_args *w, const struct sample *a,
-		       const struct sample *b, const struct sample_delta *d)
+/* Figures in rows of three "label value" columns. */
+static void print_columns(FILE *out, const struct figure *f, size_t n)
 {
+	for (size_t i = 0; i < n; i++) {
+		char val[32];
+		FILE *mem = fmemopen(val, sizeof(val), "w");
+
+		val[0] = '\0';
+		if (mem) {
+			put_value(mem, &f[i], 0);
+			fclose(mem);
+		}
+		fprintf(out, "%-16s %9s%s", f[i].label, val, i % 3 == 2 || i + 1 == n ?
+			"\n" : "    ");
+	}
+}
+
+/* The refreshing terminal view: clear the screen, draw one block. */
+static void print_view(FILE *out, const struct watch_args *w, const struct interval *iv)
+{
+	const struct sample_disks *disks = &iv->b->disks;
+
 	fprintf(out, "\033[H\033[2J");
-	fprintf(out, "pagecliff watch, every %llu ms (Ctrl-C quits)\n\n",
+	fprintf(out, "pagecliff watch, every %llu ms (Ctrl-C quits); reclaim in pages/s\n\n",
 		(unsigned long long)w->interval_ms);
-	fputs("page cache   ", out);
-	mib(out, b->mem.cached);
-	fputs("   active ", out);
-	mib(out, b->mem.active_file);
-	fputs("   inactive ", out);
-	mib(out, b->mem.inactive_file);
-	fputs("   dirty ", out);
-	mib(out, b->mem.dirty);
-	fputs("   writeback ", out);
-	mib(out, b->mem.writeback);
-	fputs("\nreclaim      pages/s  scan    steal\n  direct             ", out);
-	rate(out, d->pgscan_direct);
-	fputs("       ", out);
-	rate(out, d->pgsteal_direct);
-	fputs("\n  kswapd             ", out);
-	rate(out, d->pgscan_kswapd);
-	fputs("       ", out);
-	rate(out, d->pgsteal_kswapd);
-	fputs("\n  file (any cause)   ", out);
-	rate(out, d->pgscan_file);
-	fputs("       ", out);
-	rate(out, d->pgsteal_file);
-	fputs("\nalloc stalls/s ", out);
-	rate(out, d->allocstall);
-	fputs("   PSI memory avg10 % some ", out);
-	fnum(out, b->psi.some_avg10, 2);
-	fputs(" full ", out);
-	fnum(out, b->psi.full_avg10, 2);
-	fputs("\nkswapd CPU % ", out);
-	fnum(out, pct_of(d->kswapd_cpu_s, d->secs), 1);
-	fputs("   system CPU % usr ", out);
-	fnum(out, d->usr_pct, 1);
-	fputs(" sys ", out);
-	fnum(out, d->sys_pct, 1);
-	fputs(" iowait ", out);
-	fnum(out, d->iowait_pct, 1);
-	fputs(" steal ", out);
-	fnum(out, d->steal_pct, 1);
-	fputc('\n', out);
-	if (b->cg_ok) {
-		fprintf(out, "cgroup v%d   cache ", b->cg.version);
-		mib(out, b->cg.file);
-		fputs("   usage ", out);
-		mib(out, b->cg.usage);
-		fputs("   limit ", out);
-		mib(out, b->cg.limit);
-		fputs("   scan/s ", out);
-		rate(out, d->cg_pgscan);
-		fputc('\n', out);
+	print_columns(out, iv->fig, iv->nfig);
+	if (iv->ncg) {
+		fprintf(out, "\nmemory cgroup v%d %s\n", iv->b->cg.version, w->cgroup);
+		print_columns(out, iv->cg, iv->ncg);
 	}
 	fputs("\ndevice          read MB/s  write MB/s\n", out);
-	for (size_t i = 0; i < b->disks.count; i++) {
+	for (size_t i = 0; i < disks->count; i++) {
 		double r, wr;
 
-		disk_rates(a, &b->disks.disk[i], d->secs, &r, &wr);
+		disk_rates(iv->a, &disks->disk[i], iv->d.secs, &r, &wr);
 		if (disk_active(r, wr))
-			fprintf(out, "%-14s %10.1f %11.1f\n", b->disks.disk[i].name, r, wr);
+			fprintf(out, "%-14s %10.1f %11.1f\n", disks->disk[i].name, r, wr);
 	}
 }
 
@@ -386,15 +342,17 @@ static void sleep_until(double deadline)
 static void print_interval(const struct watch_args *w, double t0,
 			   const struct sample *a, const struct sample *b)
 {
-	struct sample_delta d;
+	struct interval iv = { .a = a, .b = b };
 
-	sample_delta(a, b, &d);
+	sample_delta(a, b, &iv.d);
+	iv.nfig = collect(b, &iv.d, iv.fig);
+	iv.ncg = collect_cgroup(b, &iv.d, iv.cg);
 	if (w->mode == WATCH_JSON)
-		print_json_line(stdout, w, b->time - t0, a, b, &d);
+		print_json_line(stdout, w, b->time - t0, &iv);
 	else if (w->mode == WATCH_TEXT)
-		print_text_line(stdout, a, b, &d);
+		print_text_line(stdout, &iv);
 	else
-		print_view(stdout, w, a, b, &d);
+		print_view(stdout, w, &iv);
 	fflush(stdout);
 }
 

@@ -40,7 +40,7 @@ print("watch json: 3 objects")
 PY
 
 "$pc" watch --count 2 --interval 100 >"$tmp/text" || exit 1
-[ "$(wc -l <"$tmp/text")" -eq 2 ] && grep -q '^cache [0-9]*M act ' "$tmp/text" ||
+[ "$(wc -l <"$tmp/text")" -eq 2 ] && grep -q '^cache [0-9]*M active [0-9]*M ' "$tmp/text" ||
 	{ echo "FAIL: text mode:"; cat "$tmp/text"; exit 1; }
 
 for bad in "--interval 5" "--interval x" "--count 0" "--bogus" "extra"; do
