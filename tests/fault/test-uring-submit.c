@@ -35,7 +35,7 @@ static int run_case(void *arg)
 	struct pc_stream *s;
 	int ok;
 
-	alarm(20);	/* default action: the parent sees SIGALRM, a hang */
+	alarm(5);	/* default action: the parent sees SIGALRM, a hang */
 	ui_install(c->err, c->count);
 	s = fr_open(path, PC_DIRECT);
 	pc_stream_stats(s, &st);
