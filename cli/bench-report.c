@@ -49,22 +49,6 @@ static const struct bench_row *rows_of(const struct bench_run *run,
 	return run->rows + ph->first_row;
 }
 
-/* Median throughput past the first (warm-up) interval. */
-static double steady_gbps(const struct bench_run *run, const struct bench_phase *ph)
-{
-	const struct bench_row *r = rows_of(run, ph);
-	size_t skip = ph->nrows >= 3 ? 1 : 0, n = 0;
-	double *v = malloc((ph->nrows + 1) * sizeof(*v)), m;
-
-	if (!v)
-		return NAN;
-	for (size_t i = skip; i < ph->nrows; i++)
-		v[n++] = r[i].gbps;
-	m = detect_median(v, n);
-	free(v);
-	return m;
-}
-
 /* Averages, medians, CPU per GiB, peak cache and pages reclaimed. */
 static void phase_figures(const struct bench_run *run, struct bench_phase *ph)
 {
@@ -192,21 +176,26 @@ static void say_verdict(const struct bench_run *run, struct bench_phase *ph)
 		snprintf(buf + n, len - n, " (interrupted)");
 }
 
+/*
+ * Figures per mode; then the best mode of the run, by the throughput each
+ * held once its cache was full (or throughout, when it never filled); then
+ * the verdict of each mode against that best.
+ */
 void bench_analyse(struct bench_run *run)
 {
 	run->best = -1;
 	run->best_gbps = NAN;
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {
 		struct bench_phase *ph = &run->phases[m];
-		double g;
 
 		if (!ph->ran)
 			continue;
 		phase_figures(run, ph);
-		g = steady_gbps(run, ph);
-		if (!isnan(g) && (run->best < 0 || g > run->best_gbps)) {
+		detect_phase(run, ph);
+		if (!isnan(ph->det.after_gbps) &&
+		    (run->best < 0 || ph->det.after_gbps > run->best_gbps)) {
 			run->best = (int)m;
-			run->best_gbps = g;
+			run->best_gbps = ph->det.after_gbps;
 		}
 	}
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {

@@ -270,7 +270,8 @@ static void parse_opts(int argc, char **argv, struct bench_job *job, struct give
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "d:j:s:b:m:o:qh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:j:s:b:m:o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': parse_dirs(job, optarg); break;
 		case 'j': job->numjobs = count_arg("--numjobs", optarg, 64); g->numjobs = 1; break;
@@ -286,7 +287,10 @@ static void parse_opts(int argc, char **argv, struct bench_job *job, struct give
 		case OPT_TIMELINE: job->timeline = optarg; break;
 		case OPT_PLOT: job->plot = optarg; g->plot = 1; break;
 		case OPT_CLEANUP: g->cleanup = 1; break;
-		case '?': usage_error("see 'pagecliff bench --help'");
+		case ':': usage_error("option '%s' needs a value; see 'pagecliff bench --help'",
+				      argv[optind - 1]);
+		case '?': usage_error("unknown option '%s'; see 'pagecliff bench --help'",
+				      argv[optind - 1]);
 		default: parse_value_opt(job, g, c, optarg); break;
 		}
 	}
