@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# tar over files larger than a memory cgroup's cap, three ways in one
+# invocation, interleaved: plain, under nocache (Debian package nocache, an
+# LD_PRELOAD library that drops pages at close), and under
+# `pagecliff run` (drops behind the reader while it reads).  For each: the
+# peak page cache of the cgroup while tar ran, its throughput, what of the
+# files is still cached afterwards, and whether the output is the same.
+#
+#   sudo bench/shim-vs-nocache.sh [BUILD_DIR]       (default build-shim, else build)
+#
+# Settings by environment: CAP (cgroup memory limit, default 256m), NFILES (4),
+# FILE_MIB (384), REPS (3; medians are printed), DIR (where the files go,
+# default /var/tmp).  The timed runs pipe tar into cksum, which keeps up with
+# tar where sha256sum (about 0.2 GB/s here) would not; one sha256sum run per
+# way checks `... tar cf - DIR | sha256sum` at the end.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-}
+if [ -z "$build" ]; then
+	for b in build-shim build; do
+		[ -x "$root/$b/cli/pagecliff" ] && build=$root/$b && break
+	done
+fi
+[ -n "$build" ] || { echo "no build folder with cli/pagecliff; pass one" >&2; exit 2; }
+PAGECLIFF=$build/cli/pagecliff
+CGRUN=$build/tests/shim/shim-cgrun
+PAGESTAT=$build/tests/shim/shim-pagestat
+CAP=${CAP:-256m}
+NFILES=${NFILES:-4}
+FILE_MIB=${FILE_MIB:-384}
+REPS=${REPS:-3}
+[ "$(id -u)" = 0 ] || { echo "needs root (memory cgroups)" >&2; exit 77; }
+command -v nocache >/dev/null || { echo "needs nocache (apt-get install nocache)" >&2; exit 77; }
+for x in "$PAGECLIFF" "$CGRUN" "$PAGESTAT"; do
+	[ -x "$x" ] || { echo "missing $x: build first (ninja -C $build)" >&2; exit 2; }
+done
+
+work=$(mktemp -d "${DIR:-/var/tmp}/pagecliff-bench-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+trap 'exit 1' INT TERM
+mkdir "$work/big"
+i=0
+while [ $i -lt "$NFILES" ]; do
+	head -c "${FILE_MIB}M" /dev/urandom > "$work/big/f$i"
+	i=$((i + 1))
+done
+total=$((NFILES * FILE_MIB))
+
+evict_all() {
+	for f in "$work"/big/*; do "$PAGESTAT" evict "$f"; done
+}
+
+cached_all() {
+	s=0
+	for f in "$work"/big/*; do s=$((s + $("$PAGESTAT" cached "$f"))); done
+	echo $s
+}
+
+# one WAY SUM: tar in a fresh cgroup, piped to SUM; prints "peak secs after sum"
+one() {
+	way=$1
+	sum=$2
+	case $way in
+	plain) pre= ;;
+	nocache) pre=nocache ;;
+	pagecliff) pre="$PAGECLIFF run --" ;;
+	esac
+	evict_all
+	# shellcheck disable=SC2086
+	out=$("$CGRUN" "$CAP" "$work/rep" $pre tar cf - -C "$work" big | $sum | cut -d' ' -f1)
+	peak=$(awk '/^peak_cache/ { print $2 }' "$work/rep")
+	secs=$(awk '/^seconds/ { print $2 }' "$work/rep")
+	echo "$peak $secs $(cached_all) $out"
+}
+
+median() {
+	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+echo "tar of $NFILES files of $FILE_MIB MiB ($total MiB) in a memory cgroup capped at $CAP;"
+echo "$REPS interleaved runs per way, medians; kernel $(uname -r), $(nproc) CPUs"
+r=1
+while [ $r -le "$REPS" ]; do
+	for way in plain nocache pagecliff; do
+		one $way cksum >> "$work/res.$way"
+	done
+	r=$((r + 1))
+done
+for way in plain nocache pagecliff; do
+	one $way sha256sum > "$work/sha.$way"
+done
+
+ref=$(awk '{ print $4 }' "$work/sha.plain")
+printf '\n| how | peak page cache MiB | seconds | MB/s | cached after MiB | same sha256 |\n'
+printf '|---|---|---|---|---|---|\n'
+for way in plain nocache pagecliff; do
+	peak=$(awk '{ print $1 }' "$work/res.$way" | median)
+	secs=$(awk '{ print $2 }' "$work/res.$way" | median)
+	after=$(awk '{ print $3 }' "$work/res.$way" | median)
+	crcs=$(awk '{ print $4 }' "$work/res.$way" | sort -u | wc -l)
+	sha=$(awk '{ print $4 }' "$work/sha.$way")
+	same=no
+	[ "$sha" = "$ref" ] && [ "$crcs" -eq 1 ] && same=yes
+	case $way in
+	plain) how="tar cf - DIR" ;;
+	nocache) how="nocache tar cf - DIR" ;;
+	pagecliff) how="pagecliff run -- tar cf - DIR" ;;
+	esac
+	printf '| %s | %d | %s | %.0f | %d | %s |\n' "$how" $((peak >> 20)) "$secs" \
+		"$(echo "$total $secs" | awk '{ print $1 * 1048576 / $2 / 1e6 }')" $((after >> 20)) "$same"
+done
