@@ -368,18 +368,20 @@ void doctor_check_cgroup(struct doctor *d)
 		finding_evidence(f, "/proc/self/cgroup names no readable memory controller");
 		return;
 	}
-	if (!sample_known(cg.limit)) {
+	if (!sample_known(cg.limit_eff)) {
 		f = doctor_add(d, DOCTOR_OK, "memory", "memory.cgroup",
 			       "memory cgroup v%d without a limit", cg.version);
-		finding_evidence(f, "%s: no limit, page cache %s", dir,
-				 hsize(cg.file, fil, sizeof(fil)));
-		finding_action(f, "the cliff comes at RAM size; a parent group may still cap it");
+		finding_evidence(f, "%s and the groups above it: no limit, page cache %s",
+				 dir, hsize(cg.file, fil, sizeof(fil)));
+		finding_action(f, "the cliff comes at RAM size");
 		return;
 	}
 	f = doctor_add(d, DOCTOR_INFO, "memory", "memory.cgroup",
-		       "memory cgroup v%d caps this process at %s", cg.version,
-		       hsize(cg.limit, lim, sizeof(lim)));
-	finding_evidence(f, "%s: limit %s, usage %s, page cache %s", dir, lim,
+		       "memory cgroup v%d caps this process at %s%s", cg.version,
+		       hsize(cg.limit_eff, lim, sizeof(lim)),
+		       cg.limit == cg.limit_eff ? "" : " (set above its own group)");
+	finding_evidence(f, "%s: limit %s, usage %s, page cache %s", dir,
+			 sample_known(cg.limit) ? lim : "none of its own",
 			 hsize(cg.usage, use, sizeof(use)), hsize(cg.file, fil, sizeof(fil)));
 	finding_action(f, "the cliff comes after about %s of buffered reads, not RAM size; "
 		       "reclaim in a cgroup shows as pgscan_file, not pgscan_direct "

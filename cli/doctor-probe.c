@@ -176,14 +176,15 @@ static void report_kernel_probe(struct doctor *d, const struct pc_probe *p,
 		       "mincore(2) on a mapping counts cached pages instead (needs 6.5+)");
 	f = doctor_add(d, p->dioalign_known ? DOCTOR_OK : DOCTOR_INFO, "kernel",
 		       "kernel.dioalign", "STATX_DIOALIGN %s",
-		       p->dioalign_known ? "reported" : "not reported");
+		       p->dioalign_known ? "reported" : "not reported by the file systems probed");
 	if (p->dioalign_known)
 		finding_evidence(f, "memory alignment %u, offset alignment %u on %s",
 				 p->dio_mem_align, p->dio_offset_align, what);
 	else
 		finding_evidence(f, "probed on %s", what);
 	finding_action(f, "%s", p->dioalign_known ? "O_DIRECT alignment is asked, not guessed" :
-		       "align O_DIRECT buffers and offsets to the logical block size");
+		       "it needs Linux 6.1+ and a disk file system (tmpfs has none): give "
+		       "--path DIR on one; meanwhile align O_DIRECT to the logical block size");
 }
 
 /* The mount of @path among @m, for its type; "?" when unknown. */

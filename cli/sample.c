@@ -68,6 +68,7 @@ static const struct sample_key memcg_v1_keys[] = {
 	KEY(struct sample_cgroup, "writeback", writeback),
 	KEY(struct sample_cgroup, "pgscan", pgscan),
 	KEY(struct sample_cgroup, "pgsteal", pgsteal),
+	KEY(struct sample_cgroup, "hierarchical_memory_limit", limit_eff),
 	{ NULL, 0 },
 };
 
@@ -496,6 +497,44 @@ int sample_read_diskstats(const char *root, struct sample_disks *ret)
 	return READ_WITH(root, "/proc/diskstats", sample_parse_diskstats, ret);
 }
 
+/* A limit as read: v1 says "unlimited" with ~2^63, v2 with "max" (no number). */
+static uint64_t limit_value(uint64_t v)
+{
+	return v < (UINT64_C(1) << 62) ? v : SAMPLE_UNKNOWN;
+}
+
+static uint64_t min_known(uint64_t a, uint64_t b)
+{
+	if (!sample_known(a))
+		return b;
+	if (!sample_known(b))
+		return a;
+	return a < b ? a : b;
+}
+
+/* The lowest memory.max of the v2 groups above @dir (SAMPLE_UNKNOWN: none). */
+static uint64_t v2_parent_limit(const char *dir)
+{
+	char path[4096], *slash;
+	uint64_t lowest = SAMPLE_UNKNOWN;
+
+	snprintf(path, sizeof(path), "%s", dir);
+	while ((slash = strrchr(path, '/')) && slash != path) {
+		char file[4200];
+		uint64_t v;
+
+		*slash = '\0';
+		/* the root group and anything above it have no memory.max */
+		snprintf(file, sizeof(file), "%s/memory.max", path);
+		if (access(file, F_OK))
+			break;
+		/* "max" does not parse: no limit there */
+		if (!sample_read_u64(path, "/memory.max", &v))
+			lowest = min_known(lowest, limit_value(v));
+	}
+	return lowest;
+}
+
 /* Limit and usage of a cgroup @dir of @version into @cg. */
 static void read_cgroup_limit(const char *dir, int version,
 			      struct sample_cgroup *cg)
@@ -504,11 +543,14 @@ static void read_cgroup_limit(const char *dir, int version,
 	const char *use = version == 1 ? "/memory.usage_in_bytes" : "/memory.current";
 	uint64_t v;
 
-	/* "max" (v2) does not parse and v1 says unlimited with ~2^63 */
-	if (!sample_read_u64(dir, lim, &v) && v < (UINT64_C(1) << 62))
-		cg->limit = v;
+	if (!sample_read_u64(dir, lim, &v))
+		cg->limit = limit_value(v);
 	if (!sample_read_u64(dir, use, &v))
 		cg->usage = v;
+	if (version == 1)
+		cg->limit_eff = min_known(limit_value(cg->limit_eff), cg->limit);
+	else
+		cg->limit_eff = min_known(cg->limit, v2_parent_limit(dir));
 }
 
 int sample_read_cgroup(const char *dir, struct sample_cgroup *ret)

@@ -54,14 +54,16 @@ struct sample_psi {
 /*
  * A memory cgroup's memory.stat and limit.  v1 has "cache"/"total_cache"
  * (file is total_cache when present), v2 "file" and the pgscan family.
- * limit is SAMPLE_UNKNOWN when unlimited or unreadable.
+ * limit is SAMPLE_UNKNOWN when unlimited or unreadable; limit_eff is the
+ * lowest limit of the group and its ancestors (v1 hierarchical_memory_limit,
+ * v2 memory.max up the tree), the one that decides where the cliff is.
  */
 struct sample_cgroup {
 	int version;			/* 1, 2, or 0 when none was read */
 	uint64_t file, active_file, inactive_file, dirty, writeback;
 	uint64_t pgscan, pgsteal, pgscan_direct, pgscan_kswapd;
 	uint64_t pgsteal_direct, pgsteal_kswapd;
-	uint64_t usage, limit;
+	uint64_t usage, limit, limit_eff;
 };
 
 /* One line of /proc/diskstats. */

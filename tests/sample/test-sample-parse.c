@@ -81,6 +81,7 @@ static void test_cgroup_v1(void)
 	T_CHECK(cg.version == 1 && cg.file == 1925696 && cg.active_file == 581632,
 		"v1 file %llu", (unsigned long long)cg.file);
 	T_CHECK(cg.limit == 268435456 && sample_known(cg.usage), "v1 limit");
+	T_CHECK(cg.limit_eff == 268435456, "v1 hierarchical_memory_limit");
 	T_CHECK(!sample_known(cg.pgscan) && !sample_known(cg.pgscan_direct),
 		"v1 has no pgscan: unknown, not 0");
 }
@@ -97,10 +98,17 @@ static void test_cgroup_v2(void)
 		cg.writeback == 4096 && cg.pgscan == 500000 &&
 		cg.pgscan_direct == 499900 && cg.pgsteal_kswapd == 90, "v2 stat");
 	T_CHECK(cg.limit == 268435456 && cg.usage == 201326592, "v2 limit");
+	T_CHECK(cg.limit_eff == 268435456, "v2 effective limit is its own");
 	snprintf(dir, sizeof(dir), "%s/sys/fs/cgroup/unlimited", root("cgv2"));
 	T_CHECK(!sample_read_cgroup(dir, &cg), "read unlimited");
 	T_CHECK(cg.version == 2 && !sample_known(cg.limit) && cg.usage == 4096 &&
-		!sample_known(cg.pgscan), "v2 \"max\" is unknown");
+		!sample_known(cg.pgscan) && !sample_known(cg.limit_eff),
+		"v2 \"max\" is unknown");
+	/* "max" in the group, 128 MiB on its parent: the parent's cap holds */
+	snprintf(dir, sizeof(dir), "%s/sys/fs/cgroup/outer/inner", root("cgv2"));
+	T_CHECK(!sample_read_cgroup(dir, &cg), "read nested");
+	T_CHECK(!sample_known(cg.limit) && cg.limit_eff == 134217728,
+		"nested: limit_eff %llu", (unsigned long long)cg.limit_eff);
 }
 
 static void test_edited(void)

@@ -43,6 +43,16 @@ PY
 [ "$(wc -l <"$tmp/text")" -eq 2 ] && grep -q '^cache [0-9]*M active [0-9]*M ' "$tmp/text" ||
 	{ echo "FAIL: text mode:"; cat "$tmp/text"; exit 1; }
 
+# on a terminal: the view clears the screen and redraws each interval
+if command -v script >/dev/null; then
+	script -qec "\"$pc\" watch --count 2 --interval 100" /dev/null >"$tmp/tty" ||
+		{ echo "FAIL: watch on a terminal exited non-zero"; exit 1; }
+	[ "$(grep -c "$(printf '\033')\\[H" "$tmp/tty")" -eq 2 ] &&
+		grep -q '^device  *read MB/s  write MB/s' "$tmp/tty" &&
+		grep -q '^scan.file/s  *[0-9?]' "$tmp/tty" ||
+		{ echo "FAIL: terminal view:"; cat -v "$tmp/tty"; exit 1; }
+fi
+
 for bad in "--interval 5" "--interval x" "--count 0" "--bogus" "extra"; do
 	# shellcheck disable=SC2086
 	"$pc" watch $bad >/dev/null 2>"$tmp/err"; rc=$?
