@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target for the /proc and /sys parsers (cli/sample.c).  The first
+ * byte picks the parser (its value mod 8: stat, meminfo, vmstat, psi,
+ * memory.stat v1, v2, diskstats, task stat), the rest is the file's text.
+ * Besides the sanitizers: the result is 0 or a negative errno, and the disk
+ * table never claims more than it holds.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sample.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(c) do { if (!(c)) abort(); } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sample_cpu cpu;
+	struct sample_meminfo mem;
+	struct sample_vmstat vm;
+	struct sample_psi psi;
+	struct sample_cgroup cg;
+	struct sample_disks *disks;
+	struct sample_task task;
+	char state = 0, *text;
+	int ret = 0;
+
+	if (!size)
+		return 0;
+	text = malloc(size);	/* the text without the selector, NUL-terminated */
+	disks = malloc(sizeof(*disks));
+	if (!text || !disks)
+		goto out;
+	memcpy(text, data + 1, size - 1);
+	text[size - 1] = 0;
+	switch (data[0] % 8) {
+	case 0: ret = sample_parse_stat(text, &cpu); break;
+	case 1: ret = sample_parse_meminfo(text, &mem); break;
+	case 2: ret = sample_parse_vmstat(text, &vm); break;
+	case 3: ret = sample_parse_psi(text, &psi); break;
+	case 4: ret = sample_parse_memcg_stat(text, 1, &cg); break;
+	case 5: ret = sample_parse_memcg_stat(text, 2, &cg); break;
+	case 6:
+		ret = sample_parse_diskstats(text, disks);
+		CHECK(ret || disks->count <= SAMPLE_MAX_DISKS);
+		for (size_t i = 0; !ret && i < disks->count; i++)
+			CHECK(memchr(disks->disk[i].name, 0, sizeof(disks->disk[i].name)));
+		break;
+	case 7: ret = sample_parse_task_stat(text, &task, &state); break;
+	}
+	CHECK(ret <= 0 && ret > -4096);
+out:
+	free(text);
+	free(disks);
+	return 0;
+}
