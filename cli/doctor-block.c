@@ -213,7 +213,7 @@ static const char *num(uint64_t v, char *buf, size_t size)
 static void report_blockdev(struct doctor *d, const struct doctor_mount *m,
 			    const struct blockdev *b)
 {
-	char ra[24], ms[24], nr[24], lbs[24], id[96];
+	char ra[24], ms[24], nr[24], lbs[24], node[24], id[96];
 	struct finding *f;
 
 	snprintf(id, sizeof(id), "block.%s", b->name);
@@ -222,12 +222,13 @@ static void report_blockdev(struct doctor *d, const struct doctor_mount *m,
 		       "not rotational" : "rotational unknown", m->type, m->dir,
 		       b->backing[0] ? ", a loop device over " : "", b->backing);
 	finding_evidence(f, "model %s, scheduler %s, read_ahead_kb %s, max_sectors_kb %s, "
-			 "nr_requests %s, logical block %s, NUMA node %lld; "
+			 "nr_requests %s, logical block %s, NUMA node %s; "
 			 "%s options %s", b->model, b->sched,
 			 num(b->read_ahead_kb, ra, sizeof(ra)),
 			 num(b->max_sectors_kb, ms, sizeof(ms)),
 			 num(b->nr_requests, nr, sizeof(nr)), num(b->lbs, lbs, sizeof(lbs)),
-			 b->numa_node, m->source, m->opts);
+			 num(b->numa_node < 0 ? SAMPLE_UNKNOWN : (uint64_t)b->numa_node,
+			     node, sizeof(node)), m->source, m->opts);
 	finding_action(f, "O_DIRECT reads here must be aligned to the logical block "
 		       "(%s bytes, or STATX_DIOALIGN); requests of max_sectors_kb (%s KiB) "
 		       "or more and several in flight reach device speed", lbs, ms);

@@ -35,6 +35,26 @@ static const char *hsize(uint64_t bytes, char *buf, size_t size)
 	return buf;
 }
 
+/* A counter as text: the number, or "unknown". */
+static const char *count_str(uint64_t v, char *buf, size_t size)
+{
+	if (sample_known(v))
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, size, "unknown");
+	return buf;
+}
+
+/* A rate or share as text with @dec decimals, or "unknown". */
+static const char *num_str(double v, int dec, char *buf, size_t size)
+{
+	if (isnan(v))
+		snprintf(buf, size, "unknown");
+	else
+		snprintf(buf, size, "%.*f", dec, v);
+	return buf;
+}
+
 /* Parse "6.18.44-..." into a comparable 6 * 1000 + 18; 0 when it does not parse. */
 static int kernel_version(const char *release)
 {
@@ -337,9 +357,12 @@ static void check_other_vm(struct doctor *d)
 	if (sample_known(dr) || sample_known(db)) {
 		f = doctor_add(d, DOCTOR_INFO, "memory", "vm.dirty",
 			       "dirty limits: %s", db && sample_known(db) ? "bytes" : "ratios");
-		finding_evidence(f, "dirty_ratio %lld, dirty_background_ratio %lld, dirty_bytes "
-				 "%lld, dirty_background_bytes %lld", (long long)dr,
-				 (long long)dbr, (long long)db, (long long)dbb);
+		char a[24], b[24], c[24], e[24];
+
+		finding_evidence(f, "dirty_ratio %s, dirty_background_ratio %s, dirty_bytes "
+				 "%s, dirty_background_bytes %s", count_str(dr, a, sizeof(a)),
+				 count_str(dbr, b, sizeof(b)), count_str(db, c, sizeof(c)),
+				 count_str(dbb, e, sizeof(e)));
 		finding_action(f, "reads are clean pages; these matter when a writer shares the "
 			       "machine: dirty pages cannot be reclaimed until written back");
 	}
@@ -399,6 +422,7 @@ static void sleep_ms(unsigned int ms)
 
 static void check_psi(struct doctor *d, const struct sample *s)
 {
+	char v[4][24];
 	struct finding *f;
 
 	if (!s->psi_ok) {
@@ -410,21 +434,25 @@ static void check_psi(struct doctor *d, const struct sample *s)
 	}
 	if (s->psi.some_avg10 >= 1.0 || (!isnan(s->psi.full_avg10) && s->psi.full_avg10 >= 1.0)) {
 		f = doctor_add(d, DOCTOR_WARN, "now", "now.psi",
-			       "tasks stall on memory now: some %.2f%%, full %.2f%% (avg10)",
-			       s->psi.some_avg10, s->psi.full_avg10);
+			       "tasks stall on memory now: some %s%%, full %s%% (avg10)",
+			       num_str(s->psi.some_avg10, 2, v[0], sizeof(v[0])),
+			       num_str(s->psi.full_avg10, 2, v[1], sizeof(v[1])));
 		finding_action(f, "if a buffered stream runs, switch it to DONTCACHE or "
 			       "drop-behind; `pagecliff watch` shows direct against kswapd reclaim");
 	} else {
 		f = doctor_add(d, DOCTOR_OK, "now", "now.psi", "no memory pressure now");
 	}
-	finding_evidence(f, "/proc/pressure/memory: some avg10 %.2f avg60 %.2f, full avg10 "
-			 "%.2f avg60 %.2f", s->psi.some_avg10, s->psi.some_avg60,
-			 s->psi.full_avg10, s->psi.full_avg60);
+	finding_evidence(f, "/proc/pressure/memory: some avg10 %s avg60 %s, full avg10 "
+			 "%s avg60 %s", num_str(s->psi.some_avg10, 2, v[0], sizeof(v[0])),
+			 num_str(s->psi.some_avg60, 2, v[1], sizeof(v[1])),
+			 num_str(s->psi.full_avg10, 2, v[2], sizeof(v[2])),
+			 num_str(s->psi.full_avg60, 2, v[3], sizeof(v[3])));
 }
 
 static void check_reclaim(struct doctor *d, const struct sample *a,
 			  const struct sample *b)
 {
+	char scan[24], stall[24], r[4][24];
 	struct sample_delta dl;
 	struct finding *f;
 
@@ -453,11 +481,14 @@ static void check_reclaim(struct doctor *d, const struct sample *a,
 	} else {
 		f = doctor_add(d, DOCTOR_OK, "now", "now.reclaim", "no reclaim now");
 	}
-	finding_evidence(f, "over %.1f s: pgscan_direct %.0f/s, pgscan_kswapd %.0f/s, "
-			 "pgscan_file %.0f/s, allocstall %.1f/s; since boot pgscan_direct %lld, "
-			 "allocstall %lld", dl.secs, dl.pgscan_direct, dl.pgscan_kswapd,
-			 dl.pgscan_file, dl.allocstall, (long long)b->vm.pgscan_direct,
-			 (long long)b->vm.allocstall);
+	finding_evidence(f, "over %.1f s: pgscan_direct %s/s, pgscan_kswapd %s/s, "
+			 "pgscan_file %s/s, allocstall %s/s; since boot pgscan_direct %s, "
+			 "allocstall %s", dl.secs, num_str(dl.pgscan_direct, 0, r[0], sizeof(r[0])),
+			 num_str(dl.pgscan_kswapd, 0, r[1], sizeof(r[1])),
+			 num_str(dl.pgscan_file, 0, r[2], sizeof(r[2])),
+			 num_str(dl.allocstall, 1, r[3], sizeof(r[3])),
+			 count_str(b->vm.pgscan_direct, scan, sizeof(scan)),
+			 count_str(b->vm.allocstall, stall, sizeof(stall)));
 }
 
 void doctor_check_now(struct doctor *d)

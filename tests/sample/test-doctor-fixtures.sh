@@ -68,6 +68,14 @@ grep -q 'since boot pgscan_direct 90000000, allocstall 4100' "$tmp/old.txt" ||
 tail -n 1 "$tmp/old.txt" | grep -qx '5 ok, 6 warn, 13 info' ||
 	{ echo "FAIL: old: summary '$(tail -n 1 "$tmp/old.txt")'"; exit 1; }
 
+# no garbage in the text of any tree: unknown is said, never nan or 2^64-1
+for tree in host old edited empty none cgv2; do
+	"$pc" doctor --root "$fx/$tree" --sample-ms 0 >"$tmp/t.txt" || exit 1
+	if grep -n -i -E '(^|[^a-z])nan|18446744073709551615|-1 ' "$tmp/t.txt"; then
+		echo "FAIL: $tree: garbage in the text"; exit 1
+	fi
+done
+
 # bad usage is one line and exit 2
 "$pc" doctor --sample-ms nope >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] ||
