@@ -13,7 +13,9 @@
 # FILE_MIB (384), REPS (3; medians are printed), DIR (where the files go,
 # default /var/tmp).  The timed runs pipe tar into cksum, which keeps up with
 # tar where sha256sum (about 0.2 GB/s here) would not; one sha256sum run per
-# way checks `... tar cf - DIR | sha256sum` at the end.
+# way checks `... tar cf - DIR | sha256sum` at the end.  Then the start-up
+# cost: /bin/true spawned 200 times plainly, with each library preloaded, and
+# through `pagecliff run`.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-}
@@ -110,3 +112,28 @@ for way in plain nocache pagecliff; do
 	printf '| %s | %d | %s | %.0f | %d | %s |\n' "$how" $((peak >> 20)) "$secs" \
 		"$(echo "$total $secs" | awk '{ print $1 * 1048576 / $2 / 1e6 }')" $((after >> 20)) "$same"
 done
+
+# Start-up: /bin/true spawned 200 times each way, interleaved, median in us.
+py=$(command -v python3 || true)
+[ -n "$py" ] || exit 0
+"$py" - "$build/preload/libpagecliff-preload.so" "$PAGECLIFF" <<'PY'
+import os, statistics, sys, time
+shim, pagecliff = sys.argv[1], sys.argv[2]
+nocache = "/usr/lib/nocache/nocache.so"
+base = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+ways = [("/bin/true", ["/bin/true"], base),
+        ("LD_PRELOAD=nocache.so /bin/true", ["/bin/true"], dict(base, LD_PRELOAD=nocache)),
+        ("LD_PRELOAD=libpagecliff-preload.so /bin/true", ["/bin/true"], dict(base, LD_PRELOAD=shim)),
+        ("pagecliff run -- /bin/true", [pagecliff, "run", "--", "/bin/true"], base)]
+times = {w[0]: [] for w in ways}
+for _ in range(200):
+    for name, argv, env in ways:
+        t = time.perf_counter_ns()
+        pid = os.posix_spawn(argv[0], argv, env)
+        os.waitpid(pid, 0)
+        times[name].append((time.perf_counter_ns() - t) / 1000)
+print("\n| start-up, 200 runs | median us | p90 us |\n|---|---|---|")
+for name, _, _ in ways:
+    v = sorted(times[name])
+    print("| %s | %.0f | %.0f |" % (name, statistics.median(v), v[int(len(v) * 0.9)]))
+PY
