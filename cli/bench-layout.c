@@ -114,6 +114,8 @@ static int write_file(const char *path, int ours, uint64_t size, unsigned int k,
 		size_t len = size - off < LAYOUT_BLOCK ? size - off : LAYOUT_BLOCK;
 
 		memcpy(buf + 64, &off, sizeof(off));
+		for (int i = 64; i < 72; i++)
+			buf[i] |= buf[i] ? 0 : 0x80;	/* data stays non-zero */
 		if (!off)
 			memcpy(buf, HEADER, sizeof(HEADER) - 1);
 		else

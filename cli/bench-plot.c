@@ -216,9 +216,9 @@ void bench_plot_svg(const struct bench_run *run, FILE *out)
 		snprintf(buf, sizeof(buf), "%g", v);
 		text(out, RIGHT + 6, sy(v, &yr, TOP2, BOT2) + 4, "start", "", buf);
 	}
-	text(out, RIGHT + 6, TOP2 - 8, "start", "", "reclaim pages/s (dashed)");
+	text(out, RIGHT + 44, TOP2 - 8, "end", "", "reclaim pages/s");
 	text(out, (LEFT + RIGHT) / 2, BOT2 + 36, "middle", "", "data read by the mode, GiB");
-	text(out, (LEFT + RIGHT) / 2, TOP2 - 8, "middle", "",
-	     "page cache (solid) and reclaim rate (dashed)");
+	text(out, LEFT, TOP2 - 8, "start", "",
+	     "page cache (solid, left axis) and reclaim rate (dashed, right axis)");
 	fputs("</svg>\n", out);
 }

@@ -305,6 +305,8 @@ static void json_num(FILE *out, double v)
 {
 	if (isnan(v) || isinf(v))
 		fputs("null", out);
+	else if (v == floor(v) && fabs(v) < 1e18)
+		fprintf(out, "%.0f", v);
 	else
 		fprintf(out, "%.6g", v);
 }
