@@ -12,7 +12,13 @@ name=pagecliff-test-$$
 cg=""
 tmp=$(mktemp -d) || exit 1
 cleanup() {
-	[ -n "$cg" ] && [ -d "$cg" ] && rmdir "$cg" 2>/dev/null
+	if [ -n "$cg" ] && [ -d "$cg" ]; then
+		# a reader still running (interrupted test) goes back to the parent
+		for p in $(cat "$cg/cgroup.procs" 2>/dev/null); do
+			echo "$p" >"$(dirname "$cg")/cgroup.procs" 2>/dev/null
+		done
+		rmdir "$cg" 2>/dev/null || { sleep 1; rmdir "$cg" 2>/dev/null; }
+	fi
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
