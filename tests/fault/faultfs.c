@@ -20,6 +20,9 @@
  *   dio             the file is opened with FOPEN_DIRECT_IO (no page cache)
  *   tag=WORD        ignored: makes names unique, so state is not shared
  *
+ * Folders whose names start with "dir-" exist wherever they are looked up,
+ * so the same file name can be had fresh in dir-a/ and dir-b/ (a file's
+ * state belongs to its whole path).
  * e.g. "size=4194304,eio=2621563".  Sizes take k, m, g suffixes (1024).
  * A name that is not such a list is served from the folder given with
  * --backing DIR, read-only, with no faults.  Attributes are never cached by
@@ -60,7 +63,7 @@ struct spec {
 
 /* What a file has become: only its size changes. */
 struct file_state {
-	char name[SPEC_NAME_MAX + 1];
+	char name[1024];		/* the whole path: state is per path */
 	uint64_t size;
 	int changed;
 };
@@ -163,6 +166,37 @@ static int spec_parse(const char *name, struct spec *ret)
 	return 0;
 }
 
+/* A chain of "dir-*" folders: "/dir-a" or "/dir-a/dir-b". */
+static int is_dir_chain(const char *path)
+{
+	while (*path == '/') {
+		const char *next = strchrnul(path + 1, '/');
+
+		if (strncmp(path + 1, "dir-", 4) || next - path < 5)
+			return 0;
+		path = next;
+	}
+	return !*path;
+}
+
+/*
+ * Parse the spec of the file at @path ("/dir-a/size=1m" or "/size=1m");
+ * 0, or -1 when it is none.
+ */
+static int path_spec(const char *path, struct spec *ret)
+{
+	const char *name = strrchr(path, '/') + 1;
+	char dirs[4096];
+
+	if ((size_t)(name - path) >= sizeof(dirs))
+		return -1;
+	memcpy(dirs, path, name - path - 1);
+	dirs[name - path - 1] = 0;
+	if (!is_dir_chain(dirs))
+		return -1;
+	return spec_parse(name, ret);
+}
+
 /* The state of @name, created from @sp on first use; fs.lock held. */
 static struct file_state *state_of(const char *name, const struct spec *sp)
 {
@@ -237,7 +271,12 @@ static int ff_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		st->st_nlink = 2;
 		return 0;
 	}
-	if (!spec_parse(path + 1, &sp)) {
+	if (is_dir_chain(path)) {
+		st->st_mode = S_IFDIR | 0755;
+		st->st_nlink = 2;
+		return 0;
+	}
+	if (!path_spec(path, &sp)) {
 		st->st_mode = S_IFREG | 0444;
 		st->st_nlink = 1;
 		st->st_size = current_size(path + 1, &sp);
@@ -259,7 +298,7 @@ static int ff_open(const char *path, struct fuse_file_info *fi)
 
 	if ((fi->flags & O_ACCMODE) != O_RDONLY)
 		return -EROFS;
-	if (!spec_parse(path + 1, &sp)) {
+	if (!path_spec(path, &sp)) {
 		if (sp.nodirect && (fi->flags & O_DIRECT))
 			return -EINVAL;
 		fi->direct_io = sp.dio;
@@ -303,7 +342,7 @@ static int ff_read(const char *path, char *buf, size_t len, off_t off,
 		got = pread(fi->fh, buf, len, off);
 		return got < 0 ? -errno : got;
 	}
-	if (spec_parse(path + 1, &sp))
+	if (path_spec(path, &sp))
 		return -ENOENT;
 	if (sp.delay_ms)
 		sleep_ms(sp.delay_ms);
@@ -325,7 +364,7 @@ static int ff_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 		      off_t off, struct fuse_file_info *fi,
 		      enum fuse_readdir_flags flags)
 {
-	if (strcmp(path, "/"))
+	if (strcmp(path, "/") && !is_dir_chain(path))
 		return -ENOTDIR;
 	fill(buf, ".", NULL, 0, 0);
 	fill(buf, "..", NULL, 0, 0);
