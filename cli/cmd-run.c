@@ -32,7 +32,7 @@ static const char run_usage[] =
 	"\n"
 	"  -m, --mode MODE      auto (default), dontcache, dropbehind, off\n"
 	"  -s, --min-size SIZE  sequential bytes before acting, fio units; default 8m\n"
-	"      --stats[=FILE]   a line per file read at its close or at exit,\n"
+	"      --stats[=FILE]   a line per file read past SIZE, at its close or exit,\n"
 	"                       on stderr or appended to FILE\n"
 	"  -h, --help           this text\n";
 

@@ -180,17 +180,32 @@ static void drop_upto(struct pc_dropper *d, int fd, uint64_t to)
 	}
 }
 
+/*
+ * Second chance for the last batch dropped: pages still referenced when it
+ * was dropped (splice(2) hands page references to a pipe) are released by
+ * now.  Costs one cachestat(2) when nothing is left.  Cold files only: the
+ * snapshots of a warm file's old batches are gone.
+ */
+static void second_chance(struct pc_dropper *d, int fd)
+{
+	uint64_t from = d->dropped_to > d->batch ? d->dropped_to - d->batch : 0;
+	uint64_t counted = d->bytes_dropped;
+
+	if (!d->warm && d->dropped_to > from)
+		drop_range(d, fd, from, d->dropped_to - from);
+	d->bytes_dropped = counted;	/* counted the first time */
+}
+
 void pc_dropper_advance(struct pc_dropper *d, int fd, uint64_t pos, int all)
 {
-	uint64_t to;
+	uint64_t to = all ? pc_align_up(pos, PC_PAGE_SIZE) : pc_align_down(pos, d->batch);
 
-	if (all) {
-		drop_upto(d, fd, pc_align_up(pos, PC_PAGE_SIZE));
+	if (to <= d->dropped_to && !all)
 		return;
-	}
-	to = pc_align_down(pos, d->batch);
-	if (to > d->dropped_to)
-		drop_upto(d, fd, to);
+	second_chance(d, fd);
+	drop_upto(d, fd, to);
+	if (all)
+		second_chance(d, fd);
 }
 
 void pc_dropper_reset(struct pc_dropper *d, uint64_t pos)

@@ -72,7 +72,8 @@ static void finish(struct pl_file *f, int fd)
 	f->finished = 1;
 	if (f->active && f->have_dropper && !f->mapped && same_file(f, fd))
 		pc_dropper_advance(&f->drop, fd, f->cursor, 1);
-	if (pl_cfg.stats && f->bytes_read)
+	/* Files the shim acted on, or could have: not every small file. */
+	if (pl_cfg.stats && (f->runs || f->bytes_read >= pl_cfg.min_size))
 		print_stats(f);
 }
 
