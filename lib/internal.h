@@ -29,6 +29,9 @@ struct pc_stream {
 	const struct pc_strategy_ops *ops;
 	void *priv;			/* the strategy's state */
 	void *lend_buf;			/* pc_stream_next() for strategies without next() */
+	char *rbuf;			/* reads under a page are served from here */
+	uint64_t rbuf_off;		/* file offset of rbuf[0] */
+	size_t rbuf_len;		/* bytes valid in rbuf */
 	struct pc_stats stats;
 };
 

@@ -199,7 +199,7 @@ static int slot_retry(struct pc_stream *s, struct direct *d, unsigned int i)
  */
 static ssize_t head_ready(struct pc_stream *s, struct direct *d, uint64_t pos)
 {
-	struct slot *sl = &d->slots[d->head];
+	struct slot *sl;
 	uint64_t size;
 	int ret;
 
@@ -210,6 +210,7 @@ static ssize_t head_ready(struct pc_stream *s, struct direct *d, uint64_t pos)
 		return ret;
 	if (!d->queued)
 		return 0;
+	sl = &d->slots[d->head];	/* only now: a reset moves the head */
 	if (sl->avail >= 0 && sl->state == SLOT_DONE)
 		return sl->avail;
 	for (;;) {

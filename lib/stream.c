@@ -242,22 +242,88 @@ static ssize_t stream_read_plain(struct pc_stream *s, void *buf, size_t len)
 	return n < 0 ? -errno : n;
 }
 
-ssize_t pc_stream_read(struct pc_stream *s, void *buf, size_t len)
+/*
+ * Bytes at the cursor still held in the small-read buffer, clamped to the
+ * file's current size so that a truncated file yields no stale bytes.
+ */
+static size_t rbuf_avail(struct pc_stream *s)
+{
+	uint64_t end = s->rbuf_off + s->rbuf_len, size;
+
+	if (!s->rbuf_len || s->pos < s->rbuf_off || s->pos >= end)
+		return 0;
+	s->stats.syscalls++;
+	if (!pc_file_size(s->fd, &size) && size < end)
+		end = size > s->pos ? size : s->pos;
+	return end - s->pos;
+}
+
+/*
+ * Reads of less than a page would cost a system call each, and with
+ * RWF_DONTCACHE a device read each (the page is dropped after every copy):
+ * read a chunk into a buffer of the stream's and hand it out from there.
+ */
+static ssize_t small_read_fill(struct pc_stream *s)
 {
 	ssize_t n;
 
-	if (!len)
-		return 0;
-	if (!s->regular)
-		n = stream_read_plain(s, buf, len);
-	else
-		n = s->ops->read(s, buf, len);
+	if (!s->rbuf) {
+		s->rbuf = pc_buf_alloc(s->opts.chunk_size);
+		if (!s->rbuf)
+			return -ENOMEM;
+	}
+	s->rbuf_len = 0;
+	n = s->ops->read(s, s->rbuf, s->opts.chunk_size);
 	if (n > 0) {
+		s->rbuf_off = s->pos;
+		s->rbuf_len = n;
+	}
+	return n;
+}
+
+/* One step of a read: from the small-read buffer, or from the strategy. */
+static ssize_t read_step(struct pc_stream *s, void *buf, size_t len)
+{
+	size_t avail = rbuf_avail(s);
+	ssize_t n;
+
+	if (!avail && len < PC_PAGE_SIZE && len < s->opts.chunk_size &&
+	    !s->ops->next) {
+		n = small_read_fill(s);
+		if (n <= 0)
+			return n;
+		avail = rbuf_avail(s);
+	}
+	if (!avail)
+		return s->ops->read(s, buf, len);
+	n = avail < len ? avail : len;
+	memcpy(buf, s->rbuf + (s->pos - s->rbuf_off), n);
+	return n;
+}
+
+ssize_t pc_stream_read(struct pc_stream *s, void *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n = 0;
+
+	if (!s->regular) {
+		n = len ? stream_read_plain(s, buf, len) : 0;
+		if (n > 0)
+			s->stats.bytes_read += n;
+		return n;
+	}
+	while (done < len) {
+		n = read_step(s, (char *)buf + done, len - done);
+		if (n <= 0)
+			break;
 		s->pos += n;
 		s->stats.bytes_read += n;
-	} else if (n == 0 && s->regular && s->ops->eof) {
-		s->ops->eof(s);
+		done += n;
 	}
+	if (done)
+		return done;
+	if (n == 0 && len && s->ops->eof)
+		s->ops->eof(s);
 	return n;
 }
 
@@ -315,6 +381,7 @@ void pc_stream_close(struct pc_stream *s)
 	if (s->ops && s->ops->release && s->regular)
 		s->ops->release(s);
 	pc_buf_free(s->lend_buf, s->opts.chunk_size);
+	pc_buf_free(s->rbuf, s->opts.chunk_size);
 	if (s->own_fd)
 		close(s->fd);
 	free(s);

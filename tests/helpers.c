@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Shared test helpers; see helpers.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "pagecliff.h"
+
+noreturn void t_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("SKIP: ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	exit(T_EXIT_SKIP);
+}
+
+noreturn void t_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("FAIL: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(T_EXIT_FAIL);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+uint8_t t_pattern_byte(uint64_t off, uint32_t seed)
+{
+	return mix64((off >> 3) ^ ((uint64_t)seed << 40)) >> ((off & 7) * 8);
+}
+
+void t_pattern_fill(void *buf, uint64_t off, size_t len, uint32_t seed)
+{
+	uint8_t *p = buf;
+	size_t i = 0;
+
+	for (; i < len && ((off + i) & 7); i++)
+		p[i] = t_pattern_byte(off + i, seed);
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w = mix64(((off + i) >> 3) ^ ((uint64_t)seed << 40));
+
+		memcpy(p + i, &w, 8);	/* little-endian, as t_pattern_byte */
+	}
+	for (; i < len; i++)
+		p[i] = t_pattern_byte(off + i, seed);
+}
+
+int64_t t_pattern_check(const void *buf, uint64_t off, size_t len, uint32_t seed)
+{
+	const uint8_t *p = buf;
+	uint8_t tmp[4096];
+
+	for (size_t done = 0; done < len; done += sizeof(tmp)) {
+		size_t n = len - done < sizeof(tmp) ? len - done : sizeof(tmp);
+
+		t_pattern_fill(tmp, off + done, n, seed);
+		if (memcmp(tmp, p + done, n)) {
+			for (size_t i = 0; i < n; i++)
+				if (tmp[i] != p[done + i])
+					return off + done + i;
+		}
+	}
+	return -1;
+}
+
+void t_make_file(const char *path, uint64_t size, uint32_t seed)
+{
+	size_t bufsize = 1 << 20;
+	char *buf = malloc(bufsize);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	if (fd < 0 || !buf)
+		t_fail("cannot create '%s': %s", path, strerror(errno));
+	for (uint64_t off = 0; off < size; off += bufsize) {
+		size_t n = size - off < bufsize ? size - off : bufsize;
+
+		t_pattern_fill(buf, off, n, seed);
+		if (pwrite(fd, buf, n, off) != (ssize_t)n)
+			t_fail("cannot write '%s': %s", path, strerror(errno));
+	}
+	if (fsync(fd) < 0 || close(fd) < 0)
+		t_fail("cannot sync '%s': %s", path, strerror(errno));
+	free(buf);
+}
+
+void t_evict(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		t_fail("cannot open '%s': %s", path, strerror(errno));
+	fdatasync(fd);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+}
+
+uint64_t t_cached(const char *path)
+{
+	uint64_t bytes;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		t_fail("cannot open '%s': %s", path, strerror(errno));
+	ret = pc_cached_bytes(fd, 0, 0, &bytes);
+	close(fd);
+	if (ret)
+		t_fail("cannot count cached pages of '%s': %s", path, strerror(-ret));
+	return bytes;
+}
+
+void t_tmpdir(char *buf, size_t size, const char *base)
+{
+	snprintf(buf, size, "%s/pagecliff-test-XXXXXX", base);
+	if (!mkdtemp(buf))
+		t_fail("cannot make a folder in '%s': %s", base, strerror(errno));
+}
+
+static int run_cmd(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+void t_rmtree(const char *dir)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", dir);
+	run_cmd(cmd);
+}
+
+/* The one loop file system of this process, torn down at exit. */
+static struct {
+	char img[256];
+	char dev[64];
+	char mnt[256];
+	int mounted;
+} loopfs;
+
+static void loopfs_teardown(void)
+{
+	char cmd[1024];
+
+	if (loopfs.mounted) {
+		/* Lazily when a failed check left a file open. */
+		snprintf(cmd, sizeof(cmd), "umount '%s' 2>/dev/null || umount -l '%s'",
+			 loopfs.mnt, loopfs.mnt);
+		run_cmd(cmd);
+		loopfs.mounted = 0;
+	}
+	if (loopfs.dev[0]) {
+		snprintf(cmd, sizeof(cmd), "losetup -d '%s' 2>/dev/null", loopfs.dev);
+		run_cmd(cmd);
+		loopfs.dev[0] = 0;
+	}
+	if (loopfs.mnt[0])
+		rmdir(loopfs.mnt);
+	if (loopfs.img[0])
+		unlink(loopfs.img);
+	loopfs.mnt[0] = loopfs.img[0] = 0;
+}
+
+static void loopfs_signal(int sig)
+{
+	loopfs_teardown();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void loopfs_attach(uint64_t size)
+{
+	char cmd[512];
+	FILE *p;
+	int fd;
+
+	snprintf(loopfs.img, sizeof(loopfs.img), "/tmp/pagecliff-test-img-XXXXXX");
+	fd = mkstemp(loopfs.img);
+	if (fd < 0 || ftruncate(fd, size) < 0)
+		t_fail("cannot make an image file: %s", strerror(errno));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "losetup -f --show '%s'", loopfs.img);
+	p = popen(cmd, "r");
+	if (!p || !fgets(loopfs.dev, sizeof(loopfs.dev), p))
+		t_skip("cannot attach a loop device (losetup)");
+	pclose(p);
+	loopfs.dev[strcspn(loopfs.dev, "\n")] = 0;
+}
+
+const char *t_loopfs(const char *fstype, uint64_t size)
+{
+	char cmd[1024];
+
+	if (geteuid())
+		t_skip("needs root for a loop device and a mount");
+	snprintf(cmd, sizeof(cmd), "command -v mkfs.%s >/dev/null", fstype);
+	if (run_cmd(cmd))
+		t_skip("mkfs.%s is not installed", fstype);
+	atexit(loopfs_teardown);
+	signal(SIGINT, loopfs_signal);
+	signal(SIGTERM, loopfs_signal);
+	loopfs_attach(size);
+	snprintf(cmd, sizeof(cmd), "mkfs.%s -q %s '%s' >/dev/null 2>&1", fstype,
+		 strcmp(fstype, "xfs") ? "-F" : "-f", loopfs.dev);
+	if (run_cmd(cmd))
+		t_fail("mkfs.%s on %s failed", fstype, loopfs.dev);
+	snprintf(loopfs.mnt, sizeof(loopfs.mnt), "/tmp/pagecliff-test-mnt-XXXXXX");
+	if (!mkdtemp(loopfs.mnt))
+		t_fail("cannot make a mount point: %s", strerror(errno));
+	snprintf(cmd, sizeof(cmd), "mount -t %s '%s' '%s'", fstype, loopfs.dev,
+		 loopfs.mnt);
+	if (run_cmd(cmd))
+		t_fail("cannot mount %s on %s", loopfs.dev, loopfs.mnt);
+	loopfs.mounted = 1;
+	return loopfs.mnt;
+}
+
+#ifndef RWF_DONTCACHE
+#define RWF_DONTCACHE 0x00000080
+#endif
+
+#define LOAD_NR BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
+#define LOAD_ARG(n) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[n]))
+#define ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+#define ERRNO(e) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (e))
+
+/*
+ * Refuse syscall @nr when (args[@arg] & @mask) is non-zero (mask 0: always),
+ * with @err.  Flags live in the low 32 bits of the argument.
+ */
+static void refuse(int nr, int arg, uint32_t mask, int err)
+{
+	struct sock_filter always[] = {
+		LOAD_NR,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1),
+		ERRNO(err),
+		ALLOW,
+	};
+	struct sock_filter masked[] = {
+		LOAD_NR,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 3),
+		LOAD_ARG(arg),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, mask, 0, 1),
+		ERRNO(err),
+		ALLOW,
+	};
+	struct sock_fprog prog;
+
+	if (mask) {
+		prog.len = sizeof(masked) / sizeof(masked[0]);
+		prog.filter = masked;
+	} else {
+		prog.len = sizeof(always) / sizeof(always[0]);
+		prog.filter = always;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		t_skip("seccomp filters are not available: %s", strerror(errno));
+}
+
+void t_refuse(enum t_refuse what)
+{
+	switch (what) {
+	case T_REFUSE_URING:
+		refuse(SYS_io_uring_setup, 0, 0, ENOSYS);
+		break;
+	case T_REFUSE_DONTCACHE:
+		refuse(SYS_preadv2, 5, RWF_DONTCACHE, EOPNOTSUPP);
+		break;
+	case T_REFUSE_DIRECT:
+		refuse(SYS_openat, 2, O_DIRECT, EINVAL);
+		refuse(SYS_open, 1, O_DIRECT, EINVAL);
+		break;
+	}
+}
+
+int t_in_child(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		t_fail("fork: %s", strerror(errno));
+	if (!pid)
+		_exit(fn(arg));
+	if (waitpid(pid, &st, 0) < 0)
+		t_fail("waitpid: %s", strerror(errno));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}

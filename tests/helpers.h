@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the test programs share: skipping with a reason, deterministic file
+ * contents that can be checked at any offset, throw-away file systems on loop
+ * devices (root), and seccomp filters that make the kernel refuse a feature
+ * for real so that fallbacks can be exercised.
+ */
+#ifndef PC_TEST_HELPERS_H
+#define PC_TEST_HELPERS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdnoreturn.h>
+#include <sys/types.h>
+
+#define T_EXIT_PASS 0
+#define T_EXIT_FAIL 1
+#define T_EXIT_SKIP 77
+
+/* Print "SKIP: reason" and exit 77. */
+noreturn void t_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "FAIL: reason" and exit 1. */
+noreturn void t_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define T_CHECK(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "%s:%d: check '%s' failed: ",	\
+				__FILE__, __LINE__, #cond);		\
+			t_fail(__VA_ARGS__);				\
+		}							\
+	} while (0)
+
+/* The byte at file offset @off of the pattern @seed. */
+uint8_t t_pattern_byte(uint64_t off, uint32_t seed);
+void t_pattern_fill(void *buf, uint64_t off, size_t len, uint32_t seed);
+/* Offset of the first byte that differs from the pattern, or -1. */
+int64_t t_pattern_check(const void *buf, uint64_t off, size_t len, uint32_t seed);
+
+/* Create @path (must not exist) of @size pattern bytes; exits on failure. */
+void t_make_file(const char *path, uint64_t size, uint32_t seed);
+/* Write back and evict @path from the page cache. */
+void t_evict(const char *path);
+/* Bytes of @path in the page cache (cachestat or mincore). */
+uint64_t t_cached(const char *path);
+
+/* mkdtemp() under @base into @buf; removed with t_rmtree(). */
+void t_tmpdir(char *buf, size_t size, const char *base);
+void t_rmtree(const char *dir);
+
+/*
+ * As root, make a @fstype ("xfs", "ext4") file system of @size bytes on a
+ * loop device over a file in /tmp, mount it and return the mount point.
+ * Skips (77) without root or mkfs; everything is undone at exit and on
+ * SIGINT/SIGTERM.
+ */
+const char *t_loopfs(const char *fstype, uint64_t size);
+
+enum t_refuse {
+	T_REFUSE_URING,		/* io_uring_setup fails with ENOSYS */
+	T_REFUSE_DONTCACHE,	/* preadv2 with RWF_DONTCACHE fails EOPNOTSUPP */
+	T_REFUSE_DIRECT,	/* open/openat with O_DIRECT fail EINVAL */
+};
+
+/* Install a seccomp filter on this process; skips when seccomp is missing. */
+void t_refuse(enum t_refuse what);
+
+/* Run @fn in a child process; returns its exit status (or 128 + signal). */
+int t_in_child(int (*fn)(void *), void *arg);
+
+#endif
