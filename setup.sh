@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The two set-up commands of the README, for a fresh Debian 12 machine:
+#   ./setup.sh        install what is missing, build, run `pagecliff bench`
+#   ./setup.sh test   install what is missing, build, run the whole suite:
+#                     the plain build, then AddressSanitizer+UBSan, then the
+#                     fuzzers for a short fixed time
+# Both are idempotent.  Installing packages, the RAM testbed and the memory
+# cap need root; without root this says what it could not do.
+set -u
+cd "$(dirname "$0")" || exit 1
+
+packages=(build-essential meson ninja-build pkg-config liburing-dev
+	  xfsprogs e2fsprogs util-linux fio python3 libfuse3-dev fuse3
+	  clang nocache valgrind)
+
+install_missing() {
+	local missing=()
+
+	for p in "${packages[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} = 0 ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "setup: these packages are missing and installing them needs root:" >&2
+		echo "  sudo apt-get install -y ${missing[*]}" >&2
+		return 1
+	fi
+	echo "setup: installing ${missing[*]}"
+	apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# build DIR [meson options]: configure once, then compile.
+build() {
+	local dir=$1
+	shift
+	local werror=()
+
+	[ "${CI:-}" = true ] && werror=(-Dwerror=true)
+	if [ ! -f "$dir/build.ninja" ]; then
+		meson setup "$dir" "${werror[@]}" "$@" >/dev/null || return 1
+	fi
+	ninja -C "$dir" >/dev/null || ninja -C "$dir"
+}
+
+run_tests() {
+	local rc=0 total
+
+	[ "$(id -u)" = 0 ] || echo "setup: not root: tests that need loop devices, mounts, cgroups or sysctls will skip" >&2
+	build build || return 1
+	echo "== tests: plain build"
+	tests/run.sh build || rc=1
+	echo "== tests: AddressSanitizer + UndefinedBehaviorSanitizer"
+	build build-asan -Db_sanitize=address,undefined -Db_lundef=false || return 1
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		tests/run.sh build-asan || rc=1
+	echo "== fuzzers"
+	FUZZ_SECONDS=${FUZZ_SECONDS:-15} tests/fuzz/run-fuzzers.sh
+	case $? in 0 | 77) ;; *) rc=1 ;; esac
+	total=$(cat build/meson-logs/testlog.json build-asan/meson-logs/testlog.json 2>/dev/null |
+		python3 -c '
+import json, sys
+c = {"passed": 0, "failed": 0, "skipped": 0}
+for line in sys.stdin:
+    r = json.loads(line)["result"]
+    c[{"OK": "passed", "EXPECTEDFAIL": "passed", "SKIP": "skipped"}.get(r, "failed")] += 1
+print("%(passed)d passed, %(failed)d failed, %(skipped)d skipped" % c)')
+	echo "== all suites"
+	echo "$total"
+	return $rc
+}
+
+install_missing || exit 1
+case "${1:-}" in
+"")
+	build build || exit 1
+	exec ./build/cli/pagecliff bench
+	;;
+test)
+	run_tests
+	;;
+*)
+	echo "usage: ./setup.sh [test]" >&2
+	exit 2
+	;;
+esac
