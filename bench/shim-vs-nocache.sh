@@ -126,7 +126,7 @@ ways = [("/bin/true", ["/bin/true"], base),
         ("LD_PRELOAD=libpagecliff-preload.so /bin/true", ["/bin/true"], dict(base, LD_PRELOAD=shim)),
         ("pagecliff run -- /bin/true", [pagecliff, "run", "--", "/bin/true"], base)]
 times = {w[0]: [] for w in ways}
-for _ in range(200):
+for _ in range(int(os.environ.get("RUNS", "200"))):
     for name, argv, env in ways:
         t = time.perf_counter_ns()
         pid = os.posix_spawn(argv[0], argv, env)

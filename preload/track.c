@@ -52,8 +52,13 @@ static void print_stats(const struct pl_file *f)
 		       f->path ? f->path : "?", f->bytes_read, f->runs, f->seeks,
 		       mode_name(f), f->bytes_dontcache, f->drop.bytes_dropped,
 		       f->drop.bytes_kept, f->drop.syscalls);
-	if (len > 0)
-		pl_stats_write(line, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1);
+	if (len <= 0)
+		return;
+	if ((size_t)len >= sizeof(line)) {	/* a very long path: cut, keep the newline */
+		len = sizeof(line) - 1;
+		line[len - 1] = '\n';
+	}
+	pl_stats_write(line, len);
 }
 
 /* Does @fd still refer to @f?  (An fd closed behind the shim's back may
@@ -205,6 +210,10 @@ static void account(struct pl_file *f, int fd, uint64_t off, uint64_t n,
 			return;
 		if (!offset_agrees(f, fd, positional))
 			return;
+		if (!same_file(f, fd)) {
+			f->mapped = 1;	/* fd reused behind the shim's back: hands off */
+			return;
+		}
 		if (!f->have_dropper)
 			late_dropper(f, fd);
 		f->active = 1;
