@@ -1,0 +1,172 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The speed benchmark of docs/PERFORMANCE.md: the report's workload scaled
+# down (one file per thread, threads = cores, 1 MiB reads, a data set several
+# times the memory cap), read by fio 3.33 and by pagecliff in every mode and
+# API, interleaved, REPS times, cold cache before every run, every run in the
+# same memory cgroup.  Prints one row per contender: median GB/s (min-max),
+# CPU seconds per GiB of the process, of the whole system and of kswapd, and
+# the peak page cache of the cgroup; then the ratios the targets are about.
+#
+# usage: sudo bench/run.sh [ram | DIR]
+#   ram  (default) XFS on a loop device over tmpfs, made and removed here
+#   DIR  a folder on a real disk (device-bound: CPU per byte is what differs)
+# env: REPS (5), SIZE per thread (4g), JOBS (cores), CAP memory cap (1g),
+#      ONLY (regex of contender names), PAGECLIFF (the binary), OUT (raw TSV)
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+REPS=${REPS:-5}
+SIZE=${SIZE:-4g}
+JOBS=${JOBS:-$(nproc)}
+CAP=${CAP:-1g}
+ONLY=${ONLY:-.}
+PC=${PAGECLIFF:-$PWD/build/cli/pagecliff}
+target=${1:-ram}
+
+die() { echo "bench/run.sh: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root: it drops caches, makes a memory cgroup (and the RAM testbed)"
+[ -x "$PC" ] || die "no pagecliff at $PC: build first (./setup.sh builds it)"
+command -v fio >/dev/null || die "fio is not installed (apt-get install fio)"
+
+W=$(mktemp -d /tmp/pagecliff-run.XXXXXX) || exit 1
+CG=
+MNT=
+LOOP=
+cleanup() {
+	[ -n "$CG" ] && [ -d "$CG" ] && {
+		cat "$CG/cgroup.procs" 2>/dev/null | while read -r p; do
+			echo "$p" >"$(dirname "$CG")/cgroup.procs" 2>/dev/null
+		done
+		rmdir "$CG" 2>/dev/null
+	}
+	if [ -n "$MNT" ]; then
+		umount "$MNT" 2>/dev/null || umount -l "$MNT"
+	fi
+	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+	mountpoint -q "$W/ram" && umount "$W/ram"
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+to_bytes() { numfmt --from=iec "$(echo "$1" | tr a-z A-Z | sed 's/IB$//; s/B$//')"; }
+size_b=$(to_bytes "$SIZE")
+cap_b=$(to_bytes "$CAP")
+
+make_testbed() {
+	mkdir "$W/ram" "$W/mnt"
+	mount -t tmpfs -o size=$((JOBS * size_b + (1 << 30))) pagecliff-run "$W/ram" || die "cannot mount tmpfs"
+	truncate -s $((JOBS * size_b + (512 << 20))) "$W/ram/disk.img"
+	LOOP=$(losetup -f --show "$W/ram/disk.img") || die "cannot attach a loop device"
+	mkfs.xfs -q -f "$LOOP" >/dev/null || die "mkfs.xfs failed"
+	mount "$LOOP" "$W/mnt" || die "cannot mount $LOOP"
+	MNT=$W/mnt
+	DIR=$MNT
+}
+
+make_cgroup() {
+	if grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		CG=/sys/fs/cgroup/pagecliff-run-$$
+		mkdir "$CG" && echo "$cap_b" >"$CG/memory.max" || die "cannot make cgroup $CG"
+		CACHE_KEY=file
+	else
+		CG=/sys/fs/cgroup/memory/pagecliff-run-$$
+		mkdir "$CG" && echo "$cap_b" >"$CG/memory.limit_in_bytes" || die "cannot make cgroup $CG"
+		CACHE_KEY=cache
+	fi
+}
+
+if [ "$target" = ram ]; then
+	make_testbed
+else
+	[ -d "$target" ] || die "'$target' is not a folder"
+	DIR=$(cd "$target" && pwd)
+fi
+make_cgroup
+
+# The data set, laid out once by bench (non-zero data, its own files).
+"$PC" bench --directory "$DIR" --numjobs "$JOBS" --size "$SIZE" --mode direct \
+	--runtime 1s --keep --quiet >/dev/null || die "cannot lay out the data set in $DIR"
+FILES=()
+for ((i = 0; i < JOBS; i++)); do FILES+=("$DIR/pagecliff-bench/job$i.dat"); done
+
+fio_job() {	# fio options...: one job per file, the same files
+	local args=(--readonly --rw=read --bs=1m --size="$SIZE" --output=/dev/null "$@")
+	for f in "${FILES[@]}"; do args+=(--name="j${#args[@]}" --filename="$f"); done
+	echo fio "${args[*]}"
+}
+
+cats() {	# pagecliff cat options: one process per file, in parallel
+	local c="" f
+	for f in "${FILES[@]}"; do c="$c $PC cat $* $f >/dev/null &"; done
+	echo "$c wait"
+}
+
+bench_job() {	# mode api
+	echo "$PC bench --directory $DIR --numjobs $JOBS --size $SIZE --bs 1m --mode $1 --api $2 --runtime 600s --keep --quiet >/dev/null"
+}
+
+CONTENDERS=(
+	"fio-sync-buffered|$(fio_job --ioengine=sync)"
+	"fio-sync-buffered-mmapbuf|$(fio_job --ioengine=sync --iomem=mmap)"
+	"fio-sync-direct|$(fio_job --ioengine=sync --direct=1)"
+	"fio-uring-direct-qd16|$(fio_job --ioengine=io_uring --direct=1 --iodepth=16)"
+)
+for m in buffered dontcache dropbehind direct auto; do
+	CONTENDERS+=("cat-$m-copy|$(cats --mode $m --copy)")
+	CONTENDERS+=("cat-$m-zerocopy|$(cats --mode $m)")
+	CONTENDERS+=("bench-$m-copy|$(bench_job $m copy)")
+	CONTENDERS+=("bench-$m-zerocopy|$(bench_job $m zerocopy)")
+done
+
+busy_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
+kswapd_ticks() {
+	local t=0 p
+	for p in $(pgrep -x 'kswapd[0-9]*'); do
+		t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat")))
+	done
+	echo $t
+}
+cache_now() { awk -v k="$CACHE_KEY" '$1 == k {print $2; exit}' "$CG/memory.stat"; }
+
+# run NAME COMMAND: one cold run in the cgroup; appends a row to $W/raw.tsv.
+run_one() {
+	local name=$1 cmd=$2 peak=0 c b0 b1 k0 k1 t0 t1 rc
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	echo 0 >"$CG/memory.max_usage_in_bytes" 2>/dev/null
+	b0=$(busy_ticks) k0=$(kswapd_ticks)
+	t0=$(date +%s.%N)
+	/usr/bin/time -f "%U %S" -o "$W/time" \
+		sh -c "echo \$\$ >$CG/cgroup.procs && exec sh -c '$cmd'" &
+	local pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		c=$(cache_now)
+		[ "${c:-0}" -gt "$peak" ] && peak=$c
+		sleep 0.05
+	done
+	wait $pid
+	rc=$?
+	t1=$(date +%s.%N)
+	b1=$(busy_ticks) k1=$(kswapd_ticks)
+	[ $rc = 0 ] || { echo "bench/run.sh: $name failed (exit $rc)" >&2; return; }
+	read -r u s <"$W/time"
+	printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$name" "$(echo "$t1 - $t0" | bc)" \
+		"$(echo "$u + $s" | bc)" $((b1 - b0)) $((k1 - k0)) "$peak" \
+		$((JOBS * size_b)) >>"$W/raw.tsv"
+}
+
+echo "# bench/run.sh $target: $JOBS threads x $SIZE, 1 MiB reads, cap $CAP, $REPS reps, $(uname -r), $(nproc) CPUs"
+for ((r = 1; r <= REPS; r++)); do
+	for c in "${CONTENDERS[@]}"; do
+		name=${c%%|*}
+		[[ $name =~ $ONLY ]] || continue
+		printf "\rrep %d/%d %-30s" "$r" "$REPS" "$name" >&2
+		run_one "$name" "${c#*|}"
+	done
+done
+printf "\r%60s\r" "" >&2
+[ -n "${OUT:-}" ] && cp "$W/raw.tsv" "$OUT"
+python3 bench/summarize.py "$W/raw.tsv" "$(getconf CLK_TCK)"
