@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * auto: choose a strategy for one file from what its file system and the
- * kernel support, and say why.
+ * kernel support and from how much of it is cached, and say why.
  *
- * Preference, measured on our machines (docs/PERFORMANCE.md): RWF_DONTCACHE
- * where supported (fastest with the copy API, keeps what was cached, drops
- * what it brought in); a file mostly in the cache is read buffered (the
- * cache is the fastest device); large files go direct through io_uring;
- * anything else drops behind with fadvise, which works everywhere.
+ * Measured on our machines (docs/PERFORMANCE.md): for a file that is not in
+ * the cache, O_DIRECT through io_uring is the fastest and cheapest path with
+ * either API (reads land in the caller's buffer, or are lent, with no copy);
+ * RWF_DONTCACHE comes next and, unlike O_DIRECT, uses pages that are already
+ * cached; drop-behind with fadvise works everywhere.  So: a large file that
+ * is mostly uncached goes direct; a file with much of it cached goes
+ * dontcache (or buffered when dontcache is refused and nearly all is
+ * cached); small files go dontcache, else dropbehind.
  */
 #include <string.h>
 
@@ -16,34 +19,56 @@
 /* Below this many bytes a file is not worth an O_DIRECT pipeline. */
 #define AUTO_DIRECT_MIN (4 * PC_MIB)
 
+static enum pc_strategy choose_cached(struct pc_stream *s,
+				      const struct pc_probe *p, unsigned int pct)
+{
+	if (p->dontcache) {
+		pc_set_reason(s, "auto: %u%% of the file is cached: RWF_DONTCACHE reads use those pages and drop the ones they bring in",
+			      pct);
+		return PC_DONTCACHE;
+	}
+	if (pct >= 90) {
+		pc_set_reason(s, "auto: %u%% of the file is cached and RWF_DONTCACHE is refused (%s): buffered reads from the cache",
+			      pct, strerror(-p->dontcache_err));
+		return PC_BUFFERED;
+	}
+	pc_set_reason(s, "auto: %u%% of the file is cached and RWF_DONTCACHE is refused (%s): dropbehind keeps those pages",
+		      pct, strerror(-p->dontcache_err));
+	return PC_DROPBEHIND;
+}
+
+static enum pc_strategy choose_small(struct pc_stream *s,
+				     const struct pc_probe *p, const char *why)
+{
+	if (p->dontcache) {
+		pc_set_reason(s, "auto: %s: RWF_DONTCACHE", why);
+		return PC_DONTCACHE;
+	}
+	pc_set_reason(s, "auto: %s, RWF_DONTCACHE refused (%s): dropbehind",
+		      why, strerror(-p->dontcache_err));
+	return PC_DROPBEHIND;
+}
+
 enum pc_strategy pc_auto_choose(struct pc_stream *s)
 {
 	struct pc_probe p;
-	uint64_t pct;
+	unsigned int pct;
 
 	s->stats.syscalls += 6;
 	if (pc_probe_fd(s->fd, &p)) {
 		pc_set_reason(s, "auto: probe failed: dropbehind works everywhere");
 		return PC_DROPBEHIND;
 	}
-	if (p.dontcache) {
-		pc_set_reason(s, "auto: RWF_DONTCACHE supported: cached pages are used and kept, new ones dropped");
-		return PC_DONTCACHE;
-	}
-	pct = p.file_size ? p.cached_bytes * 100 / p.file_size : 100;
-	if (pct >= 90) {
-		pc_set_reason(s, "auto: %llu%% of the file is cached and RWF_DONTCACHE is refused (%s): buffered reads from the cache",
-			      (unsigned long long)pct, strerror(-p.dontcache_err));
-		return PC_BUFFERED;
-	}
-	if (p.direct && p.uring && p.file_size >= AUTO_DIRECT_MIN) {
-		pc_set_reason(s, "auto: RWF_DONTCACHE refused (%s); O_DIRECT and io_uring work: direct with %u reads in flight",
-			      strerror(-p.dontcache_err), s->opts.inflight);
-		return PC_DIRECT;
-	}
-	pc_set_reason(s, "auto: RWF_DONTCACHE refused (%s), %s: dropbehind",
-		      strerror(-p.dontcache_err),
-		      !p.direct ? "O_DIRECT refused" :
-		      !p.uring ? "io_uring unavailable" : "file under 4 MiB");
-	return PC_DROPBEHIND;
+	pct = p.file_size ? p.cached_bytes * 100 / p.file_size : 0;
+	if (p.cached_bytes > p.file_size / 8)
+		return choose_cached(s, &p, pct);
+	if (p.file_size < AUTO_DIRECT_MIN)
+		return choose_small(s, &p, "file under 4 MiB");
+	if (!p.direct)
+		return choose_small(s, &p, "O_DIRECT refused");
+	if (!p.uring)
+		return choose_small(s, &p, "io_uring unavailable");
+	pc_set_reason(s, "auto: %u%% cached, O_DIRECT and io_uring work: direct with %u reads in flight, no page cache",
+		      pct, s->opts.inflight);
+	return PC_DIRECT;
 }

@@ -31,9 +31,22 @@ struct slot {
 	enum slot_state state;
 };
 
+/* user_data of a read into the caller's buffer: this bit and its piece. */
+#define USER_PIECE (1ull << 63)
+
+/* Reads into the caller's buffer from this size on (see user_read()). */
+#define USER_READ_MIN (64u * 1024)
+
+struct piece {
+	size_t len;
+	ssize_t res;
+	int done;
+};
+
 struct direct {
 	int dfd;			/* the O_DIRECT descriptor */
 	uint32_t align;			/* offset and length alignment */
+	uint32_t mem_align;		/* buffer alignment */
 	size_t chunk;			/* bytes per slot, a multiple of align */
 	unsigned int nslots;
 	struct slot *slots;
@@ -51,6 +64,8 @@ struct direct {
 	int restart;			/* rebuild the pipeline at the cursor */
 	int lent;			/* the head slot is on loan to the caller */
 	char *bounce;			/* pread()'s buffer, chunk bytes */
+	struct piece *pieces;		/* nslots reads into a caller's buffer */
+	unsigned int pieces_busy;
 };
 
 static void slot_prep(struct direct *d, unsigned int i)
@@ -108,33 +123,49 @@ static int pipe_fill(struct pc_stream *s, struct direct *d)
 
 static void reap_one(struct direct *d, struct io_uring_cqe *cqe)
 {
-	struct slot *sl = &d->slots[io_uring_cqe_get_data64(cqe)];
+	uint64_t data = io_uring_cqe_get_data64(cqe);
+	struct slot *sl;
 
+	if (data & USER_PIECE) {
+		d->pieces[data & ~USER_PIECE].res = cqe->res;
+		d->pieces[data & ~USER_PIECE].done = 1;
+		d->pieces_busy--;
+		return;
+	}
+	sl = &d->slots[data];
 	sl->res = cqe->res;
 	sl->state = SLOT_DONE;
 	d->busy--;
 }
 
+/* Wait for at least one completion and reap every one there is. */
+static int reap(struct pc_stream *s, struct direct *d)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, n = 0;
+	int ret;
+
+	s->stats.syscalls++;
+	ret = io_uring_wait_cqe(&d->ring, &cqe);
+	if (ret)
+		return ret == -EINTR ? 0 : ret;
+	io_uring_for_each_cqe(&d->ring, head, cqe) {
+		reap_one(d, cqe);
+		n++;
+	}
+	io_uring_cq_advance(&d->ring, n);
+	return 0;
+}
+
 /* Wait until slot @i has completed, reaping whatever else has too. */
 static int wait_slot(struct pc_stream *s, struct direct *d, unsigned int i)
 {
-	struct io_uring_cqe *cqe;
-	unsigned int head, n;
 	int ret;
 
 	while (d->slots[i].state == SLOT_BUSY) {
-		s->stats.syscalls++;
-		ret = io_uring_wait_cqe(&d->ring, &cqe);
-		if (ret == -EINTR)
-			continue;
+		ret = reap(s, d);
 		if (ret)
 			return ret;
-		n = 0;
-		io_uring_for_each_cqe(&d->ring, head, cqe) {
-			reap_one(d, cqe);
-			n++;
-		}
-		io_uring_cq_advance(&d->ring, n);
 	}
 	return 0;
 }
@@ -273,12 +304,103 @@ static void loan_end(struct direct *d)
 		head_retire(d);
 }
 
+/* Queue the pieces of [off, off + len) into @buf; returns how many. */
+static unsigned int user_prep(struct direct *d, char *buf, size_t len,
+			      uint64_t off)
+{
+	size_t piece = pc_align_up((len + d->nslots - 1) / d->nslots, d->align);
+	unsigned int k = 0;
+
+	for (size_t at = 0; at < len; at += piece, k++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&d->ring);
+
+		d->pieces[k].len = len - at < piece ? len - at : piece;
+		d->pieces[k].done = 0;
+		io_uring_prep_read(sqe, 0, buf + at, d->pieces[k].len, off + at);
+		sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_sqe_set_data64(sqe, USER_PIECE | k);
+		d->pieces_busy++;
+	}
+	return k;
+}
+
+/* Add up the pieces in order, stopping at the first short one (the end). */
+static ssize_t user_collect(struct pc_stream *s, struct direct *d, char *buf,
+			    unsigned int np, uint64_t off)
+{
+	size_t total = 0;
+
+	for (unsigned int k = 0; k < np; k++) {
+		struct piece *p = &d->pieces[k];
+
+		if (p->res == -EAGAIN || p->res == -EINTR)
+			p->res = pc_full_pread(d->dfd, buf + total, p->len,
+					       off + total, 0, &s->stats.syscalls);
+		if (p->res < 0)
+			return total ? (ssize_t)total : p->res;
+		if ((size_t)p->res < p->len && p->res % d->align == 0 && p->res)
+			p->res += pc_full_pread(d->dfd, buf + total + p->res,
+						p->len - p->res, off + total + p->res,
+						0, &s->stats.syscalls);
+		total += p->res;
+		if ((size_t)p->res < p->len)
+			break;
+	}
+	return total;
+}
+
+/*
+ * The copy API with an aligned buffer: read straight into the caller's
+ * memory, the range split into up to `inflight` reads in flight at once, so
+ * nothing is copied.  Used while the pipeline is idle.
+ */
+static ssize_t user_read(struct pc_stream *s, struct direct *d, char *buf,
+			 size_t len)
+{
+	uint64_t size, pos = s->pos;
+	unsigned int np;
+	ssize_t n;
+	int ret;
+
+	if (pc_file_size(s->fd, &size))
+		return -EIO;
+	if (pos >= size)
+		return 0;
+	if (len > size - pos)
+		len = pc_align_up(size - pos, d->align);
+	np = user_prep(d, buf, len, pos);
+	s->stats.syscalls++;
+	ret = io_uring_submit(&d->ring);
+	while (ret >= 0 && d->pieces_busy)
+		ret = reap(s, d);
+	if (ret < 0) {
+		while (d->pieces_busy && !reap(s, d))
+			;
+		return ret;
+	}
+	n = user_collect(s, d, buf, np, pos);
+	/* As the pipeline: never bytes the file no longer has. */
+	if (n > 0 && !pc_file_size(s->fd, &size) && pos + n > size)
+		n = size > pos ? (ssize_t)(size - pos) : 0;
+	return n;
+}
+
+static int user_read_fits(struct pc_stream *s, struct direct *d, void *buf,
+			  size_t len)
+{
+	return d->have_ring && !d->queued && !d->lent && len >= USER_READ_MIN &&
+	       len % d->align == 0 && s->pos % d->align == 0 &&
+	       (uintptr_t)buf % d->mem_align == 0;
+}
+
 static ssize_t direct_read(struct pc_stream *s, void *buf, size_t len)
 {
 	struct direct *d = s->priv;
 	size_t done = 0;
 
 	loan_end(d);
+	if (user_read_fits(s, d, buf, len))
+		return user_read(s, d, buf, len);
 	while (done < len) {
 		char *p;
 		ssize_t n = head_peek(s, d, s->pos + done, &p);
@@ -365,6 +487,7 @@ static void direct_release(struct pc_stream *s)
 	pc_buf_free(d->bufs, d->bufs_size);
 	pc_buf_free(d->bounce, d->chunk);
 	free(d->slots);
+	free(d->pieces);
 	if (d->dfd >= 0)
 		close(d->dfd);
 	free(d);
@@ -414,6 +537,7 @@ static int open_direct(struct pc_stream *s, struct direct *d)
 		return -EOPNOTSUPP;
 	}
 	d->align = off_align;
+	d->mem_align = mem_align;
 	d->chunk = pc_align_up(s->opts.chunk_size,
 			       off_align > PC_PAGE_SIZE ? off_align : PC_PAGE_SIZE);
 	return 0;
@@ -422,9 +546,10 @@ static int open_direct(struct pc_stream *s, struct direct *d)
 static int alloc_slots(struct direct *d)
 {
 	d->slots = calloc(d->nslots, sizeof(*d->slots));
+	d->pieces = calloc(d->nslots, sizeof(*d->pieces));
 	d->bufs_size = (size_t)d->nslots * d->chunk;
 	d->bufs = pc_buf_alloc(d->bufs_size);
-	if (!d->slots || !d->bufs)
+	if (!d->slots || !d->pieces || !d->bufs)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < d->nslots; i++)
 		d->slots[i].buf = d->bufs + (size_t)i * d->chunk;

@@ -35,10 +35,15 @@ static struct pc_stream *open_stream(const char *path, enum pc_strategy strategy
 	return s;
 }
 
+/*
+ * Sequential reads of @rlen into a buffer at @misalign bytes from a page
+ * (0: the library may read straight into it).
+ */
 static void check_sequential(struct pc_stream *s, const char *path,
-			     uint64_t size, uint32_t seed, size_t rlen)
+			     uint64_t size, uint32_t seed, size_t rlen,
+			     size_t misalign)
 {
-	char *buf = malloc(rlen + 1);
+	char *mem = pc_buf_alloc(rlen + 4096), *buf = mem + misalign;
 	uint64_t off = 0;
 	ssize_t n;
 
@@ -56,7 +61,7 @@ static void check_sequential(struct pc_stream *s, const char *path,
 	T_CHECK(off == size, "%s: read %llu bytes of %llu", path,
 		(unsigned long long)off, (unsigned long long)size);
 	T_CHECK(pc_stream_read(s, buf, rlen) == 0, "%s: data after end of file", path);
-	free(buf);
+	pc_buf_free(mem, rlen + 4096);
 }
 
 static void check_zero_copy(struct pc_stream *s, const char *path,
@@ -111,10 +116,13 @@ enum pc_strategy exact_check(const char *path, uint64_t size, uint32_t seed,
 	snprintf(name, sizeof(name), "%s [%s, chunk %zu, reads of %zu]", path,
 		 pc_strategy_name(strategy), chunk, rlen);
 
-	check_sequential(s, name, size, seed, rlen);
+	check_sequential(s, name, size, seed, rlen, 16);
 	pc_stream_stats(s, &st);
 	T_CHECK(st.bytes_read == size, "%s: stats say %llu bytes read", name,
 		(unsigned long long)st.bytes_read);
+	pc_stream_close(s);
+	s = open_stream(path, strategy, chunk);
+	check_sequential(s, name, size, seed, rlen, 0);
 	pc_stream_close(s);
 	s = open_stream(path, strategy, chunk);
 	check_zero_copy(s, name, size, seed);
