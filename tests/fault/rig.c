@@ -26,6 +26,10 @@ const enum pc_strategy fr_strategies[] = {
 const unsigned int fr_nstrategies = sizeof(fr_strategies) / sizeof(fr_strategies[0]);
 
 static struct {
+	char scratch_dir[4096];
+	char scratch[4200];
+	pid_t scratch_owner;
+	volatile sig_atomic_t have_scratch;
 	char mnt[64];
 	pid_t daemon;
 	pid_t owner;			/* only the process that mounted unmounts */
@@ -45,11 +49,21 @@ void fr_unmount(void)
 	rmdir(rig.mnt);
 }
 
+void fr_scratch_remove(void)
+{
+	if (!rig.have_scratch || getpid() != rig.scratch_owner)
+		return;
+	rig.have_scratch = 0;
+	unlink(rig.scratch);
+	rmdir(rig.scratch_dir);
+}
+
 static void on_signal(int sig)
 {
 	static const char hung[] = "FAIL: hung (watchdog expired)\n";
 
 	fr_unmount();
+	fr_scratch_remove();
 	if (sig == SIGALRM) {
 		if (write(STDERR_FILENO, hung, sizeof(hung) - 1) < 0)
 			_exit(T_EXIT_FAIL);
@@ -111,6 +125,27 @@ static void wait_mounted(void)
 	t_fail("faultfs did not mount %s within 5 s", rig.mnt);
 }
 
+static void catch_signals(void)
+{
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGALRM, on_signal);
+}
+
+const char *fr_scratch_file(uint64_t size)
+{
+	const char *b = getenv("PAGECLIFF_BUILDDIR");
+
+	t_tmpdir(rig.scratch_dir, sizeof(rig.scratch_dir), b ? b : ".");
+	snprintf(rig.scratch, sizeof(rig.scratch), "%s/file", rig.scratch_dir);
+	rig.scratch_owner = getpid();
+	rig.have_scratch = 1;
+	atexit(fr_scratch_remove);
+	catch_signals();
+	t_make_file(rig.scratch, size, FR_SEED);
+	return rig.scratch;
+}
+
 const char *fr_mount(void)
 {
 	const char *faultfs = getenv("FAULTFS");
@@ -127,9 +162,7 @@ const char *fr_mount(void)
 	rig.owner = getpid();
 	rig.mounted = 1;
 	atexit(fr_unmount);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGALRM, on_signal);
+	catch_signals();
 	start_daemon(faultfs);
 	wait_mounted();
 	return rig.mnt;

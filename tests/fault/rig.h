@@ -29,6 +29,16 @@ void fr_unmount(void);
 /* Fail the test ("hung") if it is still running after @secs seconds. */
 void fr_watchdog(unsigned int secs);
 
+/*
+ * Make a @size-byte pattern file (FR_SEED) in a fresh folder under
+ * $PAGECLIFF_BUILDDIR (else the current folder) and return its path; file
+ * and folder are removed at exit and on SIGINT, SIGTERM and SIGALRM.
+ */
+const char *fr_scratch_file(uint64_t size);
+
+/* Remove the scratch file now (also safe in a signal handler, and twice). */
+void fr_scratch_remove(void);
+
 /* printf the path of a faultfs file into @buf. */
 void fr_path(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

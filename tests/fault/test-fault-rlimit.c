@@ -39,7 +39,7 @@
 #define T_ASAN 0
 #endif
 
-static char path[4200];
+static const char *path;
 
 static struct pc_stream *open_with(enum pc_strategy strat, size_t chunk, int *ret)
 {
@@ -264,14 +264,10 @@ static int as_case(void *arg)
 
 int main(void)
 {
-	const char *b = getenv("PAGECLIFF_BUILDDIR");
 	long unlimited = -1, ring_only = 256 << 10, nothing = 0;
 	int failed = 0;
-	char dir[4096];
 
-	t_tmpdir(dir, sizeof(dir), b ? b : ".");
-	snprintf(path, sizeof(path), "%s/file", dir);
-	t_make_file(path, FILE_SIZE, FR_SEED);
+	path = fr_scratch_file(FILE_SIZE);
 	for (unsigned int free = 0; free < 3; free++)
 		failed += t_in_child(nofile_case, &free) != 0;
 	failed += t_in_child(memlock_case, &unlimited) % T_EXIT_SKIP != 0;
@@ -284,7 +280,7 @@ int main(void)
 		printf("RLIMIT_AS not tried: AddressSanitizer needs the address space\n");
 	else
 		failed += t_in_child(as_case, NULL) != 0;
-	t_rmtree(dir);
+	fr_scratch_remove();
 	T_CHECK(!failed, "%d resource-limit cases failed", failed);
 	printf("resource limits give clean errors or exact data\n");
 	return T_EXIT_PASS;

@@ -18,7 +18,7 @@
 #define SYSCTL "/proc/sys/kernel/io_uring_disabled"
 #define FILE_SIZE ((16ull << 20) + 11)
 
-static char path[4200];
+static const char *path;
 static char old_value[16];
 static volatile sig_atomic_t changed;
 
@@ -44,6 +44,7 @@ static void restore(void)
 static void on_signal(int sig)
 {
 	restore();
+	fr_scratch_remove();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -84,8 +85,6 @@ static int reads(void *arg)
 
 int main(void)
 {
-	const char *b = getenv("PAGECLIFF_BUILDDIR");
-	char dir[4096];
 	ssize_t n;
 	int fd, st;
 
@@ -98,9 +97,7 @@ int main(void)
 	close(fd);
 	T_CHECK(n > 0, "cannot read %s", SYSCTL);
 	old_value[strcspn(old_value, "\n")] = 0;
-	t_tmpdir(dir, sizeof(dir), b ? b : ".");
-	snprintf(path, sizeof(path), "%s/file", dir);
-	t_make_file(path, FILE_SIZE, FR_SEED);
+	path = fr_scratch_file(FILE_SIZE);
 	t_evict(path);
 
 	atexit(restore);
@@ -110,7 +107,7 @@ int main(void)
 	T_CHECK(!write_sysctl("2"), "cannot write %s: %s", SYSCTL, strerror(errno));
 	st = t_in_child(reads, NULL);
 	restore();
-	t_rmtree(dir);
+	fr_scratch_remove();
 	T_CHECK(!changed, "could not put %s back to %s", SYSCTL, old_value);
 	T_CHECK(st == 0, "reads with io_uring disabled failed (status %d)", st);
 	printf("io_uring disabled by sysctl: exact, and said so; %s is %s again\n",

@@ -24,7 +24,7 @@ struct inject_case {
 	unsigned long count;		/* ULONG_MAX: every submission */
 };
 
-static char path[4200];
+static const char *path;
 
 static int run_case(void *arg)
 {
@@ -35,7 +35,8 @@ static int run_case(void *arg)
 	struct pc_stream *s;
 	int ok;
 
-	alarm(5);	/* default action: the parent sees SIGALRM, a hang */
+	signal(SIGALRM, SIG_DFL);	/* the parent sees SIGALRM: a hang */
+	alarm(5);
 	ui_install(c->err, c->count);
 	s = fr_open(path, PC_DIRECT);
 	pc_stream_stats(s, &st);
@@ -62,13 +63,9 @@ int main(void)
 		{ EAGAIN, 0 }, { EAGAIN, 1 }, { EAGAIN, 3 }, { ENOMEM, 1 },
 		{ EAGAIN, ULONG_MAX }, { ENOMEM, ULONG_MAX },
 	};
-	const char *b = getenv("PAGECLIFF_BUILDDIR");
-	char dir[4096];
 	int failed = 0, skipped = 0;
 
-	t_tmpdir(dir, sizeof(dir), b ? b : ".");
-	snprintf(path, sizeof(path), "%s/file", dir);
-	t_make_file(path, FILE_SIZE, FR_SEED);
+	path = fr_scratch_file(FILE_SIZE);
 	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int st = t_in_child(run_case, (void *)&cases[i]);
 
@@ -78,7 +75,7 @@ int main(void)
 		skipped += st == T_EXIT_SKIP;
 		failed += st != T_EXIT_PASS && st != T_EXIT_SKIP;
 	}
-	t_rmtree(dir);
+	fr_scratch_remove();
 	if (skipped == sizeof(cases) / sizeof(cases[0]))
 		t_skip("direct or seccomp not available");
 	T_CHECK(!failed, "%d io_uring submission failures mishandled", failed);
