@@ -349,6 +349,8 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 
 	take(run, w, a);
 	t0 = next = a->t;
+	ph->cache_start = run->cgroup_dir[0] && a->s.cg_ok && sample_known(a->s.cg.file) ?
+		(double)a->s.cg.file : sample_known(a->s.mem.cached) ? (double)a->s.mem.cached : NAN;
 	for (;;) {
 		int finished;
 
@@ -428,9 +430,11 @@ static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	sample_loop(run, ph, mode, w, ticks);
 	finish_phase(run, ph, w);
-	if (ph->error)
+	if (ph->error) {
 		error("%s phase: cannot read: %s", pc_strategy_name(ph->mode),
 		      strerror(-ph->error));
+		run->failed = 1;
+	}
 	return 0;
 }
 

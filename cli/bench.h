@@ -85,6 +85,7 @@ struct bench_phase {
 	double gbps_avg, gbps_median, gbps_min;
 	double cpu_proc_per_gib, cpu_sys_per_gib, cpu_kswapd_per_gib;
 	double peak_cache, pages_reclaimed;
+	double cache_start;		/* page cache at the phase's first sample */
 	char verdict[512];
 };
 
@@ -103,6 +104,7 @@ struct bench_run {
 	char notes[8][256];		/* what it could not do, and why */
 	unsigned int nnotes;
 	int interrupted;
+	int failed;			/* a phase's workers failed to read */
 	int best;			/* index of the best mode, -1 none */
 	double best_gbps;
 	double started;			/* wall clock, seconds since the epoch */

@@ -333,11 +333,10 @@ static void apply_defaults(struct bench_run *run, const struct given *g)
 		}
 		if (!g->plot)
 			job->plot = "pagecliff-bench.svg";
-		if (!geteuid()) {
-			if (!g->mem_limit)
-				job->mem_limit = 1ull << 30;
+		if (!g->mem_limit)
+			job->mem_limit = 1ull << 30;	/* without root: if it can */
+		if (!geteuid())
 			job->testbed = (uint64_t)job->numjobs * job->size * 9 / 8 + (256u << 20);
-		}
 	}
 	if (!job->numjobs)
 		job->numjobs = 1;
@@ -589,5 +588,5 @@ int cmd_bench(int argc, char **argv)
 			(int)stop_signal);
 		return 128 + stop_signal;
 	}
-	return ret ? 1 : 0;
+	return ret || run->failed ? 1 : 0;
 }
