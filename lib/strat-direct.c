@@ -96,6 +96,55 @@ static void slot_read_sync(struct pc_stream *s, struct direct *d, unsigned int i
 	sl->state = SLOT_DONE;
 }
 
+/* How often a refused submission (EAGAIN, ENOMEM) is tried again. */
+#define SUBMIT_TRIES 6
+
+static void reap_one(struct direct *d, struct io_uring_cqe *cqe);
+static int reap(struct pc_stream *s, struct direct *d);
+
+/*
+ * Give up on the ring after it refused submissions for good: wait for what
+ * the kernel did take, then run the pipeline synchronously from the cursor.
+ */
+static void ring_abandon(struct pc_stream *s, struct direct *d, int err)
+{
+	while (d->busy + d->pieces_busy > io_uring_sq_ready(&d->ring) &&
+	       !reap(s, d))
+		;
+	io_uring_queue_exit(&d->ring);
+	d->have_ring = 0;
+	d->fixed_bufs = 0;
+	d->busy = d->pieces_busy = 0;
+	d->nslots = 1;
+	d->restart = 1;
+	pc_add_reason(s, "io_uring submissions refused (%s): synchronous O_DIRECT",
+		      strerror(-err));
+}
+
+/*
+ * Submit what is queued; a refusal for want of memory is tried again after
+ * a pause, and a lasting one abandons the ring (returns -ECANCELED).
+ */
+static int ring_submit(struct pc_stream *s, struct direct *d)
+{
+	int ret;
+
+	for (int tries = 0;; tries++) {
+		s->stats.syscalls++;
+		ret = io_uring_submit(&d->ring);
+		if (ret >= 0)
+			return 0;
+		if (ret != -EAGAIN && ret != -ENOMEM && ret != -EINTR)
+			break;
+		if (tries == SUBMIT_TRIES)
+			break;
+		if (ret != -EINTR)
+			usleep(1000u << tries);
+	}
+	ring_abandon(s, d, ret);
+	return -ECANCELED;
+}
+
 /* Queue reads for every free slot, up to the end of the file. */
 static int pipe_fill(struct pc_stream *s, struct direct *d)
 {
@@ -116,9 +165,8 @@ static int pipe_fill(struct pc_stream *s, struct direct *d)
 	}
 	if (!d->have_ring || !prepped)
 		return 0;
-	s->stats.syscalls++;
-	ret = io_uring_submit(&d->ring);
-	return ret < 0 ? ret : 0;
+	ret = ring_submit(s, d);
+	return ret == -ECANCELED ? 0 : ret;	/* restarts synchronously */
 }
 
 static void reap_one(struct direct *d, struct io_uring_cqe *cqe)
@@ -200,29 +248,26 @@ static void pipe_reset(struct pc_stream *s, struct direct *d, uint64_t pos)
  * A completion that came back short of a chunk before end of file (aligned,
  * so not the file's tail): read the rest synchronously.
  */
-static void slot_complete_short(struct pc_stream *s, struct direct *d,
-				struct slot *sl)
+/*
+ * A read that came back with @got of @len bytes before the end of the file
+ * (a FUSE server, say): read the rest through the file's own descriptor,
+ * which takes any offset.  Returns the bytes now in @buf.
+ */
+static ssize_t complete_short(struct pc_stream *s, char *buf, size_t len,
+			      size_t got, uint64_t off)
 {
+	uint64_t size;
 	ssize_t n;
 
-	if (sl->res <= 0 || (size_t)sl->res == d->chunk || sl->res % d->align)
-		return;
-	n = pc_full_pread(d->dfd, sl->buf + sl->res, d->chunk - sl->res,
-			  sl->off + sl->res, 0, &s->stats.syscalls);
-	if (n > 0)
-		sl->res += n;
+	if (got >= len || pc_file_size(s->fd, &size) || off + got >= size)
+		return got;
+	n = pc_full_pread(s->fd, buf + got, len - got, off + got, 0,
+			  &s->stats.syscalls);
+	return n > 0 ? (ssize_t)(got + n) : (ssize_t)got;
 }
 
 /* Resubmit a slot whose read was refused for now. */
-static int slot_retry(struct pc_stream *s, struct direct *d, unsigned int i)
-{
-	int ret;
 
-	slot_prep(d, i);
-	s->stats.syscalls++;
-	ret = io_uring_submit(&d->ring);
-	return ret < 0 ? ret : 0;
-}
 
 /*
  * Make the head slot ready and return how many of its bytes belong to the
@@ -234,29 +279,27 @@ static ssize_t head_ready(struct pc_stream *s, struct direct *d, uint64_t pos)
 	uint64_t size;
 	int ret;
 
-	if (d->restart)
-		pipe_reset(s, d, pos);
-	ret = pipe_fill(s, d);
-	if (ret)
-		return ret;
+	/* Around again when the ring is abandoned: then synchronously. */
+	do {
+		if (d->restart)
+			pipe_reset(s, d, pos);
+		ret = pipe_fill(s, d);
+		if (ret)
+			return ret;
+	} while (d->restart);
 	if (!d->queued)
 		return 0;
 	sl = &d->slots[d->head];	/* only now: a reset moves the head */
 	if (sl->avail >= 0 && sl->state == SLOT_DONE)
 		return sl->avail;
-	for (;;) {
-		ret = wait_slot(s, d, d->head);
-		if (ret)
-			return ret;
-		if (!d->have_ring || (sl->res != -EAGAIN && sl->res != -EINTR))
-			break;
-		ret = slot_retry(s, d, d->head);
-		if (ret)
-			return ret;
-	}
+	ret = wait_slot(s, d, d->head);
+	if (ret)
+		return ret;
+	if (sl->res == -EAGAIN || sl->res == -EINTR)
+		slot_read_sync(s, d, d->head);	/* refused for now: once more */
 	if (sl->res < 0)
 		return sl->res;
-	slot_complete_short(s, d, sl);
+	sl->res = complete_short(s, sl->buf, d->chunk, sl->res, sl->off);
 	/* Never hand out bytes the file no longer has (it may have shrunk). */
 	if (pc_file_size(s->fd, &size))
 		size = UINT64_MAX;
@@ -338,10 +381,7 @@ static ssize_t user_collect(struct pc_stream *s, struct direct *d, char *buf,
 					       off + total, 0, &s->stats.syscalls);
 		if (p->res < 0)
 			return total ? (ssize_t)total : p->res;
-		if ((size_t)p->res < p->len && p->res % d->align == 0 && p->res)
-			p->res += pc_full_pread(d->dfd, buf + total + p->res,
-						p->len - p->res, off + total + p->res,
-						0, &s->stats.syscalls);
+		p->res = complete_short(s, buf + total, p->len, p->res, off + total);
 		total += p->res;
 		if ((size_t)p->res < p->len)
 			break;
@@ -369,8 +409,9 @@ static ssize_t user_read(struct pc_stream *s, struct direct *d, char *buf,
 	if (len > size - pos)
 		len = pc_align_up(size - pos, d->align);
 	np = user_prep(d, buf, len, pos);
-	s->stats.syscalls++;
-	ret = io_uring_submit(&d->ring);
+	ret = ring_submit(s, d);
+	if (ret == -ECANCELED)
+		return ret;	/* the ring is gone: the caller goes on without */
 	while (ret >= 0 && d->pieces_busy)
 		ret = reap(s, d);
 	if (ret < 0) {
@@ -399,8 +440,12 @@ static ssize_t direct_read(struct pc_stream *s, void *buf, size_t len)
 	size_t done = 0;
 
 	loan_end(d);
-	if (user_read_fits(s, d, buf, len))
-		return user_read(s, d, buf, len);
+	if (user_read_fits(s, d, buf, len)) {
+		ssize_t n = user_read(s, d, buf, len);
+
+		if (n != -ECANCELED)
+			return n;
+	}
 	while (done < len) {
 		char *p;
 		ssize_t n = head_peek(s, d, s->pos + done, &p);
