@@ -244,9 +244,10 @@ static void take(struct bench_run *run, struct worker *w, struct tick *tk)
 		tk->evicted = u.evicted;
 }
 
+/* @v, or 0 when unknown (for sums). */
 static double nz(double v)
 {
-	return isnan(v) ? NAN : v;
+	return isnan(v) ? 0 : v;
 }
 
 /* The row for the interval from @a to @b. */

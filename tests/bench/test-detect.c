@@ -166,7 +166,8 @@ static void check_basics(void)
 int main(void)
 {
 	static const char *fixtures[] = {
-		"ram-cap1g-v1-2jobs", "ram-cap1g-v1-8jobs", "ram-cap1g-v1-zerocopy",
+		"ram-cap1g-v1-default", "ram-cap1g-v1-2jobs", "ram-cap1g-v1-8jobs",
+		"ram-cap1g-v1-zerocopy",
 		"ram-nocap-fits", "synthetic-seed-report", "synthetic-fast-fill",
 	};
 	const char *src = getenv("PAGECLIFF_SRCDIR");
