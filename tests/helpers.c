@@ -137,6 +137,15 @@ uint64_t t_cached(const char *path)
 	return bytes;
 }
 
+const char *t_workdir(void)
+{
+	const char *d = getenv("PAGECLIFF_BUILDDIR");
+
+	if (!d || !*d)
+		d = getenv("TMPDIR");
+	return d && *d ? d : "/tmp";
+}
+
 void t_tmpdir(char *buf, size_t size, const char *base)
 {
 	snprintf(buf, size, "%s/pagecliff-test-XXXXXX", base);

@@ -45,6 +45,12 @@ void t_evict(const char *path);
 /* Bytes of @path in the page cache (cachestat or mincore). */
 uint64_t t_cached(const char *path);
 
+/*
+ * Where tests make their files: the build folder's file system
+ * ($PAGECLIFF_BUILDDIR, set by meson), else $TMPDIR, else /tmp.
+ */
+const char *t_workdir(void);
+
 /* mkdtemp() under @base into @buf; removed with t_rmtree(). */
 void t_tmpdir(char *buf, size_t size, const char *base);
 void t_rmtree(const char *dir);

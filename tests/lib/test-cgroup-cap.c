@@ -72,7 +72,6 @@ static uint64_t peak_cache(const char *path, enum pc_strategy strategy)
 
 int main(void)
 {
-	const char *b = getenv("PAGECLIFF_BUILDDIR");
 	char dir[4096], path[4200];
 	uint64_t auto_peak, buffered_peak;
 	int ret;
@@ -85,7 +84,7 @@ int main(void)
 	T_CHECK(!ret, "cannot create a memory cgroup: %s", strerror(-ret));
 	have_cg = 1;
 	atexit(cleanup);
-	t_tmpdir(dir, sizeof(dir), b ? b : ".");
+	t_tmpdir(dir, sizeof(dir), t_workdir());
 	snprintf(path, sizeof(path), "%s/big", dir);
 	t_make_file(path, FILE_SIZE, 5);
 	auto_peak = peak_cache(path, PC_AUTO);

@@ -100,10 +100,9 @@ static void check_truncate(const char *dir, enum pc_strategy strategy)
 
 int main(void)
 {
-	const char *b = getenv("PAGECLIFF_BUILDDIR");
 	char dir[4096];
 
-	t_tmpdir(dir, sizeof(dir), b ? b : ".");
+	t_tmpdir(dir, sizeof(dir), t_workdir());
 	check_open_errors(dir);
 	check_permission(dir);
 	for (int st = PC_AUTO; st < PC_STRATEGY_COUNT; st++)

@@ -15,7 +15,6 @@
 
 static const char *pick_dir(const char *what)
 {
-	const char *b = getenv("PAGECLIFF_BUILDDIR");
 
 	if (!strcmp(what, "tmpfs")) {
 		struct statfs sf;
@@ -25,7 +24,7 @@ static const char *pick_dir(const char *what)
 		return "/dev/shm";
 	}
 	if (!strcmp(what, "builddir"))
-		return b ? b : ".";
+		return t_workdir();
 	return t_loopfs(what, 512ull << 20);
 }
 

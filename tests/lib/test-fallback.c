@@ -62,12 +62,11 @@ static int run_scenario(void *arg)
 
 int main(void)
 {
-	const char *b = getenv("PAGECLIFF_BUILDDIR");
 	uint64_t sizes[] = { 0, 4097, (1 << 20) + 1, (64u << 20) + 3 };
 	char path[4200];
 	int failed = 0;
 
-	t_tmpdir(dir, sizeof(dir), b ? b : ".");
+	t_tmpdir(dir, sizeof(dir), t_workdir());
 	for (unsigned int i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		snprintf(path, sizeof(path), "%s/f%u", dir, i);
 		t_make_file(path, sizes[i], i + 7);

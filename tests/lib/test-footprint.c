@@ -98,13 +98,12 @@ static void check_mode(const char *path, enum pc_strategy strategy)
 
 int main(void)
 {
-	const char *b = getenv("PAGECLIFF_BUILDDIR");
 	char dir[4096], path[4200];
 	struct statfs sf;
 
-	if (statfs(b ? b : ".", &sf) == 0 && sf.f_type == 0x01021994)
+	if (statfs(t_workdir(), &sf) == 0 && sf.f_type == 0x01021994)
 		t_skip("the build folder is on tmpfs, which has no cache to drop");
-	t_tmpdir(dir, sizeof(dir), b ? b : ".");
+	t_tmpdir(dir, sizeof(dir), t_workdir());
 	snprintf(path, sizeof(path), "%s/big", dir);
 	t_make_file(path, FILE_SIZE, 42);
 	for (int st = PC_AUTO; st < PC_STRATEGY_COUNT; st++)
