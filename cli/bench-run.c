@@ -89,11 +89,14 @@ static void numa_plan(struct bench_run *run, int *nodes)
 
 	for (unsigned int d = 0; d < run->job.ndirs; d++) {
 		nodes[d] = run->job.numa ? dir_node(run->job.dirs[d]) : -1;
-		if (run->job.numa)
+		if (run->job.numa && nodes[d] < 0)
 			len += snprintf(run->numa_desc + len, sizeof(run->numa_desc) - len,
-					"%s%s: %s%d", d ? ", " : "", run->job.dirs[d],
-					nodes[d] < 0 ? "no NUMA node, not pinned" : "node ",
-					nodes[d] < 0 ? 0 : nodes[d]);
+					"%s%s: no NUMA node, not pinned", d ? ", " : "",
+					run->job.dirs[d]);
+		else if (run->job.numa)
+			len += snprintf(run->numa_desc + len, sizeof(run->numa_desc) - len,
+					"%s%s: node %d, threads pinned to its CPUs", d ? ", " : "",
+					run->job.dirs[d], nodes[d]);
 		if (len >= sizeof(run->numa_desc))
 			break;
 	}
