@@ -24,15 +24,25 @@ cgroup_dirs() {
 	fi
 }
 
-# Fail when a bench run with pid $1 (or any, when empty) left something.
+# Fail when bench run $1 left something; without $1, when any bench run that
+# is no longer alive did (runs of others still going are theirs).
 check_nothing_left() {
-	local pid=${1:-[0-9]*} d left=""
-	for d in $(cgroup_dirs); do
-		ls -d "$d"/pagecliff-$pid 2>/dev/null | grep -q . && left="$left cgroup:$(ls -d "$d"/pagecliff-$pid)"
+	local pid d left="" p
+	if [ -n "${1:-}" ]; then
+		pids=$1
+	else
+		pids=$( (ls /run/pagecliff 2>/dev/null; for d in $(cgroup_dirs); do ls "$d"; done) |
+			sed -n 's/^\(bench-\|testbed-\|pagecliff-\)\([0-9][0-9]*\).*/\2/p' | sort -u)
+	fi
+	for pid in $pids; do
+		[ -z "${1:-}" ] && kill -0 "$pid" 2>/dev/null && continue
+		for d in $(cgroup_dirs); do
+			[ -d "$d/pagecliff-$pid" ] && left="$left cgroup:$d/pagecliff-$pid"
+		done
+		grep -q "/run/pagecliff/testbed-$pid/" /proc/mounts && left="$left mount:$pid"
+		losetup -a 2>/dev/null | grep -q "/run/pagecliff/testbed-$pid/" && left="$left loop:$pid"
+		[ -e "/run/pagecliff/testbed-$pid" ] && left="$left testbed-dir:$pid"
+		[ -e "/run/pagecliff/bench-$pid.state" ] && left="$left state-file:$pid"
 	done
-	grep -q "/run/pagecliff/testbed-$pid" /proc/mounts && left="$left mount"
-	losetup -a 2>/dev/null | grep -q "/run/pagecliff/testbed-$pid" && left="$left loop"
-	ls -d /run/pagecliff/testbed-$pid 2>/dev/null | grep -q . && left="$left testbed-dir"
-	ls /run/pagecliff/bench-$pid.state 2>/dev/null | grep -q . && left="$left state-file"
 	[ -z "$left" ] || fail "left behind:$left"
 }

@@ -4,7 +4,6 @@
 # created (no data folder, no state file, no cgroup, no mount).
 . "$(dirname "$0")/lib.sh"
 tmpdir
-before_state=$(ls /run/pagecliff 2>/dev/null | sort)
 n=0
 
 expect_usage() {
@@ -67,7 +66,5 @@ if [ "$(id -u)" = 0 ]; then
 	[ -z "$leftover" ] || fail "no space: created $leftover"
 	n=$((n + 1))
 fi
-after_state=$(ls /run/pagecliff 2>/dev/null | sort)
-[ "$before_state" = "$after_state" ] || fail "state changed: $after_state"
 check_nothing_left
 echo "PASS: $n bad command lines refused with exit 2, nothing created"
