@@ -368,8 +368,11 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 		take(run, w, b);
 		if (b->t - a->t >= run->job.interval / 4 || run->nrows == ph->first_row) {
 			make_row(run, mode, t0, a, b, &row);
-			if (push_row(run, &row))
+			if (push_row(run, &row)) {
+				error("cannot keep the timeline: %s", strerror(ENOMEM));
+				atomic_store(&phase_stop, 1);
 				break;
+			}
 			if (tty)
 				status_line(run, ph, &row);
 			tmp = a;

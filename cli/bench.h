@@ -99,7 +99,7 @@ struct bench_run {
 	unsigned int nfiles;
 	char cgroup_dir[4096];		/* memory cgroup the workers ran in, or "" */
 	int cgroup_version;
-	char testbed_desc[256];		/* "loop over tmpfs, xfs, 5 GiB" or "" */
+	char testbed_desc[512];		/* "xfs on /dev/loop0 over ..." or "" */
 	char numa_desc[256];
 	char notes[8][256];		/* what it could not do, and why */
 	unsigned int nnotes;

@@ -14,13 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
 #include "cgroup.h"
 #include "cmds.h"
+#include "sample.h"
 #include "testbed.h"
 #include "util.h"
 
@@ -354,7 +354,7 @@ static void check_job(struct bench_run *run)
 {
 	struct bench_job *job = &run->job;
 	uint64_t data = (uint64_t)job->numjobs * job->size;
-	struct sysinfo si;
+	struct sample_meminfo mi;
 
 	if (job->testbed && job->ndirs)
 		usage_error("--testbed and --directory exclude each other: the testbed is the directory");
@@ -366,11 +366,11 @@ static void check_job(struct bench_run *run)
 			    "(needs about %llu)", (unsigned long long)job->testbed, job->numjobs,
 			    (unsigned long long)job->size,
 			    (unsigned long long)(data + data / 16 + (128u << 20)));
-	if (job->testbed && !sysinfo(&si) &&
-	    job->testbed > (uint64_t)si.freeram * si.mem_unit / 10 * 8)
-		usage_error("--testbed ram:%llu needs more than 80%% of the free memory (%llu bytes)",
-			    (unsigned long long)job->testbed,
-			    (unsigned long long)si.freeram * si.mem_unit);
+	if (job->testbed && !sample_read_meminfo(NULL, &mi) && sample_known(mi.available) &&
+	    job->testbed > mi.available / 10 * 8)
+		usage_error("--testbed ram:%llu is more than 80%% of the available memory "
+			    "(%llu bytes)", (unsigned long long)job->testbed,
+			    (unsigned long long)mi.available);
 	if (job->mem_align >= job->bs)
 		usage_error("--mem-align must be below --bs");
 	if (job->direct == 1 && job->mem_align)

@@ -291,7 +291,9 @@ static int make_loop(struct testbed *tb)
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.fd = file;
 		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
-		snprintf((char *)cfg.info.lo_file_name, LO_NAME_SIZE, "%s", tb->backing);
+		/* the name is informational; a long one is cut at LO_NAME_SIZE */
+		memcpy(cfg.info.lo_file_name, tb->backing,
+		       strnlen(tb->backing, LO_NAME_SIZE - 1));
 		state_record("loop", tb->loopdev);
 		ret = ioctl(tb->loop_fd, LOOP_CONFIGURE, &cfg) ? -errno : 0;
 		if (ret) {

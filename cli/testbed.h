@@ -15,10 +15,10 @@
 #define STATE_DIR "/run/pagecliff"
 
 struct testbed {
-	char base[PATH_MAX];		/* STATE_DIR/testbed-<pid> */
-	char ram[PATH_MAX];		/* tmpfs mount point */
-	char backing[PATH_MAX];		/* the file in it */
-	char mnt[PATH_MAX];		/* where the file system is mounted */
+	char base[128];			/* STATE_DIR/testbed-<pid> */
+	char ram[160];			/* tmpfs mount point */
+	char backing[192];		/* the file in it */
+	char mnt[160];			/* where the file system is mounted */
 	char loopdev[64];
 	char fstype[16];		/* "xfs", or "ext4" without mkfs.xfs */
 	uint64_t size;
