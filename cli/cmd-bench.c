@@ -439,9 +439,13 @@ static int setup_testbed(struct bench_run *run, struct testbed *tb)
 	return 0;
 }
 
-/* Create the memory cgroup and move this process into it (after layout,
- * so the data set's own pages are not charged to it). */
-static int setup_cgroup(struct bench_run *run, struct cgroup *cg)
+/*
+ * Create the memory cgroup before anything else is made, so that a cap that
+ * cannot be had is a usage error with nothing created (the built-in job
+ * goes on without one and says so).  Returns 0, -1 (reported) or
+ * -EXIT_USAGE.
+ */
+static int make_cgroup(struct bench_run *run, struct cgroup *cg)
 {
 	char a[32];
 	int ret;
@@ -449,20 +453,33 @@ static int setup_cgroup(struct bench_run *run, struct cgroup *cg)
 	ret = cgroup_create(cg, run->job.mem_limit, 0);
 	if (!ret) {
 		state_record("cgroup", cg->path);
-		ret = cgroup_attach(cg, getpid());
-		if (ret)
-			cgroup_remove(cg);
+		return 0;
 	}
-	if (ret) {
-		cg->path[0] = '\0';
-		if (run->job.builtin) {
-			bench_note(run, "no memory cap: cannot create a memory cgroup (%s); the "
-				   "cliff comes only after all of free memory", strerror(-ret));
-			return 0;
-		}
-		return error("cannot create a memory cgroup of %s: %s",
-			     bench_size(run->job.mem_limit, a, sizeof(a)), strerror(-ret));
+	cg->path[0] = '\0';
+	if (run->job.builtin) {
+		bench_note(run, "no memory cap: cannot create a memory cgroup (%s); the cliff "
+			   "comes only after all of free memory", strerror(-ret));
+		return 0;
 	}
+	error("cannot create a memory cgroup of %s: %s%s",
+	      bench_size(run->job.mem_limit, a, sizeof(a)), strerror(-ret),
+	      ret == -EACCES || ret == -EPERM ? " (--mem-limit needs root or a delegated "
+	      "cgroup v2 subtree)" : "");
+	return -EXIT_USAGE;
+}
+
+/* Move this process into the cgroup, after the layout: the data set's own
+ * pages are not charged to it. */
+static int join_cgroup(struct bench_run *run, struct cgroup *cg)
+{
+	char a[32];
+	int ret;
+
+	if (!cg->path[0])
+		return 0;
+	ret = cgroup_attach(cg, getpid());
+	if (ret)
+		return error("cannot join memory cgroup '%s': %s", cg->path, strerror(-ret));
 	snprintf(run->cgroup_dir, sizeof(run->cgroup_dir), "%s", cg->path);
 	run->cgroup_version = cg->version;
 	fprintf(stderr, "memory cap: %s (cgroup v%d %s)\n",
@@ -521,6 +538,8 @@ static int run_job(struct bench_run *run)
 
 	if (!geteuid())
 		state_open();
+	if (run->job.mem_limit && (ret = make_cgroup(run, &cg)))
+		goto out;
 	if (run->job.testbed && (ret = setup_testbed(run, &tb)))
 		goto out;
 	if (bench_layout_check(run, &to_write)) {
@@ -530,7 +549,7 @@ static int run_job(struct bench_run *run)
 	laid = 1;
 	if (bench_stop || (ret = bench_layout(run)))
 		goto out;
-	if (run->job.mem_limit && (ret = setup_cgroup(run, &cg)))
+	if ((ret = join_cgroup(run, &cg)))
 		goto out;
 	if (!bench_stop)
 		ret = bench_run_phases(run);

@@ -54,6 +54,15 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$PAGECLIFF" bench --testbed ram:1g \
 		>"$T/out" 2>"$T/err"
 	[ $? -eq 2 ] && grep -q "needs root" "$T/err" || fail "--testbed without root: $(cat "$T/err")"
+	n=$((n + 1))
+	chmod 777 "$T"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$PAGECLIFF" bench -d "$T" \
+		--mem-limit 256m --size 1m >"$T/out" 2>"$T/err"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q "cannot create a memory cgroup" "$T/err" ||
+		fail "--mem-limit without root: exit $rc: $(cat "$T/err")"
+	[ ! -e "$T/pagecliff-bench" ] || fail "--mem-limit without root created the data set"
+	chmod 755 "$T"
 fi
 # Too little space: a 16 MiB tmpfs (root) for a 64 MiB data set.
 if [ "$(id -u)" = 0 ]; then
