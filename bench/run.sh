@@ -30,53 +30,9 @@ die() { echo "bench/run.sh: $*" >&2; exit 1; }
 command -v fio >/dev/null || die "fio is not installed (apt-get install fio)"
 
 W=$(mktemp -d /tmp/pagecliff-run.XXXXXX) || exit 1
-CG=
-MNT=
-LOOP=
-cleanup() {
-	[ -n "$CG" ] && [ -d "$CG" ] && {
-		cat "$CG/cgroup.procs" 2>/dev/null | while read -r p; do
-			echo "$p" >"$(dirname "$CG")/cgroup.procs" 2>/dev/null
-		done
-		rmdir "$CG" 2>/dev/null
-	}
-	if [ -n "$MNT" ]; then
-		umount "$MNT" 2>/dev/null || umount -l "$MNT"
-	fi
-	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
-	mountpoint -q "$W/ram" && umount "$W/ram"
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-to_bytes() { numfmt --from=iec "$(echo "$1" | tr a-z A-Z | sed 's/IB$//; s/B$//')"; }
+. bench/lib.sh
 size_b=$(to_bytes "$SIZE")
 cap_b=$(to_bytes "$CAP")
-
-make_testbed() {
-	mkdir "$W/ram" "$W/mnt"
-	mount -t tmpfs -o size=$((JOBS * size_b + (1 << 30))) pagecliff-run "$W/ram" || die "cannot mount tmpfs"
-	truncate -s $((JOBS * size_b + (512 << 20))) "$W/ram/disk.img"
-	LOOP=$(losetup -f --show "$W/ram/disk.img") || die "cannot attach a loop device"
-	mkfs.xfs -q -f "$LOOP" >/dev/null || die "mkfs.xfs failed"
-	mount "$LOOP" "$W/mnt" || die "cannot mount $LOOP"
-	MNT=$W/mnt
-	DIR=$MNT
-}
-
-make_cgroup() {
-	if grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
-		CG=/sys/fs/cgroup/pagecliff-run-$$
-		mkdir "$CG" && echo "$cap_b" >"$CG/memory.max" || die "cannot make cgroup $CG"
-		CACHE_KEY=file
-	else
-		CG=/sys/fs/cgroup/memory/pagecliff-run-$$
-		mkdir "$CG" && echo "$cap_b" >"$CG/memory.limit_in_bytes" || die "cannot make cgroup $CG"
-		CACHE_KEY=cache
-	fi
-}
 
 if [ "$target" = ram ]; then
 	make_testbed
@@ -121,26 +77,13 @@ for m in buffered dontcache dropbehind direct auto; do
 	CONTENDERS+=("bench-$m-zerocopy|$(bench_job $m zerocopy)")
 done
 
-busy_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
-kswapd_ticks() {
-	local t=0 p
-	for p in $(pgrep -x 'kswapd[0-9]*'); do
-		t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat")))
-	done
-	echo $t
-}
-cache_now() { awk -v k="$CACHE_KEY" '$1 == k {print $2; exit}' "$CG/memory.stat"; }
-
 # run NAME COMMAND: one cold run in the cgroup; appends a row to $W/raw.tsv.
 run_one() {
 	local name=$1 cmd=$2 peak=0 c b0 b1 k0 k1 t0 t1 rc
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	echo 0 >"$CG/memory.max_usage_in_bytes" 2>/dev/null
+	cold
 	b0=$(busy_ticks) k0=$(kswapd_ticks)
 	t0=$(date +%s.%N)
-	/usr/bin/time -f "%U %S" -o "$W/time" \
-		sh -c "echo \$\$ >$CG/cgroup.procs && exec sh -c '$cmd'" &
+	/usr/bin/time -f "%U %S" -o "$W/time" sh -c "$(cg_script "$cmd")" &
 	local pid=$!
 	while kill -0 $pid 2>/dev/null; do
 		c=$(cache_now)

@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: MIT
+# Shared by bench/run.sh and bench/profile.sh (sourced, not run): the RAM
+# testbed, the memory cgroup, cold starts and the CPU counters, all undone at
+# exit and on signals.  The caller sets W (its own temporary folder), JOBS,
+# size_b and cap_b, and defines die().
+
+CG=
+MNT=
+LOOP=
+cleanup() {
+	[ -n "$CG" ] && [ -d "$CG" ] && {
+		cat "$CG/cgroup.procs" 2>/dev/null | while read -r p; do
+			echo "$p" >"$(dirname "$CG")/cgroup.procs" 2>/dev/null
+		done
+		rmdir "$CG" 2>/dev/null
+	}
+	if [ -n "$MNT" ]; then
+		umount "$MNT" 2>/dev/null || umount -l "$MNT"
+	fi
+	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+	mountpoint -q "$W/ram" && umount "$W/ram"
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+to_bytes() { numfmt --from=iec "$(echo "$1" | tr a-z A-Z | sed 's/IB$//; s/B$//')"; }
+
+# XFS on a loop device over a file in a tmpfs of our own; sets DIR.
+make_testbed() {
+	mkdir "$W/ram" "$W/mnt"
+	mount -t tmpfs -o size=$((JOBS * size_b + (1 << 30))) pagecliff-run "$W/ram" || die "cannot mount tmpfs"
+	truncate -s $((JOBS * size_b + (512 << 20))) "$W/ram/disk.img"
+	LOOP=$(losetup -f --show "$W/ram/disk.img") || die "cannot attach a loop device"
+	mkfs.xfs -q -f "$LOOP" >/dev/null || die "mkfs.xfs failed"
+	mount "$LOOP" "$W/mnt" || die "cannot mount $LOOP"
+	MNT=$W/mnt
+	DIR=$MNT
+}
+
+# A memory cgroup of cap_b bytes (v2 where it has the memory controller,
+# else v1); sets CG and CACHE_KEY (its page-cache line in memory.stat).
+make_cgroup() {
+	if grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		CG=/sys/fs/cgroup/pagecliff-run-$$
+		mkdir "$CG" && echo "$cap_b" >"$CG/memory.max" || die "cannot make cgroup $CG"
+		CACHE_KEY=file
+	else
+		CG=/sys/fs/cgroup/memory/pagecliff-run-$$
+		mkdir "$CG" && echo "$cap_b" >"$CG/memory.limit_in_bytes" || die "cannot make cgroup $CG"
+		CACHE_KEY=cache
+	fi
+}
+
+# The script for `sh -c` that runs command line $1 inside the cgroup.
+cg_script() { echo "echo \$\$ >$CG/cgroup.procs && exec sh -c '$1'"; }
+
+cold() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+busy_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
+kswapd_ticks() {
+	local t=0 p
+	for p in $(pgrep -x 'kswapd[0-9]*'); do
+		t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat")))
+	done
+	echo $t
+}
+cache_now() { awk -v k="$CACHE_KEY" '$1 == k {print $2; exit}' "$CG/memory.stat"; }
