@@ -146,6 +146,7 @@ static void parse_dirs(struct bench_job *job, const char *list)
 			usage_error("cannot use directory '%s': not a directory", tok);
 		job->dirs[job->ndirs++] = strdup(tok);
 	}
+	free(copy);
 	if (!job->ndirs)
 		usage_error("empty --directory");
 }
@@ -572,24 +573,18 @@ out:
 	return ret;
 }
 
-int cmd_bench(int argc, char **argv)
+/* Run the parsed job and report; returns the exit status. */
+static int bench_main(struct bench_run *run, const struct given *g)
 {
-	struct bench_run *run = calloc(1, sizeof(*run));
-	struct given g = { 0 };
 	int ret;
 
-	if (!run)
-		die("out of memory");
-	run->job.direct = -1;
-	parse_opts(argc, argv, &run->job, &g);
-	install_signals();
-	if (g.cleanup) {
+	if (g->cleanup) {
 		if (geteuid())
 			usage_error("--cleanup needs root: what it removes was made by root");
 		cleanup_stale();
 		return 0;
 	}
-	apply_defaults(run, &g);
+	apply_defaults(run, g);
 	check_job(run);
 	cleanup_stale();
 	if (run->job.builtin && !run->job.testbed)
@@ -608,4 +603,28 @@ int cmd_bench(int argc, char **argv)
 		return 128 + stop_signal;
 	}
 	return ret || run->failed ? 1 : 0;
+}
+
+static void run_free(struct bench_run *run)
+{
+	for (unsigned int d = 0; d < run->job.ndirs; d++)
+		free(run->job.dirs[d]);
+	free(run->rows);
+	free(run);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct bench_run *run = calloc(1, sizeof(*run));
+	struct given g = { 0 };
+	int ret;
+
+	if (!run)
+		die("out of memory");
+	run->job.direct = -1;
+	parse_opts(argc, argv, &run->job, &g);
+	install_signals();
+	ret = bench_main(run, &g);
+	run_free(run);
+	return ret;
 }
