@@ -213,7 +213,12 @@ void bench_plot_svg(const struct bench_run *run, FILE *out)
 		       " stroke-dasharray=\"5 4\" stroke-opacity=\"0.7\"");
 	}
 	for (double v = 0; v <= yr.max + yr.step / 2; v += yr.step) {
-		snprintf(buf, sizeof(buf), "%g", v);
+		if (v >= 1e6)
+			snprintf(buf, sizeof(buf), "%gM", v / 1e6);
+		else if (v >= 1e3)
+			snprintf(buf, sizeof(buf), "%gk", v / 1e3);
+		else
+			snprintf(buf, sizeof(buf), "%g", v);
 		text(out, RIGHT + 6, sy(v, &yr, TOP2, BOT2) + 4, "start", "", buf);
 	}
 	text(out, RIGHT + 44, TOP2 - 8, "end", "", "reclaim pages/s");
