@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "cgroup.h"
 #include "sample.h"
 #include "util.h"
 
@@ -224,10 +223,9 @@ static int push_row(struct bench_run *run, const struct bench_row *row)
 	return 0;
 }
 
-/* A sample plus what cgroup.c reads (v1 has no pgsteal in memory.stat). */
+/* A sample and the workers' byte counts at one instant. */
 struct tick {
 	struct sample s;
-	uint64_t evicted;
 	uint64_t bytes[BENCH_MAX_DIRS * 64];
 	double t;
 };
@@ -236,15 +234,10 @@ static void take(struct bench_run *run, struct worker *w, struct tick *tk)
 {
 	struct sample_opts so = { .cgroup_dir = run->cgroup_dir[0] ? run->cgroup_dir : NULL,
 				  .kswapd = 1 };
-	struct cgroup_usage u;
-
 	for (unsigned int k = 0; k < run->nfiles; k++)
 		tk->bytes[k] = atomic_load(&w[k].bytes);
 	tk->t = now_sec();
 	sample_take(&tk->s, &so);
-	tk->evicted = SAMPLE_UNKNOWN;
-	if (run->cgroup_dir[0] && !cgroup_read_dir(run->cgroup_dir, run->cgroup_version, &u))
-		tk->evicted = u.evicted;
 }
 
 /* @v, or 0 when unknown (for sums). */

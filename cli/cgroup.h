@@ -32,8 +32,9 @@ struct cgroup_usage {
 	uint64_t usage;			/* v2 memory.current, v1 memory.usage_in_bytes */
 	uint64_t cache;			/* v2 memory.stat file, v1 memory.stat cache */
 	uint64_t limit;			/* v2 memory.max, v1 memory.limit_in_bytes */
-	uint64_t evicted;		/* pages: v2 memory.stat pgsteal, v1 pgpgout
-					 * (uncharges: what limit reclaim took) */
+	uint64_t evicted;		/* v2 memory.stat pgsteal (pages); v1 pgpgout,
+					 * which counts uncharged folios, not pages,
+					 * and lags by the stats flush */
 };
 
 /*
