@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "preload.h"
+#include "units.h"
 
 #define DEFAULT_MIN_SIZE (8ull << 20)
 #define DEFAULT_BATCH (8ull << 20)
@@ -47,39 +48,6 @@ static int parse_mode(const char *s, enum pl_mode *ret)
 		}
 	}
 	return -EINVAL;
-}
-
-/* A size in fio's units: digits and an optional k/m/g/t suffix (powers of
- * 1024), also written KiB, KB, K. */
-static int parse_size(const char *s, uint64_t *ret)
-{
-	static const char units[] = "kmgt";
-	unsigned long long v;
-	const char *u;
-	char *end;
-	int shift = 0;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -ERANGE;
-	if (*end) {
-		u = strchr(units, end[0] | 0x20);
-		if (!u || !end[0])
-			return -EINVAL;
-		shift = 10 * (int)(u - units + 1);
-		end++;
-		if (!strcasecmp(end, "ib") || !strcasecmp(end, "b"))
-			end += strlen(end);
-		if (*end)
-			return -EINVAL;
-	}
-	if (shift && v > (~0ull >> shift))
-		return -ERANGE;
-	*ret = v << shift;
-	return 0;
 }
 
 void pl_config_load(void)

@@ -20,10 +20,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 
-/* The shim's size grammar: digits, then k, m, g or t with b or ib. */
+/*
+ * The size grammar of the command line and the shim alike (cli/units.c):
+ * digits, then optionally b alone, or k, m, g, t, p or e with b or ib.
+ */
 static int ref_size(const char *s, uint64_t *ret)
 {
-	static const char units[] = "kmgt";
+	static const char units[] = "kmgtpe";
 	uint64_t v = 0;
 	const char *u;
 	int shift = 0;
@@ -34,6 +37,10 @@ static int ref_size(const char *s, uint64_t *ret)
 		if (v > (UINT64_MAX - (*s - '0')) / 10)
 			return -1;
 		v = v * 10 + (*s - '0');
+	}
+	if (*s && (*s | 0x20) == 'b' && !s[1]) {
+		*ret = v;
+		return 0;
 	}
 	if (*s) {
 		u = strchr(units, *s | 0x20);
