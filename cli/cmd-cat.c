@@ -79,8 +79,13 @@ static int pump(const char *name, struct pc_stream *s, struct cat_opts *o)
 			n = pc_stream_next(s, &p);
 		if (n == 0)
 			return 0;
-		if (n < 0)
-			return error("cannot read '%s': %s", name, strerror(-n));
+		if (n < 0) {
+			struct pc_stats st;
+
+			pc_stream_stats(s, &st);
+			return error("cannot read '%s' at byte %llu: %s", name,
+				     (unsigned long long)st.bytes_read, strerror(-n));
+		}
 		ret = write_all(STDOUT_FILENO, p, n);
 		if (ret)
 			return error("cannot write standard output: %s",

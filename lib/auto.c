@@ -12,6 +12,7 @@
  * dontcache (or buffered when dontcache is refused and nearly all is
  * cached); small files go dontcache, else dropbehind.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -53,6 +54,7 @@ enum pc_strategy pc_auto_choose(struct pc_stream *s)
 {
 	struct pc_probe p;
 	unsigned int pct;
+	char why[64];
 
 	s->stats.syscalls += 6;
 	if (pc_probe_fd(s->fd, &p)) {
@@ -64,10 +66,14 @@ enum pc_strategy pc_auto_choose(struct pc_stream *s)
 		return choose_cached(s, &p, pct);
 	if (p.file_size < AUTO_DIRECT_MIN)
 		return choose_small(s, &p, "file under 4 MiB");
-	if (!p.direct)
-		return choose_small(s, &p, "O_DIRECT refused");
-	if (!p.uring)
-		return choose_small(s, &p, "io_uring unavailable");
+	if (!p.direct) {
+		snprintf(why, sizeof(why), "O_DIRECT refused (%s)", strerror(-p.direct_err));
+		return choose_small(s, &p, why);
+	}
+	if (!p.uring) {
+		snprintf(why, sizeof(why), "io_uring unavailable (%s)", strerror(-p.uring_err));
+		return choose_small(s, &p, why);
+	}
 	pc_set_reason(s, "auto: %u%% cached, O_DIRECT and io_uring work: direct with %u reads in flight, no page cache",
 		      pct, s->opts.inflight);
 	return PC_DIRECT;

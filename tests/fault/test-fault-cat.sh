@@ -36,6 +36,8 @@ for mode in buffered dontcache dropbehind direct auto; do
 			fail "$mode$copy eio: wrote $n bytes, want 2 MiB .. $bad"
 		elif ! cmp -s -n "$n" "$work/out" "$work/ref4m"; then
 			fail "$mode$copy eio: wrong bytes before the error"
+		elif ! grep -q "at byte $n:" "$work/err"; then
+			fail "$mode$copy eio: message does not give the offset $n: $(cat "$work/err")"
 		else
 			ok
 		fi
