@@ -18,6 +18,7 @@ cleanup() {
 		umount "$MNT" 2>/dev/null || umount -l "$MNT"
 	fi
 	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+	[ -n "${FILLER:-}" ] && rm -f "$FILLER"
 	mountpoint -q "$W/ram" && umount "$W/ram"
 	rm -rf "$W"
 }
@@ -30,8 +31,8 @@ to_bytes() { numfmt --from=iec "$(echo "$1" | tr a-z A-Z | sed 's/IB$//; s/B$//'
 # XFS on a loop device over a file in a tmpfs of our own; sets DIR.
 make_testbed() {
 	mkdir "$W/ram" "$W/mnt"
-	mount -t tmpfs -o size=$((JOBS * size_b + (1 << 30))) pagecliff-run "$W/ram" || die "cannot mount tmpfs"
-	truncate -s $((JOBS * size_b + (512 << 20))) "$W/ram/disk.img"
+	mount -t tmpfs -o size=$((JOBS * size_b + cap_b + (1 << 30))) pagecliff-run "$W/ram" || die "cannot mount tmpfs"
+	truncate -s $((JOBS * size_b + cap_b + (512 << 20))) "$W/ram/disk.img"
 	LOOP=$(losetup -f --show "$W/ram/disk.img") || die "cannot attach a loop device"
 	mkfs.xfs -q -f "$LOOP" >/dev/null || die "mkfs.xfs failed"
 	mount "$LOOP" "$W/mnt" || die "cannot mount $LOOP"
@@ -56,7 +57,29 @@ make_cgroup() {
 # The script for `sh -c` that runs command line $1 inside the cgroup.
 cg_script() { echo "echo \$\$ >$CG/cgroup.procs && exec sh -c '$1'"; }
 
-cold() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+# Bytes of files "$@" in the page cache.
+cached_bytes() { fincore --bytes --noheadings --output RES "$@" | awk '{t += $1} END {print t + 0}'; }
+
+# The filler: cap_b bytes of our own next to the data set, read into the
+# cgroup before every run so that each run starts with its files out of the
+# cache and the cgroup's cache full of other pages, the steady state of a
+# busy host.  It also keeps runs off memory freed long ago, whose first touch
+# is slow under the VM's free page reporting (docs/PERFORMANCE.md).
+make_filler() {
+	FILLER=$(mktemp "$DIR/pagecliff-filler.XXXXXX") || die "cannot make a filler file in $DIR"
+	head -c "$cap_b" /dev/urandom >"$FILLER" || die "cannot write $FILLER"
+}
+
+# Evict the data files "$@" and the filler, check the files are out, and
+# read the filler once into the cgroup: every run starts from the same state.
+cold() {
+	local left
+	for f in "$@" "$FILLER"; do dd if="$f" iflag=nocache count=0 status=none; done
+	left=$(cached_bytes "$@")
+	[ "$left" -le $((cap_b / 100)) ] || echo "bench: warning: $left bytes of the data set still cached" >&2
+	sh -c "$(cg_script "cat $FILLER >/dev/null")"
+}
+
 busy_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
 kswapd_ticks() {
 	local t=0 p
@@ -65,4 +88,4 @@ kswapd_ticks() {
 	done
 	echo $t
 }
-cache_now() { awk -v k="$CACHE_KEY" '$1 == k {print $2; exit}' "$CG/memory.stat"; }
+

@@ -36,8 +36,11 @@ else
 	DIR=$(cd "$target" && pwd)
 fi
 make_cgroup
+FILES=()
+for ((i = 0; i < JOBS; i++)); do FILES+=("$DIR/pagecliff-bench/job$i.dat"); done
 "$PC" bench --directory "$DIR" --numjobs "$JOBS" --size "$SIZE" --mode direct \
 	--runtime 1s --keep --quiet >/dev/null || die "cannot lay out the data set in $DIR"
+make_filler
 
 cats() {
 	local c="" i
@@ -88,7 +91,7 @@ breakdown() {
 
 echo "# bench/profile.sh $target: $JOBS x $SIZE, pagecliff cat --copy, cap $CAP, $(uname -r)"
 for m in $MODES; do
-	cold
+	cold "${FILES[@]}"
 	perf record -q -g -a -F 999 -o "$W/perf.$m" -- sh -c "$(cg_script "$(cats "$m")")" 2>/dev/null ||
 		die "perf record failed for $m"
 	perf script -i "$W/perf.$m" -F comm,ip,sym 2>/dev/null >"$W/script.$m"

@@ -6,7 +6,9 @@
 # API, interleaved, REPS times, cold cache before every run, every run in the
 # same memory cgroup.  Prints one row per contender: median GB/s (min-max),
 # CPU seconds per GiB of the process, of the whole system and of kswapd, and
-# the peak page cache of the cgroup; then the ratios the targets are about.
+# the peak bytes of the data set in the page cache; then the ratios the
+# targets are about.  Each run starts with the data set out of the cache and
+# the cgroup's cache full of a filler file (see cold() in bench/lib.sh).
 #
 # usage: sudo bench/run.sh [ram | DIR]
 #   ram  (default) XFS on a loop device over tmpfs, made and removed here
@@ -47,6 +49,7 @@ make_cgroup
 	--runtime 1s --keep --quiet >/dev/null || die "cannot lay out the data set in $DIR"
 FILES=()
 for ((i = 0; i < JOBS; i++)); do FILES+=("$DIR/pagecliff-bench/job$i.dat"); done
+make_filler
 
 fio_job() {	# fio options...: one job per file, the same files
 	local args=(--readonly --rw=read --bs=1m --size="$SIZE" --output=/dev/null "$@")
@@ -80,14 +83,14 @@ done
 # run NAME COMMAND: one cold run in the cgroup; appends a row to $W/raw.tsv.
 run_one() {
 	local name=$1 cmd=$2 peak=0 c b0 b1 k0 k1 t0 t1 rc
-	cold
+	cold "${FILES[@]}"
 	b0=$(busy_ticks) k0=$(kswapd_ticks)
 	t0=$(date +%s.%N)
 	/usr/bin/time -f "%U %S" -o "$W/time" sh -c "$(cg_script "$cmd")" &
 	local pid=$!
 	while kill -0 $pid 2>/dev/null; do
-		c=$(cache_now)
-		[ "${c:-0}" -gt "$peak" ] && peak=$c
+		c=$(cached_bytes "${FILES[@]}")
+		[ "$c" -gt "$peak" ] && peak=$c
 		sleep 0.05
 	done
 	wait $pid

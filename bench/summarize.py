@@ -4,7 +4,7 @@
 the ratios docs/PERFORMANCE.md's targets are stated in.
 
 Rows (tab-separated): name, wall s, process CPU s, busy ticks (whole system),
-kswapd ticks, peak page cache bytes, bytes read.
+kswapd ticks, peak bytes of the data set in the page cache, bytes read.
 usage: summarize.py RAW.tsv CLK_TCK
 """
 import statistics
@@ -33,7 +33,7 @@ def med(rs, key):
 
 
 def table(runs):
-    print("| contender | GB/s median (min-max) | process CPU s/GiB | system CPU s/GiB | kswapd CPU s/GiB | peak page cache MiB |")
+    print("| contender | GB/s median (min-max) | process CPU s/GiB | system CPU s/GiB | kswapd CPU s/GiB | peak data set cached MiB |")
     print("|---|---|---|---|---|---|")
     for name, rs in runs.items():
         g = [r["gbps"] for r in rs]
