@@ -14,7 +14,9 @@
 #   ram  (default) XFS on a loop device over tmpfs, made and removed here
 #   DIR  a folder on a real disk (device-bound: CPU per byte is what differs)
 # env: REPS (5), SIZE per thread (4g), JOBS (cores), CAP memory cap (1g),
-#      ONLY (regex of contender names), PAGECLIFF (the binary), OUT (raw TSV)
+#      ONLY (regex of contender names), PAGECLIFF (the binary), OUT (raw TSV),
+#      CHART (an SVG bar chart of the medians), BASELINE (another build's
+#      pagecliff binary, whose cat is run beside this one's)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -73,6 +75,13 @@ CONTENDERS=(
 	"fio-sync-direct|$(fio_job --ioengine=sync --direct=1)"
 	"fio-uring-direct-qd16|$(fio_job --ioengine=io_uring --direct=1 --iodepth=16)"
 )
+# BASELINE: another build's pagecliff, read side by side as base-cat-*.
+if [ -n "${BASELINE:-}" ]; then
+	for m in direct auto; do
+		CONTENDERS+=("base-cat-$m-copy|$(PC=$BASELINE cats --mode $m --copy)")
+		CONTENDERS+=("base-cat-$m-zerocopy|$(PC=$BASELINE cats --mode $m)")
+	done
+fi
 for m in buffered dontcache dropbehind direct auto; do
 	CONTENDERS+=("cat-$m-copy|$(cats --mode $m --copy)")
 	CONTENDERS+=("cat-$m-zerocopy|$(cats --mode $m)")
@@ -115,4 +124,4 @@ for ((r = 1; r <= REPS; r++)); do
 done
 printf "\r%60s\r" "" >&2
 [ -n "${OUT:-}" ] && cp "$W/raw.tsv" "$OUT"
-python3 bench/summarize.py "$W/raw.tsv" "$(getconf CLK_TCK)"
+python3 bench/summarize.py "$W/raw.tsv" "$(getconf CLK_TCK)" ${CHART:+"$CHART"}

@@ -5,7 +5,7 @@ the ratios docs/PERFORMANCE.md's targets are stated in.
 
 Rows (tab-separated): name, wall s, process CPU s, busy ticks (whole system),
 kswapd ticks, peak bytes of the data set in the page cache, bytes read.
-usage: summarize.py RAW.tsv CLK_TCK
+usage: summarize.py RAW.tsv CLK_TCK [CHART.svg]
 """
 import statistics
 import sys
@@ -72,10 +72,43 @@ def targets(runs):
         print(f"| {a} / {b} ({what}) | {r:.2f} | {op} {want} | {'yes' if ok else 'no'} |")
 
 
+def chart(runs, path):
+    """Horizontal bars: median GB/s per contender, min-max as a whisker."""
+    names = list(runs)
+    top = max(max(r["gbps"] for r in rs) for rs in runs.values()) * 1.1
+    row, left, width = 22, 230, 520
+    height = row * len(names) + 60
+    scale = width / top
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 80}" '
+           f'height="{height}" font-family="sans-serif" font-size="12">',
+           f'<text x="{left}" y="16" font-weight="bold">GB/s, median of runs (line: min-max)</text>']
+    for gb in range(0, int(top) + 1):
+        x = left + gb * scale
+        out.append(f'<line x1="{x:.1f}" y1="24" x2="{x:.1f}" y2="{height - 24}" stroke="#ddd"/>')
+        out.append(f'<text x="{x:.1f}" y="{height - 8}" text-anchor="middle">{gb}</text>')
+    for i, name in enumerate(names):
+        rs = runs[name]
+        y = 30 + i * row
+        g = [r["gbps"] for r in rs]
+        colour = "#888" if name.startswith("fio") else "#2a7ab0"
+        out.append(f'<text x="{left - 6}" y="{y + 13}" text-anchor="end">{name}</text>')
+        out.append(f'<rect x="{left}" y="{y + 3}" width="{med(rs, "gbps") * scale:.1f}" '
+                   f'height="{row - 8}" fill="{colour}"/>')
+        out.append(f'<line x1="{left + min(g) * scale:.1f}" y1="{y + row / 2:.1f}" '
+                   f'x2="{left + max(g) * scale:.1f}" y2="{y + row / 2:.1f}" stroke="#000"/>')
+        out.append(f'<text x="{left + med(rs, "gbps") * scale + 4:.1f}" y="{y + 13}">'
+                   f'{med(rs, "gbps"):.2f}</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
 def main():
     runs = load(sys.argv[1], int(sys.argv[2]))
     table(runs)
     targets(runs)
+    if len(sys.argv) > 3:
+        chart(runs, sys.argv[3])
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <liburing.h>
@@ -36,6 +37,28 @@ struct slot {
 
 /* Reads into the caller's buffer from this size on (see user_read()). */
 #define USER_READ_MIN (64u * 1024)
+
+/*
+ * Copy-API reads into an aligned buffer can go two ways: straight into the
+ * caller's buffer (no copy, but only that buffer's bytes in flight) or
+ * through the pipeline (inflight chunks in flight, then a memcpy).  Which is
+ * faster depends on the device: one that wants many bytes in flight favours
+ * the pipeline, a fast one that leaves the CPU the bottleneck favours the
+ * caller's buffer.  The stream times each way over TUNE_TRIAL bytes, keeps
+ * the faster for TUNE_KEEP bytes, and tries again.
+ */
+#define TUNE_TRIAL (32ull << 20)
+#define TUNE_KEEP (1ull << 30)
+
+enum way { WAY_USER, WAY_PIPE };
+
+struct tune {
+	int trial;			/* trying each way, else keeping one */
+	enum way way;			/* the way now */
+	uint64_t bytes;			/* read this way since @t0 */
+	double t0;
+	double rate[2];			/* bytes per second each way scored */
+};
 
 struct piece {
 	size_t len;
@@ -66,6 +89,7 @@ struct direct {
 	char *bounce;			/* pread()'s buffer, chunk bytes */
 	struct piece *pieces;		/* nslots reads into a caller's buffer */
 	unsigned int pieces_busy;
+	struct tune tune;
 };
 
 static void slot_prep(struct direct *d, unsigned int i)
@@ -429,9 +453,83 @@ static ssize_t user_read(struct pc_stream *s, struct direct *d, char *buf,
 static int user_read_fits(struct pc_stream *s, struct direct *d, void *buf,
 			  size_t len)
 {
-	return d->have_ring && !d->queued && !d->lent && len >= USER_READ_MIN &&
+	return d->have_ring && !d->lent && len >= USER_READ_MIN &&
 	       len % d->align == 0 && s->pos % d->align == 0 &&
 	       (uintptr_t)buf % d->mem_align == 0;
+}
+
+static double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Start timing @way from now. */
+static void tune_start(struct tune *t, enum way way, double now)
+{
+	t->way = way;
+	t->bytes = 0;
+	t->t0 = now;
+}
+
+/*
+ * The way for the next read: score the way in use once it has read its
+ * share (the time includes the caller's between reads), then move on to the
+ * next trial, or keep the faster way, or go back to trying.
+ */
+static enum way tune_way(struct tune *t)
+{
+	uint64_t share = t->trial ? TUNE_TRIAL : TUNE_KEEP;
+	double now;
+
+	if (t->t0 == 0) {
+		t->trial = 1;
+		tune_start(t, WAY_USER, now_sec());
+		return t->way;
+	}
+	if (t->bytes < share)
+		return t->way;
+	now = now_sec();
+	if (!t->trial) {
+		t->trial = 1;
+		tune_start(t, WAY_USER, now);
+	} else if (t->way == WAY_USER) {
+		t->rate[WAY_USER] = t->bytes / (now - t->t0 + 1e-9);
+		tune_start(t, WAY_PIPE, now);
+	} else {
+		t->rate[WAY_PIPE] = t->bytes / (now - t->t0 + 1e-9);
+		t->trial = 0;
+		tune_start(t, t->rate[WAY_PIPE] > t->rate[WAY_USER] ? WAY_PIPE : WAY_USER,
+			   now);
+	}
+	return t->way;
+}
+
+/* Stop the pipeline (what it read ahead is dropped) for reads of the caller's. */
+static void pipe_idle(struct pc_stream *s, struct direct *d)
+{
+	pipe_drain(s, d);
+	for (unsigned int i = 0; i < d->nslots; i++)
+		d->slots[i].state = SLOT_FREE;
+	d->head = 0;
+	d->queued = 0;
+	d->restart = 1;
+}
+
+/* Read straight into the caller's buffer when it fits and is the faster way. */
+static ssize_t direct_read_user(struct pc_stream *s, struct direct *d,
+				void *buf, size_t len)
+{
+	ssize_t n;
+
+	if (d->queued)
+		pipe_idle(s, d);
+	n = user_read(s, d, buf, len);
+	if (n > 0)
+		d->tune.bytes += n;
+	return n;
 }
 
 static ssize_t direct_read(struct pc_stream *s, void *buf, size_t len)
@@ -441,10 +539,13 @@ static ssize_t direct_read(struct pc_stream *s, void *buf, size_t len)
 
 	loan_end(d);
 	if (user_read_fits(s, d, buf, len)) {
-		ssize_t n = user_read(s, d, buf, len);
+		if (tune_way(&d->tune) == WAY_USER) {
+			ssize_t n = direct_read_user(s, d, buf, len);
 
-		if (n != -ECANCELED)
-			return n;
+			if (n != -ECANCELED)
+				return n;
+		}
+		d->tune.bytes += len;	/* the pipeline's turn (end of file aside) */
 	}
 	while (done < len) {
 		char *p;
