@@ -6,18 +6,24 @@
 
 CG=
 MNT=
-LOOP=
+RUN_PID=
 cleanup() {
+	# A contender still running keeps the mount busy: stop it first.
+	[ -n "$RUN_PID" ] && kill "$RUN_PID" 2>/dev/null && wait "$RUN_PID" 2>/dev/null
+	[ -n "$CG" ] && [ -d "$CG" ] && while read -r p; do
+		kill "$p" 2>/dev/null
+	done <"$CG/cgroup.procs"
+	sleep 0.2
 	[ -n "$CG" ] && [ -d "$CG" ] && {
 		cat "$CG/cgroup.procs" 2>/dev/null | while read -r p; do
 			echo "$p" >"$(dirname "$CG")/cgroup.procs" 2>/dev/null
 		done
 		rmdir "$CG" 2>/dev/null
 	}
+	# The loop device was set up by mount -o loop: it goes with the mount.
 	if [ -n "$MNT" ]; then
 		umount "$MNT" 2>/dev/null || umount -l "$MNT"
 	fi
-	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
 	[ -n "${FILLER:-}" ] && rm -f "$FILLER"
 	mountpoint -q "$W/ram" && umount "$W/ram"
 	rm -rf "$W"
@@ -33,9 +39,8 @@ make_testbed() {
 	mkdir "$W/ram" "$W/mnt"
 	mount -t tmpfs -o size=$((JOBS * size_b + cap_b + (1 << 30))) pagecliff-run "$W/ram" || die "cannot mount tmpfs"
 	truncate -s $((JOBS * size_b + cap_b + (512 << 20))) "$W/ram/disk.img"
-	LOOP=$(losetup -f --show "$W/ram/disk.img") || die "cannot attach a loop device"
-	mkfs.xfs -q -f "$LOOP" >/dev/null || die "mkfs.xfs failed"
-	mount "$LOOP" "$W/mnt" || die "cannot mount $LOOP"
+	mkfs.xfs -q -f "$W/ram/disk.img" >/dev/null || die "mkfs.xfs failed"
+	mount -o loop "$W/ram/disk.img" "$W/mnt" || die "cannot mount $W/ram/disk.img on a loop device"
 	MNT=$W/mnt
 	DIR=$MNT
 }

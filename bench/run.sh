@@ -97,6 +97,7 @@ run_one() {
 	t0=$(date +%s.%N)
 	/usr/bin/time -f "%U %S" -o "$W/time" sh -c "$(cg_script "$cmd")" &
 	local pid=$!
+	RUN_PID=$pid
 	while kill -0 $pid 2>/dev/null; do
 		c=$(cached_bytes "${FILES[@]}")
 		[ "$c" -gt "$peak" ] && peak=$c
@@ -104,6 +105,7 @@ run_one() {
 	done
 	wait $pid
 	rc=$?
+	RUN_PID=
 	t1=$(date +%s.%N)
 	b1=$(busy_ticks) k1=$(kswapd_ticks)
 	[ $rc = 0 ] || { echo "bench/run.sh: $name failed (exit $rc)" >&2; return; }

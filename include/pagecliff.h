@@ -59,7 +59,8 @@ struct pc_opts {
 	enum pc_strategy strategy;	/* default PC_AUTO */
 	size_t chunk_size;		/* bytes per read request, default 1 MiB */
 	unsigned int inflight;		/* PC_DIRECT: reads in flight, default 8 */
-	uint64_t drop_lag;		/* PC_DROPBEHIND: bytes kept behind the cursor, default 0 */
+	uint64_t drop_lag;		/* PC_DROPBEHIND: bytes kept behind the cursor,
+					 * default 0, at most 4 * drop_batch */
 	uint64_t drop_batch;		/* PC_DROPBEHIND: bytes per fadvise call, default 16 MiB */
 	int keep_cached;		/* keep pages cached before the stream read them, default 1 */
 };

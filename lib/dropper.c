@@ -10,42 +10,22 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "dropper.h"
 
-#ifndef __NR_cachestat
-#define __NR_cachestat 451
-#endif
-
-struct cs_range {
-	uint64_t off;
-	uint64_t len;
-};
-
-struct cs_out {
-	uint64_t nr_cache;
-	uint64_t nr_dirty;
-	uint64_t nr_writeback;
-	uint64_t nr_evicted;
-	uint64_t nr_recently_evicted;
-};
-
-/* cachestat(2) of a range; -errno (ENOSYS before Linux 6.5). */
+/* cachestat(2) of a range, counted; -errno (ENOSYS before Linux 6.5). */
 static int cstat(struct pc_dropper *d, int fd, uint64_t off, uint64_t len,
-		 struct cs_out *ret)
+		 struct pc_cachestat *ret)
 {
-	struct cs_range r = { off, len };
-
 	d->syscalls++;
-	return syscall(__NR_cachestat, fd, &r, ret, 0) < 0 ? -errno : 0;
+	return pc_cachestat(fd, off, len, ret);
 }
 
 int pc_dropper_init(struct pc_dropper *d, int fd, uint64_t batch, uint64_t pos)
 {
-	struct cs_out cs;
+	struct pc_cachestat cs;
 
 	*d = (struct pc_dropper){ 0 };
 	d->batch = pc_align_up(batch ? batch : 8 * PC_MIB, PC_PAGE_SIZE);
@@ -78,7 +58,7 @@ static void snap(struct pc_dropper *d, int fd, uint64_t index)
 {
 	int slot = index % PC_DROPPER_NWIN;
 	uint64_t off = index * d->batch;
-	struct cs_out cs;
+	struct pc_cachestat cs;
 	int ret;
 
 	d->win[slot].index = index;
@@ -98,17 +78,16 @@ static void snap(struct pc_dropper *d, int fd, uint64_t index)
 }
 
 /*
- * Snapshots run this many batches ahead of the reader, so that readahead has
- * not brought a batch in before its snapshot (those pages would look as if
- * they were cached before).  Measured here: read_ahead_kb 8192, doubled by
- * POSIX_FADV_SEQUENTIAL (cat does that), and async readahead one window
- * further: pages up to 32 MiB ahead of the reader.
+ * Snapshots run PC_DROPPER_SNAP_AHEAD batches ahead of the reader, so that
+ * readahead has not brought a batch in before its snapshot (those pages
+ * would look as if they were cached before).  Measured here: read_ahead_kb
+ * 8192, doubled by POSIX_FADV_SEQUENTIAL (cat does that), and async
+ * readahead one window further: pages up to 32 MiB ahead of the reader.
  */
-#define SNAP_AHEAD 6
-
 void pc_dropper_before(struct pc_dropper *d, int fd, uint64_t off, uint64_t len)
 {
-	uint64_t first = off / d->batch, want = (off + len) / d->batch + SNAP_AHEAD;
+	uint64_t first = off / d->batch;
+	uint64_t want = (off + len) / d->batch + PC_DROPPER_SNAP_AHEAD;
 
 	if (!d->warm)
 		return;
@@ -123,7 +102,7 @@ void pc_dropper_before(struct pc_dropper *d, int fd, uint64_t off, uint64_t len)
 /* fadvise [off, off + len) away unless it holds dirty or writeback pages. */
 static void drop_range(struct pc_dropper *d, int fd, uint64_t off, uint64_t len)
 {
-	struct cs_out cs;
+	struct pc_cachestat cs;
 
 	if (!len)
 		return;

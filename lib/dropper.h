@@ -14,6 +14,13 @@
 
 #define PC_DROPPER_NWIN 12
 
+/*
+ * Snapshots run this many batches ahead of the reader (see dropper.c); the
+ * windows left behind it bound how far behind the reader dropping may lag.
+ */
+#define PC_DROPPER_SNAP_AHEAD 6
+#define PC_DROPPER_MAX_LAG (PC_DROPPER_NWIN - PC_DROPPER_SNAP_AHEAD - 2)
+
 struct pc_dropper {
 	uint64_t batch;			/* bytes per fadvise; a multiple of the page */
 	uint64_t dropped_to;		/* pages below were dealt with */

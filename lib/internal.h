@@ -51,8 +51,17 @@ void pc_add_reason(struct pc_stream *s, const char *fmt, ...)
 ssize_t pc_full_pread(int fd, void *buf, size_t len, uint64_t off, int rwf,
 		      uint64_t *syscalls);
 
-/* cachestat(2); -ENOSYS on kernels without it. */
-int pc_cachestat(int fd, uint64_t off, uint64_t len, uint64_t *ret_pages);
+/* What cachestat(2) says of a range, in pages. */
+struct pc_cachestat {
+	uint64_t nr_cache;
+	uint64_t nr_dirty;
+	uint64_t nr_writeback;
+	uint64_t nr_evicted;
+	uint64_t nr_recently_evicted;
+};
+
+/* cachestat(2) of [@off, @off + @len) (0: to the end); -ENOSYS before 6.5. */
+int pc_cachestat(int fd, uint64_t off, uint64_t len, struct pc_cachestat *ret);
 
 /*
  * Residency of the pages of [@off, @off + @len) (page aligned) in @vec, one

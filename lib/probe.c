@@ -40,6 +40,7 @@ static int cached_mincore(int fd, uint64_t off, uint64_t len, uint64_t *ret)
 
 int pc_cached_bytes(int fd, uint64_t offset, uint64_t length, uint64_t *ret_bytes)
 {
+	struct pc_cachestat cs;
 	uint64_t size, pages;
 	int ret;
 
@@ -53,7 +54,8 @@ int pc_cached_bytes(int fd, uint64_t offset, uint64_t length, uint64_t *ret_byte
 	}
 	if (!length || length > size - offset)
 		length = size - offset;
-	ret = pc_cachestat(fd, offset, length, &pages);
+	ret = pc_cachestat(fd, offset, length, &cs);
+	pages = cs.nr_cache;
 	if (ret == -ENOSYS || ret == -EPERM)
 		ret = cached_mincore(fd, offset, length, &pages);
 	if (ret)
@@ -103,9 +105,9 @@ static void probe_direct(int fd, struct pc_probe *p)
 
 int pc_probe_fd(int fd, struct pc_probe *ret_probe)
 {
+	struct pc_cachestat cs;
 	struct pc_probe p;
 	struct stat st;
-	uint64_t pages;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
@@ -118,7 +120,7 @@ int pc_probe_fd(int fd, struct pc_probe *ret_probe)
 	probe_direct(fd, &p);
 	p.uring_err = probe_uring();
 	p.uring = !p.uring_err;
-	p.cachestat = !pc_cachestat(fd, 0, 0, &pages);
+	p.cachestat = !pc_cachestat(fd, 0, 0, &cs);
 	if (pc_cached_bytes(fd, 0, 0, &p.cached_bytes))
 		p.cached_bytes = 0;
 	*ret_probe = p;

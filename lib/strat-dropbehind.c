@@ -4,251 +4,155 @@
  * batches behind the cursor, and POSIX_FADV_WILLNEED one batch ahead.  Works
  * on every kernel and file system.
  *
- * Pages cached before the stream touched them stay cached: before a batch is
- * read (and before it is hinted), the stream snapshots which of its pages are
- * cached, with one cachestat(2) call and, only when some are, mincore(2).  The
- * cost is bounded by the batch, whatever the size of the file.
+ * The batching and the rules of what may be dropped (pages cached before the
+ * stream read them stay, dirty pages are never touched) are the dropper's
+ * (dropper.c), shared with the preload shim; this file drives it for a
+ * stream and adds the read-ahead hints.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "dropper.h"
 #include "internal.h"
 
-/* Which pages of one batch were cached before the stream read them. */
-struct window {
-	uint64_t index;			/* batch number: offset / batch */
-	int valid;
-	int any_cached;			/* vec holds residency; else none cached */
-	unsigned char *vec;		/* one byte per page, bit 0 = cached */
-};
-
 struct dropbehind {
-	uint64_t batch;
-	uint64_t dropped_to;		/* everything below was dealt with */
-	uint64_t snapped_to;		/* batches below this index are snapped */
-	unsigned int nwin;
-	struct window *win;		/* ring of snapshots, by index % nwin */
+	struct pc_dropper dropper;
+	uint64_t hinted_to;		/* batches below this index were hinted */
 };
 
-static struct window *window_of(struct dropbehind *d, uint64_t index)
+/* Mirror the dropper's counts in the stream's statistics. */
+static void sync_stats(struct pc_stream *s, struct dropbehind *db,
+		       uint64_t syscalls_before)
 {
-	struct window *w = &d->win[index % d->nwin];
-
-	return w->valid && w->index == index ? w : NULL;
+	s->stats.bytes_dropped = db->dropper.bytes_dropped;
+	s->stats.bytes_kept = db->dropper.bytes_kept;
+	s->stats.syscalls += db->dropper.syscalls - syscalls_before;
 }
 
-/* Record which pages of batch @index are cached now. */
-static int window_snap(struct pc_stream *s, struct dropbehind *d, uint64_t index)
+/* Hint the batch after the one holding @off, once, after its snapshot. */
+static void hint_ahead(struct pc_stream *s, struct dropbehind *db, uint64_t off)
 {
-	struct window *w = &d->win[index % d->nwin];
-	uint64_t off = index * d->batch, pages = 0;
-	int ret;
+	uint64_t batch = db->dropper.batch, next = off / batch + 1;
 
-	w->index = index;
-	w->valid = 1;
-	w->any_cached = 0;
-	if (!s->opts.keep_cached)
-		return 0;
+	if (next < db->hinted_to)
+		return;
+	db->hinted_to = next + 1;
 	s->stats.syscalls++;
-	ret = pc_cachestat(s->fd, off, d->batch, &pages);
-	if (ret && ret != -ENOSYS && ret != -EPERM)
-		return ret;
-	if (!ret && !pages)
-		return 0;
-	s->stats.syscalls += 2;
-	ret = pc_mincore(s->fd, off, d->batch, w->vec);
-	if (ret == -ENXIO || ret == -EINVAL)
-		return 0;	/* batch past end of file: nothing cached */
-	w->any_cached = !ret;
-	return ret;
-}
-
-/* Snapshot every batch up to the one after @pos, and hint that one ahead. */
-static int snap_ahead(struct pc_stream *s, struct dropbehind *d, uint64_t pos)
-{
-	uint64_t want = pos / d->batch + 2;
-	int ret;
-
-	if (d->snapped_to + d->nwin - 1 < want)
-		d->snapped_to = want - (d->nwin - 1);
-	while (d->snapped_to < want) {
-		uint64_t index = d->snapped_to;
-
-		ret = window_snap(s, d, index);
-		if (ret)
-			return ret;
-		d->snapped_to++;
-		if (index > pos / d->batch) {
-			s->stats.syscalls++;
-			posix_fadvise(s->fd, index * d->batch, d->batch,
-				      POSIX_FADV_WILLNEED);
-		}
-	}
-	return 0;
-}
-
-static void drop_range(struct pc_stream *s, uint64_t off, uint64_t len)
-{
-	if (!len)
-		return;
-	s->stats.syscalls++;
-	if (!posix_fadvise(s->fd, off, len, POSIX_FADV_DONTNEED))
-		s->stats.bytes_dropped += len;
-}
-
-/*
- * Drop [off, end) of one batch, leaving out the pages its snapshot says were
- * cached.  Without a snapshot (the batch was read out of order) it is left.
- */
-static void drop_in_window(struct pc_stream *s, struct dropbehind *d,
-			   uint64_t off, uint64_t end)
-{
-	struct window *w = window_of(d, off / d->batch);
-	uint64_t base = pc_align_down(off, d->batch), run = off;
-
-	if (!w) {
-		s->stats.bytes_kept += end - off;
-		return;
-	}
-	if (!w->any_cached) {
-		drop_range(s, off, end - off);
-		return;
-	}
-	for (uint64_t p = off; p < end; p += PC_PAGE_SIZE) {
-		if (!(w->vec[(p - base) / PC_PAGE_SIZE] & 1))
-			continue;
-		drop_range(s, run, p - run);
-		s->stats.bytes_kept += PC_PAGE_SIZE;
-		run = p + PC_PAGE_SIZE;
-	}
-	drop_range(s, run, end - run);
-}
-
-/* Drop everything read below @to (page aligned), batch by batch. */
-static void drop_upto(struct pc_stream *s, struct dropbehind *d, uint64_t to)
-{
-	while (d->dropped_to < to) {
-		uint64_t end = pc_align_down(d->dropped_to, d->batch) + d->batch;
-
-		if (end > to)
-			end = to;
-		drop_in_window(s, d, d->dropped_to, end);
-		d->dropped_to = end;
-	}
+	posix_fadvise(s->fd, next * batch, batch, POSIX_FADV_WILLNEED);
 }
 
 /* Read one piece of at most a batch, so that snapshots stay ahead of it. */
-static ssize_t read_piece(struct pc_stream *s, struct dropbehind *d,
+static ssize_t read_piece(struct pc_stream *s, struct dropbehind *db,
 			  char *buf, size_t len, uint64_t off)
 {
-	uint64_t lag = s->opts.drop_lag, to;
+	uint64_t lag = s->opts.drop_lag;
 	ssize_t n;
-	int ret;
 
-	ret = snap_ahead(s, d, off + len);
-	if (ret)
-		return ret;
+	pc_dropper_before(&db->dropper, s->fd, off, len);
+	hint_ahead(s, db, off);
 	n = pc_full_pread(s->fd, buf, len, off, 0, &s->stats.syscalls);
-	if (n <= 0)
-		return n;
-	to = off + n > lag ? pc_align_down(off + n - lag, PC_PAGE_SIZE) : 0;
-	if (to >= pc_align_down(d->dropped_to, d->batch) + d->batch)
-		drop_upto(s, d, to);
+	if (n > 0 && off + n > lag)
+		pc_dropper_advance(&db->dropper, s->fd, off + n - lag, 0);
 	return n;
 }
 
 static ssize_t dropbehind_read(struct pc_stream *s, void *buf, size_t len)
 {
-	struct dropbehind *d = s->priv;
+	struct dropbehind *db = s->priv;
+	uint64_t calls = db->dropper.syscalls;
 	size_t done = 0;
 
 	while (done < len) {
-		size_t piece = len - done < d->batch ? len - done : d->batch;
-		ssize_t n = read_piece(s, d, (char *)buf + done, piece,
+		size_t piece = len - done < db->dropper.batch ? len - done :
+								db->dropper.batch;
+		ssize_t n = read_piece(s, db, (char *)buf + done, piece,
 				       s->pos + done);
 
-		if (n < 0)
+		if (n < 0) {
+			sync_stats(s, db, calls);
 			return done ? (ssize_t)done : n;
+		}
 		done += n;
 		if ((size_t)n < piece)
 			break;
 	}
+	sync_stats(s, db, calls);
 	return done;
 }
 
-/* At end of file the partial last page goes too. */
+/* At end of file everything read goes, the partial last page too. */
 static void dropbehind_eof(struct pc_stream *s)
 {
-	struct dropbehind *d = s->priv;
+	struct dropbehind *db = s->priv;
+	uint64_t calls = db->dropper.syscalls;
 
-	drop_upto(s, d, pc_align_up(s->pos, PC_PAGE_SIZE));
+	pc_dropper_advance(&db->dropper, s->fd, s->pos, 1);
+	sync_stats(s, db, calls);
 }
 
 /*
- * A read off the cursor: snapshot its own range, read, and drop what was not
- * cached before.
+ * A read off the cursor: read, and drop the range unless some of it was
+ * cached before (then all of it stays: no snapshot for a one-off read).
  */
 static ssize_t dropbehind_pread(struct pc_stream *s, void *buf, size_t len,
 				uint64_t off)
 {
-	uint64_t start = pc_align_down(off, PC_PAGE_SIZE), pages = 1;
+	uint64_t start = pc_align_down(off, PC_PAGE_SIZE);
+	struct pc_cachestat cs = { .nr_cache = 1 };
+	struct dropbehind *db = s->priv;
 	ssize_t n;
 
 	if (s->opts.keep_cached) {
 		s->stats.syscalls++;
-		if (pc_cachestat(s->fd, start, off + len - start, &pages))
-			pages = 1;
+		pc_cachestat(s->fd, start, off + len - start, &cs);
 	} else {
-		pages = 0;
+		cs.nr_cache = 0;
 	}
 	n = pc_full_pread(s->fd, buf, len, off, 0, &s->stats.syscalls);
-	if (n > 0 && !pages)
-		drop_range(s, start, pc_align_up(off + n, PC_PAGE_SIZE) - start);
-	else if (n > 0)
-		s->stats.bytes_kept += n;
+	if (n > 0 && !cs.nr_cache) {
+		s->stats.syscalls++;
+		if (!posix_fadvise(s->fd, start, pc_align_up(off + n, PC_PAGE_SIZE) - start,
+				   POSIX_FADV_DONTNEED))
+			db->dropper.bytes_dropped += n;
+	} else if (n > 0) {
+		db->dropper.bytes_kept += n;
+	}
+	sync_stats(s, db, db->dropper.syscalls);
 	return n;
 }
 
 static void dropbehind_release(struct pc_stream *s)
 {
-	struct dropbehind *d = s->priv;
+	struct dropbehind *db = s->priv;
 
-	if (!d)
+	if (!db)
 		return;
-	drop_upto(s, d, pc_align_down(s->pos, PC_PAGE_SIZE));
-	for (unsigned int i = 0; d->win && i < d->nwin; i++)
-		free(d->win[i].vec);
-	free(d->win);
-	free(d);
+	pc_dropper_seek(&db->dropper, s->fd, s->pos, s->pos);
+	pc_dropper_release(&db->dropper);
+	free(db);
 	s->priv = NULL;
 }
 
 static int dropbehind_init(struct pc_stream *s)
 {
-	struct dropbehind *d;
+	struct dropbehind *db;
+	int ret;
 
-	d = calloc(1, sizeof(*d));
-	if (!d)
+	db = calloc(1, sizeof(*db));
+	if (!db)
 		return -ENOMEM;
-	s->priv = d;
-	d->batch = s->opts.drop_batch;
-	d->dropped_to = pc_align_down(s->pos, PC_PAGE_SIZE);
-	d->snapped_to = s->pos / d->batch;
-	d->nwin = s->opts.drop_lag / d->batch + 4;
-	d->win = calloc(d->nwin, sizeof(*d->win));
-	if (!d->win)
-		goto out_nomem;
-	for (unsigned int i = 0; i < d->nwin; i++) {
-		d->win[i].vec = malloc(d->batch / PC_PAGE_SIZE);
-		if (!d->win[i].vec)
-			goto out_nomem;
+	ret = pc_dropper_init(&db->dropper, s->fd, s->opts.drop_batch, s->pos);
+	if (ret) {
+		free(db);
+		return ret;
 	}
+	if (!s->opts.keep_cached)
+		db->dropper.warm = 0;	/* nothing to keep: no snapshots */
+	s->stats.syscalls += db->dropper.syscalls;
+	db->hinted_to = s->pos / db->dropper.batch + 1;
+	s->priv = db;
 	return 0;
-out_nomem:
-	dropbehind_release(s);
-	return -ENOMEM;
 }
 
 const struct pc_strategy_ops pc_strat_dropbehind = {

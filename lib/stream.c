@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dropper.h"
 #include "internal.h"
 
 static const char *const strategy_names[PC_STRATEGY_COUNT] = {
@@ -121,6 +122,8 @@ static int opts_check(struct pc_opts *o)
 	if (o->chunk_size > 1024u * PC_MIB || o->inflight > 4096)
 		return -EINVAL;
 	o->drop_batch = pc_align_up(o->drop_batch, PC_PAGE_SIZE);
+	if (o->drop_lag > (uint64_t)PC_DROPPER_MAX_LAG * o->drop_batch)
+		return -EINVAL;	/* past the snapshots kept behind the reader */
 	return 0;
 }
 

@@ -27,14 +27,6 @@ struct pc_cachestat_range {
 	uint64_t len;
 };
 
-struct pc_cachestat {
-	uint64_t nr_cache;
-	uint64_t nr_dirty;
-	uint64_t nr_writeback;
-	uint64_t nr_evicted;
-	uint64_t nr_recently_evicted;
-};
-
 ssize_t pc_full_pread(int fd, void *buf, size_t len, uint64_t off, int rwf,
 		      uint64_t *syscalls)
 {
@@ -60,14 +52,12 @@ ssize_t pc_full_pread(int fd, void *buf, size_t len, uint64_t off, int rwf,
 	return done;
 }
 
-int pc_cachestat(int fd, uint64_t off, uint64_t len, uint64_t *ret_pages)
+int pc_cachestat(int fd, uint64_t off, uint64_t len, struct pc_cachestat *ret)
 {
 	struct pc_cachestat_range range = { off, len };
-	struct pc_cachestat cs;
 
-	if (syscall(__NR_cachestat, fd, &range, &cs, 0) < 0)
+	if (syscall(__NR_cachestat, fd, &range, ret, 0) < 0)
 		return -errno;
-	*ret_pages = cs.nr_cache;
 	return 0;
 }
 

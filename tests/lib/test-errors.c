@@ -18,6 +18,7 @@
 static void check_open_errors(const char *dir)
 {
 	char path[4200];
+	struct pc_opts o;
 	struct pc_stream *s;
 	int ret;
 
@@ -28,6 +29,19 @@ static void check_open_errors(const char *dir)
 	T_CHECK(ret == -EISDIR, "directory gave %d", ret);
 	ret = pc_stream_fdopen(&s, -1, NULL);
 	T_CHECK(ret == -EBADF, "fd -1 gave %d", ret);
+	pc_opts_init(&o);
+	o.strategy = PC_DROPBEHIND;
+	o.drop_lag = 5 * o.drop_batch;	/* past the 4 batches allowed */
+	ret = pc_stream_open(&s, dir, &o);
+	T_CHECK(ret == -EINVAL || ret == -EISDIR, "drop lag of 5 batches gave %d", ret);
+	snprintf(path, sizeof(path), "%s/lag", dir);
+	t_make_file(path, 4096, 1);
+	ret = pc_stream_open(&s, path, &o);
+	T_CHECK(ret == -EINVAL, "drop lag of 5 batches gave %d", ret);
+	o.drop_lag = 4 * o.drop_batch;
+	ret = pc_stream_open(&s, path, &o);
+	T_CHECK(ret == 0, "drop lag of 4 batches gave %d", ret);
+	pc_stream_close(s);
 }
 
 /* As a user without rights (root drops to nobody in a child). */
