@@ -30,6 +30,7 @@ struct pc_stream {
 	void *priv;			/* the strategy's state */
 	void *lend_buf;			/* pc_stream_next() for strategies without next() */
 	char *rbuf;			/* reads under a page are served from here */
+	size_t rbuf_size;
 	uint64_t rbuf_off;		/* file offset of rbuf[0] */
 	size_t rbuf_len;		/* bytes valid in rbuf */
 	struct pc_stats stats;

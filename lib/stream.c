@@ -261,6 +261,9 @@ static size_t rbuf_avail(struct pc_stream *s)
 	return end - s->pos;
 }
 
+/* The small-read buffer holds a chunk, and never less than this. */
+#define RBUF_MIN (64u * 1024)
+
 /*
  * Reads of less than a page would cost a system call each, and with
  * RWF_DONTCACHE a device read each (the page is dropped after every copy):
@@ -271,12 +274,13 @@ static ssize_t small_read_fill(struct pc_stream *s)
 	ssize_t n;
 
 	if (!s->rbuf) {
-		s->rbuf = pc_buf_alloc(s->opts.chunk_size);
+		s->rbuf_size = s->opts.chunk_size > RBUF_MIN ? s->opts.chunk_size : RBUF_MIN;
+		s->rbuf = pc_buf_alloc(s->rbuf_size);
 		if (!s->rbuf)
 			return -ENOMEM;
 	}
 	s->rbuf_len = 0;
-	n = s->ops->read(s, s->rbuf, s->opts.chunk_size);
+	n = s->ops->read(s, s->rbuf, s->rbuf_size);
 	if (n > 0) {
 		s->rbuf_off = s->pos;
 		s->rbuf_len = n;
@@ -290,8 +294,7 @@ static ssize_t read_step(struct pc_stream *s, void *buf, size_t len)
 	size_t avail = rbuf_avail(s);
 	ssize_t n;
 
-	if (!avail && len < PC_PAGE_SIZE && len < s->opts.chunk_size &&
-	    !s->ops->next) {
+	if (!avail && len < PC_PAGE_SIZE && !s->ops->next) {
 		n = small_read_fill(s);
 		if (n <= 0)
 			return n;
@@ -384,7 +387,7 @@ void pc_stream_close(struct pc_stream *s)
 	if (s->ops && s->ops->release && s->regular)
 		s->ops->release(s);
 	pc_buf_free(s->lend_buf, s->opts.chunk_size);
-	pc_buf_free(s->rbuf, s->opts.chunk_size);
+	pc_buf_free(s->rbuf, s->rbuf_size);
 	if (s->own_fd)
 		close(s->fd);
 	free(s);
