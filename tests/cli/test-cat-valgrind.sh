@@ -7,8 +7,8 @@
 set -u
 pc=${PAGECLIFF:?}
 command -v valgrind >/dev/null || { echo "SKIP: valgrind is not installed"; exit 77; }
-if grep -qa __asan_init "$pc"; then
-	echo "SKIP: this build uses AddressSanitizer, which valgrind cannot run"
+if grep -qa -e __asan_init -e __tsan_init "$pc"; then
+	echo "SKIP: this build uses a sanitizer, whose runtime valgrind cannot run"
 	exit 77
 fi
 dir=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-vg-XXXXXX") || exit 1
