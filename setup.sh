@@ -3,7 +3,8 @@
 # The two set-up commands of the README, for a fresh Debian 12 machine:
 #   ./setup.sh        install what is missing, build, run `pagecliff bench`
 #   ./setup.sh test   install what is missing, build, run the whole suite:
-#                     the plain build, then AddressSanitizer+UBSan, then the
+#                     the plain build, then AddressSanitizer+UBSan, then
+#                     ThreadSanitizer over the concurrent parts, then the
 #                     fuzzers for a short fixed time
 # Both are idempotent.  Installing packages, the RAM testbed and the memory
 # cap need root; without root this says what it could not do.
@@ -56,10 +57,15 @@ run_tests() {
 	build build-asan -Db_sanitize=address,undefined -Db_lundef=false || return 1
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		tests/run.sh build-asan || rc=1
+	echo "== tests: ThreadSanitizer (the concurrent parts: bench's sampler and workers, the rig)"
+	build build-tsan -Db_sanitize=thread -Db_lundef=false || return 1
+	TSAN_OPTIONS=halt_on_error=1 \
+		tests/run.sh build-tsan --suite bench --suite fault || rc=1
 	echo "== fuzzers"
 	FUZZ_SECONDS=${FUZZ_SECONDS:-15} tests/fuzz/run-fuzzers.sh
 	case $? in 0 | 77) ;; *) rc=1 ;; esac
-	total=$(cat build/meson-logs/testlog.json build-asan/meson-logs/testlog.json 2>/dev/null |
+	total=$(cat build/meson-logs/testlog.json build-asan/meson-logs/testlog.json \
+		build-tsan/meson-logs/testlog.json 2>/dev/null |
 		python3 -c '
 import json, sys
 c = {"passed": 0, "failed": 0, "skipped": 0}

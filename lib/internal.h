@@ -79,6 +79,17 @@ int pc_dio_align(int fd, uint32_t *ret_mem, uint32_t *ret_off);
 /* Size of the file on @fd, or -errno. */
 int pc_file_size(int fd, uint64_t *ret_size);
 
+struct io_uring;
+
+/*
+ * io_uring_queue_init() and io_uring_queue_exit() for the library's rings.
+ * Besides, they tell ThreadSanitizer what it cannot see: a ring torn down by
+ * one thread and one set up by another may be mapped at the same addresses,
+ * and the kernel orders the two (no code without TSan).
+ */
+int pc_ring_init(unsigned int entries, struct io_uring *ring);
+void pc_ring_exit(struct io_uring *ring);
+
 /* Choose a strategy for s (requested PC_AUTO); fills s->stats.reason. */
 enum pc_strategy pc_auto_choose(struct pc_stream *s);
 

@@ -82,10 +82,10 @@ static int probe_uring(void)
 	struct io_uring ring;
 	int ret;
 
-	ret = io_uring_queue_init(1, &ring, 0);
+	ret = pc_ring_init(1, &ring);
 	if (ret)
 		return ret;
-	io_uring_queue_exit(&ring);
+	pc_ring_exit(&ring);
 	return 0;
 }
 

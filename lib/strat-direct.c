@@ -135,7 +135,7 @@ static void ring_abandon(struct pc_stream *s, struct direct *d, int err)
 	while (d->busy + d->pieces_busy > io_uring_sq_ready(&d->ring) &&
 	       !reap(s, d))
 		;
-	io_uring_queue_exit(&d->ring);
+	pc_ring_exit(&d->ring);
 	d->have_ring = 0;
 	d->fixed_bufs = 0;
 	d->busy = d->pieces_busy = 0;
@@ -628,7 +628,7 @@ static void direct_release(struct pc_stream *s)
 		return;
 	if (d->have_ring) {
 		pipe_drain(s, d);
-		io_uring_queue_exit(&d->ring);
+		pc_ring_exit(&d->ring);
 	}
 	pc_buf_free(d->bufs, d->bufs_size);
 	pc_buf_free(d->bounce, d->chunk);
@@ -645,12 +645,12 @@ static int ring_setup(struct pc_stream *s, struct direct *d)
 	struct iovec *iov;
 	int ret;
 
-	ret = io_uring_queue_init(d->nslots, &d->ring, 0);
+	ret = pc_ring_init(d->nslots, &d->ring);
 	if (ret)
 		return ret;
 	ret = io_uring_register_files(&d->ring, &d->dfd, 1);
 	if (ret) {
-		io_uring_queue_exit(&d->ring);
+		pc_ring_exit(&d->ring);
 		return ret;
 	}
 	d->have_ring = 1;

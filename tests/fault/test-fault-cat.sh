@@ -90,7 +90,7 @@ fi
 
 # A 512 MiB buffer under a 256 MiB address-space limit: a clear error.
 # (Not under AddressSanitizer, whose shadow needs the address space.)
-grep -qa __asan_init "$PAGECLIFF" && copies=() || copies=("" --copy)
+grep -qa -e __asan_init -e __tsan_init "$PAGECLIFF" && copies=() || copies=("" --copy)
 for copy in "${copies[@]}"; do
 	(ulimit -v 262144; exec timeout 30 "$PAGECLIFF" cat --bs 512m $copy "$mnt/size=4m") \
 		>"$work/out" 2>"$work/err"; rc=$?

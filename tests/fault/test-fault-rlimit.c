@@ -27,11 +27,14 @@
 
 #define FILE_SIZE ((12ull << 20) + 7)
 
-/* AddressSanitizer reserves terabytes of shadow: RLIMIT_AS cannot work. */
-#if defined(__SANITIZE_ADDRESS__)
+/*
+ * AddressSanitizer and ThreadSanitizer reserve terabytes of shadow:
+ * RLIMIT_AS cannot work under them.
+ */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define T_ASAN 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define T_ASAN 1
 #endif
 #endif
@@ -277,7 +280,7 @@ int main(void)
 	} else
 		printf("RLIMIT_MEMLOCK limits not tried: needs root to drop CAP_IPC_LOCK\n");
 	if (T_ASAN)
-		printf("RLIMIT_AS not tried: AddressSanitizer needs the address space\n");
+		printf("RLIMIT_AS not tried: the sanitizer needs the address space\n");
 	else
 		failed += t_in_child(as_case, NULL) != 0;
 	fr_scratch_remove();
