@@ -11,14 +11,18 @@
 set -u
 cd "$(dirname "$0")" || exit 1
 
+# What the build and the main job need; what the tests need besides
+# (the fault rig, fuzzers, valgrind, the shim's comparison, the chart's
+# rendering in a real browser).
 packages=(build-essential meson ninja-build pkg-config liburing-dev
-	  xfsprogs e2fsprogs util-linux fio python3 libfuse3-dev fuse3
-	  clang nocache valgrind)
+	  xfsprogs e2fsprogs util-linux python3)
+test_packages=(fio libfuse3-dev fuse3 clang nocache valgrind chromium bc time)
 
+# install_missing PACKAGE...
 install_missing() {
 	local missing=()
 
-	for p in "${packages[@]}"; do
+	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 			missing+=("$p")
 	done
@@ -78,13 +82,14 @@ print("%(passed)d passed, %(failed)d failed, %(skipped)d skipped" % c)')
 	return $rc
 }
 
-install_missing || exit 1
 case "${1:-}" in
 "")
+	install_missing "${packages[@]}" || exit 1
 	build build || exit 1
 	exec ./build/cli/pagecliff bench
 	;;
 test)
+	install_missing "${packages[@]}" "${test_packages[@]}" || exit 1
 	run_tests
 	;;
 *)

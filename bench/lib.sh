@@ -1,8 +1,19 @@
 # SPDX-License-Identifier: MIT
-# Shared by bench/run.sh and bench/profile.sh (sourced, not run): the RAM
-# testbed, the memory cgroup, cold starts and the CPU counters, all undone at
-# exit and on signals.  The caller sets W (its own temporary folder), JOBS,
-# size_b and cap_b, and defines die().
+# Shared by bench/run.sh and bench/profile.sh (sourced, not run): the data
+# set on the RAM testbed or in a folder, the memory cgroup, cold starts and
+# the CPU counters, all undone at exit and on signals.  The caller sets NAME
+# (for messages and its temporary folder) and may set SIZE, JOBS, CAP and
+# PAGECLIFF first; then calls prepare TARGET.
+
+SIZE=${SIZE:-4g}
+JOBS=${JOBS:-$(nproc)}
+CAP=${CAP:-1g}
+PC=${PAGECLIFF:-$PWD/build/cli/pagecliff}
+
+die() { echo "bench/$NAME: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root: it drops caches and makes a memory cgroup (and the RAM testbed)"
+[ -x "$PC" ] || die "no pagecliff at $PC: build first (./setup.sh builds it)"
+W=$(mktemp -d "/tmp/pagecliff-$NAME.XXXXXX") || exit 1
 
 CG=
 MNT=
@@ -94,3 +105,22 @@ kswapd_ticks() {
 	echo $t
 }
 
+
+# prepare ram|DIR: the testbed or the folder, the cgroup, the data set laid
+# out once by bench (non-zero data, its own files: FILES), and the filler.
+prepare() {
+	size_b=$(to_bytes "$SIZE")
+	cap_b=$(to_bytes "$CAP")
+	if [ "$1" = ram ]; then
+		make_testbed
+	else
+		[ -d "$1" ] || die "'$1' is not a folder"
+		DIR=$(cd "$1" && pwd)
+	fi
+	make_cgroup
+	"$PC" bench --directory "$DIR" --numjobs "$JOBS" --size "$SIZE" --mode direct \
+		--runtime 1s --keep --quiet >/dev/null || die "cannot lay out the data set in $DIR"
+	FILES=()
+	for ((i = 0; i < JOBS; i++)); do FILES+=("$DIR/pagecliff-bench/job$i.dat"); done
+	make_filler
+}

@@ -12,35 +12,12 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-SIZE=${SIZE:-4g}
-JOBS=${JOBS:-$(nproc)}
-CAP=${CAP:-1g}
 MODES=${MODES:-buffered dontcache dropbehind direct}
 TOP=${TOP:-12}
-PC=${PAGECLIFF:-$PWD/build/cli/pagecliff}
-target=${1:-ram}
-
-die() { echo "bench/profile.sh: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root: perf -a, caches, cgroup (and the RAM testbed)"
-[ -x "$PC" ] || die "no pagecliff at $PC: build first"
-command -v perf >/dev/null || die "perf is not installed (apt-get install linux-perf)"
-
-W=$(mktemp -d /tmp/pagecliff-profile.XXXXXX) || exit 1
+NAME=profile.sh
 . bench/lib.sh
-size_b=$(to_bytes "$SIZE")
-cap_b=$(to_bytes "$CAP")
-if [ "$target" = ram ]; then
-	make_testbed
-else
-	[ -d "$target" ] || die "'$target' is not a folder"
-	DIR=$(cd "$target" && pwd)
-fi
-make_cgroup
-FILES=()
-for ((i = 0; i < JOBS; i++)); do FILES+=("$DIR/pagecliff-bench/job$i.dat"); done
-"$PC" bench --directory "$DIR" --numjobs "$JOBS" --size "$SIZE" --mode direct \
-	--runtime 1s --keep --quiet >/dev/null || die "cannot lay out the data set in $DIR"
-make_filler
+command -v perf >/dev/null || die "perf is not installed (apt-get install linux-perf)"
+prepare "${1:-ram}"
 
 cats() {
 	local c="" i
@@ -89,7 +66,7 @@ breakdown() {
 	}' "$1"
 }
 
-echo "# bench/profile.sh $target: $JOBS x $SIZE, pagecliff cat --copy, cap $CAP, $(uname -r)"
+echo "# bench/profile.sh ${1:-ram}: $JOBS x $SIZE, pagecliff cat --copy, cap $CAP, $(uname -r)"
 for m in $MODES; do
 	cold "${FILES[@]}"
 	perf record -q -g -a -F 999 -o "$W/perf.$m" -- sh -c "$(cg_script "$(cats "$m")")" 2>/dev/null ||

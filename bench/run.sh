@@ -21,37 +21,11 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 
 REPS=${REPS:-5}
-SIZE=${SIZE:-4g}
-JOBS=${JOBS:-$(nproc)}
-CAP=${CAP:-1g}
 ONLY=${ONLY:-.}
-PC=${PAGECLIFF:-$PWD/build/cli/pagecliff}
-target=${1:-ram}
-
-die() { echo "bench/run.sh: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root: it drops caches, makes a memory cgroup (and the RAM testbed)"
-[ -x "$PC" ] || die "no pagecliff at $PC: build first (./setup.sh builds it)"
-command -v fio >/dev/null || die "fio is not installed (apt-get install fio)"
-
-W=$(mktemp -d /tmp/pagecliff-run.XXXXXX) || exit 1
+NAME=run.sh
 . bench/lib.sh
-size_b=$(to_bytes "$SIZE")
-cap_b=$(to_bytes "$CAP")
-
-if [ "$target" = ram ]; then
-	make_testbed
-else
-	[ -d "$target" ] || die "'$target' is not a folder"
-	DIR=$(cd "$target" && pwd)
-fi
-make_cgroup
-
-# The data set, laid out once by bench (non-zero data, its own files).
-"$PC" bench --directory "$DIR" --numjobs "$JOBS" --size "$SIZE" --mode direct \
-	--runtime 1s --keep --quiet >/dev/null || die "cannot lay out the data set in $DIR"
-FILES=()
-for ((i = 0; i < JOBS; i++)); do FILES+=("$DIR/pagecliff-bench/job$i.dat"); done
-make_filler
+command -v fio >/dev/null || die "fio is not installed (apt-get install fio)"
+prepare "${1:-ram}"
 
 fio_job() {	# fio options...: one job per file, the same files
 	local args=(--readonly --rw=read --bs=1m --size="$SIZE" --output=/dev/null "$@")
@@ -115,7 +89,7 @@ run_one() {
 		$((JOBS * size_b)) >>"$W/raw.tsv"
 }
 
-echo "# bench/run.sh $target: $JOBS threads x $SIZE, 1 MiB reads, cap $CAP, $REPS reps, $(uname -r), $(nproc) CPUs"
+echo "# bench/run.sh ${1:-ram}: $JOBS threads x $SIZE, 1 MiB reads, cap $CAP, $REPS reps, $(uname -r), $(nproc) CPUs"
 for ((r = 1; r <= REPS; r++)); do
 	for c in "${CONTENDERS[@]}"; do
 		name=${c%%|*}

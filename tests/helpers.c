@@ -146,11 +146,27 @@ const char *t_workdir(void)
 	return d && *d ? d : "/tmp";
 }
 
+/* The folder of t_tmpdir(), removed at exit when a check fails, by the
+ * process that made it (not by a child that fails a check in it). */
+static char tmpdir_path[4096];
+static pid_t tmpdir_owner;
+
+static void tmpdir_remove(void)
+{
+	if (tmpdir_path[0] && getpid() == tmpdir_owner)
+		t_rmtree(tmpdir_path);
+}
+
 void t_tmpdir(char *buf, size_t size, const char *base)
 {
 	snprintf(buf, size, "%s/pagecliff-test-XXXXXX", base);
 	if (!mkdtemp(buf))
 		t_fail("cannot make a folder in '%s': %s", base, strerror(errno));
+	if (!tmpdir_path[0]) {
+		snprintf(tmpdir_path, sizeof(tmpdir_path), "%s", buf);
+		tmpdir_owner = getpid();
+		atexit(tmpdir_remove);
+	}
 }
 
 static int run_cmd(const char *cmd)
@@ -166,6 +182,8 @@ void t_rmtree(const char *dir)
 
 	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", dir);
 	run_cmd(cmd);
+	if (!strcmp(dir, tmpdir_path))
+		tmpdir_path[0] = 0;
 }
 
 /* The one loop file system of this process, torn down at exit. */
