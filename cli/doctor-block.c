@@ -200,16 +200,6 @@ static void blockdev_read(struct blockdev *b)
 		b->numa_node = strtoll(buf, NULL, 10);
 }
 
-/* "128" or "unknown" into @buf. */
-static const char *num(uint64_t v, char *buf, size_t size)
-{
-	if (sample_known(v))
-		snprintf(buf, size, "%llu", (unsigned long long)v);
-	else
-		snprintf(buf, size, "unknown");
-	return buf;
-}
-
 static void report_blockdev(struct doctor *d, const struct doctor_mount *m,
 			    const struct blockdev *b)
 {
@@ -224,10 +214,10 @@ static void report_blockdev(struct doctor *d, const struct doctor_mount *m,
 	finding_evidence(f, "model %s, scheduler %s, read_ahead_kb %s, max_sectors_kb %s, "
 			 "nr_requests %s, logical block %s, NUMA node %s; "
 			 "%s options %s", b->model, b->sched,
-			 num(b->read_ahead_kb, ra, sizeof(ra)),
-			 num(b->max_sectors_kb, ms, sizeof(ms)),
-			 num(b->nr_requests, nr, sizeof(nr)), num(b->lbs, lbs, sizeof(lbs)),
-			 num(b->numa_node < 0 ? SAMPLE_UNKNOWN : (uint64_t)b->numa_node,
+			 count_str(b->read_ahead_kb, ra, sizeof(ra)),
+			 count_str(b->max_sectors_kb, ms, sizeof(ms)),
+			 count_str(b->nr_requests, nr, sizeof(nr)), count_str(b->lbs, lbs, sizeof(lbs)),
+			 count_str(b->numa_node < 0 ? SAMPLE_UNKNOWN : (uint64_t)b->numa_node,
 			     node, sizeof(node)), m->source, m->opts);
 	finding_action(f, "O_DIRECT reads here must be aligned to the logical block "
 		       "(%s bytes, or STATX_DIOALIGN); requests of max_sectors_kb (%s KiB) "

@@ -35,8 +35,7 @@ static const char *hsize(uint64_t bytes, char *buf, size_t size)
 	return buf;
 }
 
-/* A counter as text: the number, or "unknown". */
-static const char *count_str(uint64_t v, char *buf, size_t size)
+const char *count_str(uint64_t v, char *buf, size_t size)
 {
 	if (sample_known(v))
 		snprintf(buf, size, "%llu", (unsigned long long)v);
