@@ -86,8 +86,16 @@ struct pc_probe {
 	int direct_err;
 	int uring_err;
 	uint64_t file_size;
-	uint64_t cached_bytes;		/* bytes of the file in the page cache now */
+	uint64_t cached_bytes;		/* bytes of the file in the page cache when
+					 * probed, or PC_BYTES_UNKNOWN */
 };
+
+/*
+ * A count the kernel will not tell: cachestat(2) refuses and mincore(2) lies
+ * for a file the caller may not write (neither owner nor writer nor
+ * CAP_FOWNER).  Never a guess in its place.
+ */
+#define PC_BYTES_UNKNOWN UINT64_MAX
 
 /*
  * Probe what can be used to read the regular file open on @fd.  Reads at most
@@ -99,8 +107,10 @@ int pc_probe_fd(int fd, struct pc_probe *ret_probe);
 /*
  * Count the bytes of [@offset, @offset + @length) of @fd that are in the page
  * cache, through cachestat(2) where the kernel has it and mincore(2)
- * otherwise.  @length 0 means to the end of the file.
- * Returns 0 and sets *ret_bytes, or -errno.
+ * otherwise; on overlayfs through a mapping, which reaches the real (lower
+ * or upper) file that holds the pages.  @length 0 means to the end of the
+ * file.  Returns 0 and sets *ret_bytes, or -errno: -EPERM when the kernel
+ * hides the count from this caller (a file it may not write), never a guess.
  */
 int pc_cached_bytes(int fd, uint64_t offset, uint64_t length, uint64_t *ret_bytes);
 

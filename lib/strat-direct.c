@@ -669,7 +669,7 @@ static int ring_setup(struct pc_stream *s, struct direct *d)
 
 static int open_direct(struct pc_stream *s, struct direct *d)
 {
-	uint32_t mem_align = PC_PAGE_SIZE, off_align = PC_PAGE_SIZE;
+	uint32_t mem_align = pc_page_size(), off_align = pc_page_size();
 
 	d->dfd = pc_reopen_direct(s->fd);
 	if (d->dfd < 0) {
@@ -678,14 +678,14 @@ static int open_direct(struct pc_stream *s, struct direct *d)
 	}
 	/* Without STATX_DIOALIGN a page covers every logical block size. */
 	pc_dio_align(s->fd, &mem_align, &off_align);
-	if (mem_align > PC_PAGE_SIZE || PC_PAGE_SIZE % mem_align) {
+	if (mem_align > pc_page_size() || pc_page_size() % mem_align) {
 		pc_set_reason(s, "O_DIRECT wants %u-byte buffers", mem_align);
 		return -EOPNOTSUPP;
 	}
 	d->align = off_align;
 	d->mem_align = mem_align;
 	d->chunk = pc_align_up(s->opts.chunk_size,
-			       off_align > PC_PAGE_SIZE ? off_align : PC_PAGE_SIZE);
+			       off_align > pc_page_size() ? off_align : pc_page_size());
 	return 0;
 }
 
