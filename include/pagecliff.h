@@ -58,12 +58,21 @@ int pc_strategy_parse(const char *name, enum pc_strategy *ret_strategy);
 struct pc_opts {
 	enum pc_strategy strategy;	/* default PC_AUTO */
 	size_t chunk_size;		/* bytes per read request, default 1 MiB */
-	unsigned int inflight;		/* PC_DIRECT: reads in flight, default 8 */
+	unsigned int inflight;		/* PC_DIRECT: reads in flight, default 8;
+					 * see PC_DIRECT_INFLIGHT_MAX */
 	uint64_t drop_lag;		/* PC_DROPBEHIND: bytes kept behind the cursor,
 					 * default 0, at most 4 * drop_batch */
 	uint64_t drop_batch;		/* PC_DROPBEHIND: bytes per fadvise call, default 16 MiB */
 	int keep_cached;		/* keep pages cached before the stream read them, default 1 */
 };
+
+/*
+ * PC_DIRECT never has more than this many bytes of buffers (inflight x
+ * chunk): a larger chunk is cut to it, and fewer reads are kept in flight;
+ * nor more than the file needs when the stream opens (a 300 MB file gets
+ * no 1 GiB chunk).  The buffers are pinned, so this is resident memory.
+ */
+#define PC_DIRECT_INFLIGHT_MAX (64ull << 20)
 
 /* Fill @opts with the defaults. */
 void pc_opts_init(struct pc_opts *opts);

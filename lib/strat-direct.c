@@ -752,6 +752,49 @@ static int alloc_slots(struct direct *d)
 	return 0;
 }
 
+/*
+ * Bound the bytes in flight: at most PC_DIRECT_INFLIGHT_MAX in all, the chunk
+ * shrunk to it when larger, and never more slots or a larger chunk than the
+ * file needs now (a 300 MB file does not need 8 x 1 GiB).  The buffers are
+ * pinned when registered with the ring, so every byte of them is resident.
+ */
+static void bound_inflight(struct pc_stream *s, struct direct *d)
+{
+	uint64_t unit = d->align > pc_page_size() ? d->align : pc_page_size();
+	uint64_t size = 0, need, cap = PC_DIRECT_INFLIGHT_MAX;
+	size_t chunk = d->chunk;
+
+	pc_file_size(s->fd, &size);
+	need = pc_align_up(size ? size : 1, unit);
+	if (cap < unit)
+		cap = unit;
+	/* Over the bound: smaller chunks first (not under 1 MiB), to keep depth. */
+	if ((uint64_t)d->chunk * s->opts.inflight > cap) {
+		uint64_t fit = cap / s->opts.inflight;
+
+		if (fit < PC_MIB)
+			fit = PC_MIB;
+		fit = pc_align_up(fit, unit);
+		if (fit < d->chunk)
+			d->chunk = fit;
+	}
+	if (d->chunk > cap)
+		d->chunk = pc_align_down(cap, unit);
+	if (d->chunk > need)
+		d->chunk = need;
+	d->nslots = s->opts.inflight;
+	if (d->nslots > cap / d->chunk)
+		d->nslots = cap / d->chunk;
+	if (d->nslots > (need + d->chunk - 1) / d->chunk)
+		d->nslots = (need + d->chunk - 1) / d->chunk;
+	if (!d->nslots)
+		d->nslots = 1;
+	if (d->chunk != chunk || d->nslots != s->opts.inflight)
+		pc_add_reason(s, "%u x %zu KiB in flight (the file and a %u MiB bound)",
+			      d->nslots, d->chunk >> 10,
+			      (unsigned int)(PC_DIRECT_INFLIGHT_MAX >> 20));
+}
+
 static int direct_init(struct pc_stream *s)
 {
 	struct direct *d;
@@ -765,7 +808,7 @@ static int direct_init(struct pc_stream *s)
 	ret = open_direct(s, d);
 	if (ret)
 		goto out_release;
-	d->nslots = s->opts.inflight;
+	bound_inflight(s, d);
 	ret = alloc_slots(d);
 	if (ret)
 		goto out_release;
