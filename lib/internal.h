@@ -108,8 +108,6 @@ void pc_residency_init(struct pc_residency *r, int fd);
 int pc_residency_count(const struct pc_residency *r, int fd, uint64_t off,
 		       uint64_t len, struct pc_cachestat *ret);
 
-/* "residency unknown (...)" or "overlayfs: ..." words for a reason; "" if none. */
-const char *pc_residency_words(const struct pc_residency *r, char *buf, size_t size);
 
 /*
  * Residency of the pages of [@off, @off + @len) (page aligned) in @vec, one

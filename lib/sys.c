@@ -206,14 +206,3 @@ int pc_residency_count(const struct pc_residency *r, int fd, uint64_t off,
 		len = size - off;
 	return cached_mincore(fd, off, len, r->page, &ret->nr_cache);
 }
-
-const char *pc_residency_words(const struct pc_residency *r, char *buf, size_t size)
-{
-	if (r->how == PC_RES_UNKNOWN)
-		snprintf(buf, size, "residency unknown (%s)", strerror(-r->err));
-	else if (r->overlay)
-		snprintf(buf, size, "overlayfs: counted in the real file with mincore");
-	else
-		snprintf(buf, size, "%s", "");
-	return buf;
-}
