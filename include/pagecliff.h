@@ -58,12 +58,21 @@ int pc_strategy_parse(const char *name, enum pc_strategy *ret_strategy);
 struct pc_opts {
 	enum pc_strategy strategy;	/* default PC_AUTO */
 	size_t chunk_size;		/* bytes per read request, default 1 MiB */
-	unsigned int inflight;		/* PC_DIRECT: reads in flight, default 8 */
+	unsigned int inflight;		/* PC_DIRECT: reads in flight, default 8;
+					 * see PC_DIRECT_INFLIGHT_MAX */
 	uint64_t drop_lag;		/* PC_DROPBEHIND: bytes kept behind the cursor,
 					 * default 0, at most 4 * drop_batch */
 	uint64_t drop_batch;		/* PC_DROPBEHIND: bytes per fadvise call, default 16 MiB */
 	int keep_cached;		/* keep pages cached before the stream read them, default 1 */
 };
+
+/*
+ * PC_DIRECT never has more than this many bytes of buffers (inflight x
+ * chunk): a larger chunk is cut to it, and fewer reads are kept in flight;
+ * nor more than the file needs when the stream opens (a 300 MB file gets
+ * no 1 GiB chunk).  The buffers are pinned, so this is resident memory.
+ */
+#define PC_DIRECT_INFLIGHT_MAX (64ull << 20)
 
 /* Fill @opts with the defaults. */
 void pc_opts_init(struct pc_opts *opts);
@@ -86,8 +95,16 @@ struct pc_probe {
 	int direct_err;
 	int uring_err;
 	uint64_t file_size;
-	uint64_t cached_bytes;		/* bytes of the file in the page cache now */
+	uint64_t cached_bytes;		/* bytes of the file in the page cache when
+					 * probed, or PC_BYTES_UNKNOWN */
 };
+
+/*
+ * A count the kernel will not tell: cachestat(2) refuses and mincore(2) lies
+ * for a file the caller may not write (neither owner nor writer nor
+ * CAP_FOWNER).  Never a guess in its place.
+ */
+#define PC_BYTES_UNKNOWN UINT64_MAX
 
 /*
  * Probe what can be used to read the regular file open on @fd.  Reads at most
@@ -99,8 +116,10 @@ int pc_probe_fd(int fd, struct pc_probe *ret_probe);
 /*
  * Count the bytes of [@offset, @offset + @length) of @fd that are in the page
  * cache, through cachestat(2) where the kernel has it and mincore(2)
- * otherwise.  @length 0 means to the end of the file.
- * Returns 0 and sets *ret_bytes, or -errno.
+ * otherwise; on overlayfs through a mapping, which reaches the real (lower
+ * or upper) file that holds the pages.  @length 0 means to the end of the
+ * file.  Returns 0 and sets *ret_bytes, or -errno: -EPERM when the kernel
+ * hides the count from this caller (a file it may not write), never a guess.
  */
 int pc_cached_bytes(int fd, uint64_t offset, uint64_t length, uint64_t *ret_bytes);
 

@@ -39,42 +39,61 @@ static enum pc_strategy choose_cached(struct pc_stream *s,
 }
 
 static enum pc_strategy choose_small(struct pc_stream *s,
-				     const struct pc_probe *p, const char *why)
+				     const struct pc_probe *p, const char *share,
+				     const char *why)
 {
 	if (p->dontcache) {
-		pc_set_reason(s, "auto: %s: RWF_DONTCACHE", why);
+		pc_set_reason(s, "auto: %s, %s: RWF_DONTCACHE", share, why);
 		return PC_DONTCACHE;
 	}
-	pc_set_reason(s, "auto: %s, RWF_DONTCACHE refused (%s): dropbehind",
-		      why, strerror(-p->dontcache_err));
+	pc_set_reason(s, "auto: %s, %s, RWF_DONTCACHE refused (%s): dropbehind",
+		      share, why, strerror(-p->dontcache_err));
 	return PC_DROPBEHIND;
+}
+
+/*
+ * The cached share of the file in whole percent of its page-rounded size
+ * (the cache holds pages: a 1-byte file cached is 100%, never more).
+ */
+static unsigned int cached_pct(const struct pc_probe *p)
+{
+	uint64_t pages = pc_align_up(p->file_size, pc_page_size());
+
+	if (!pages || p->cached_bytes >= pages)
+		return pages ? 100 : 0;
+	return p->cached_bytes * 100 / pages;
 }
 
 enum pc_strategy pc_auto_choose(struct pc_stream *s)
 {
 	struct pc_probe p;
 	unsigned int pct;
-	char why[64];
+	char why[64], share[64];
 
 	s->stats.syscalls += 6;
 	if (pc_probe_fd(s->fd, &p)) {
 		pc_set_reason(s, "auto: probe failed: dropbehind works everywhere");
 		return PC_DROPBEHIND;
 	}
-	pct = p.file_size ? p.cached_bytes * 100 / p.file_size : 0;
-	if (p.cached_bytes > p.file_size / 8)
+	pct = cached_pct(&p);
+	if (p.cached_bytes == PC_BYTES_UNKNOWN)
+		snprintf(share, sizeof(share), "residency unknown (not writable)");
+	else
+		snprintf(share, sizeof(share), "%u%% cached", pct);
+	if (p.cached_bytes != PC_BYTES_UNKNOWN &&
+	    p.cached_bytes > pc_align_up(p.file_size, pc_page_size()) / 8)
 		return choose_cached(s, &p, pct);
 	if (p.file_size < AUTO_DIRECT_MIN)
-		return choose_small(s, &p, "file under 4 MiB");
+		return choose_small(s, &p, share, "file under 4 MiB");
 	if (!p.direct) {
 		snprintf(why, sizeof(why), "O_DIRECT refused (%s)", strerror(-p.direct_err));
-		return choose_small(s, &p, why);
+		return choose_small(s, &p, share, why);
 	}
 	if (!p.uring) {
 		snprintf(why, sizeof(why), "io_uring unavailable (%s)", strerror(-p.uring_err));
-		return choose_small(s, &p, why);
+		return choose_small(s, &p, share, why);
 	}
-	pc_set_reason(s, "auto: %u%% cached, O_DIRECT and io_uring work: direct with %u reads in flight, no page cache",
-		      pct, s->opts.inflight);
+	pc_set_reason(s, "auto: %s, O_DIRECT and io_uring work: direct with %u reads in flight, no page cache",
+		      share, s->opts.inflight);
 	return PC_DIRECT;
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * pc_dropper: drop-behind for a reader the library does not drive (the
- * preload shim).  The same rules as strat-dropbehind.c: evict what was read in
- * batches, keep pages that were cached before they were read, and in addition
- * never evict a range holding dirty or writeback pages, because
- * POSIX_FADV_DONTNEED would start writeback the program did not ask for.
+ * pc_dropper: drop-behind behind a reader, shared by the dropbehind strategy
+ * and the preload shim: evict what was read in batches, keep pages that were
+ * cached before they were read, and never evict a range holding dirty or
+ * writeback pages, because POSIX_FADV_DONTNEED would start writeback the
+ * program did not ask for.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,12 +15,12 @@
 #include "internal.h"
 #include "dropper.h"
 
-/* cachestat(2) of a range, counted; -errno (ENOSYS before Linux 6.5). */
+/* The residency of a range, counted; -errno when it cannot be told. */
 static int cstat(struct pc_dropper *d, int fd, uint64_t off, uint64_t len,
 		 struct pc_cachestat *ret)
 {
 	d->syscalls++;
-	return pc_cachestat(fd, off, len, ret);
+	return pc_residency_count(&d->res, fd, off, len, ret);
 }
 
 int pc_dropper_init(struct pc_dropper *d, int fd, uint64_t batch, uint64_t pos)
@@ -28,15 +28,19 @@ int pc_dropper_init(struct pc_dropper *d, int fd, uint64_t batch, uint64_t pos)
 	struct pc_cachestat cs;
 
 	*d = (struct pc_dropper){ 0 };
-	d->batch = pc_align_up(batch ? batch : 8 * PC_MIB, PC_PAGE_SIZE);
-	d->dropped_to = pc_align_down(pos, PC_PAGE_SIZE);
+	pc_residency_init(&d->res, fd);
+	d->page = d->res.page;
+	d->batch = pc_align_up(batch ? batch : 8 * PC_MIB, d->page);
+	d->dropped_to = pc_align_down(pos, d->page);
 	d->snapped_to = pos / d->batch;
-	/* Without cachestat, assume warm: snapshots then use mincore. */
+	/* Residency unknown: nothing can be kept, no snapshots. */
+	if (d->res.how == PC_RES_UNKNOWN)
+		return 0;
 	d->warm = cstat(d, fd, 0, 0, &cs) || cs.nr_cache;
 	if (!d->warm)
 		return 0;
 	for (int i = 0; i < PC_DROPPER_NWIN; i++) {
-		d->win[i].vec = malloc(d->batch / PC_PAGE_SIZE);
+		d->win[i].vec = malloc(d->batch / d->page);
 		if (!d->win[i].vec) {
 			pc_dropper_release(d);
 			return -ENOMEM;
@@ -74,7 +78,7 @@ static void snap(struct pc_dropper *d, int fd, uint64_t index)
 		return;
 	d->win[slot].any_cached = 1;
 	if (ret)
-		memset(d->win[slot].vec, 1, d->batch / PC_PAGE_SIZE);
+		memset(d->win[slot].vec, 1, d->batch / d->page);
 }
 
 /*
@@ -99,14 +103,20 @@ void pc_dropper_before(struct pc_dropper *d, int fd, uint64_t off, uint64_t len)
 		snap(d, fd, d->snapped_to);
 }
 
-/* fadvise [off, off + len) away unless it holds dirty or writeback pages. */
+/*
+ * fadvise [off, off + len) away unless it holds dirty or writeback pages
+ * (known with cachestat only) or nothing at all.  When residency cannot be
+ * told it goes anyway, and is counted as dropped without knowing.
+ */
 static void drop_range(struct pc_dropper *d, int fd, uint64_t off, uint64_t len)
 {
 	struct pc_cachestat cs;
+	int known;
 
 	if (!len)
 		return;
-	if (!cstat(d, fd, off, len, &cs)) {
+	known = !cstat(d, fd, off, len, &cs);
+	if (known) {
 		if (cs.nr_dirty || cs.nr_writeback) {
 			d->bytes_kept += len;
 			return;
@@ -115,8 +125,11 @@ static void drop_range(struct pc_dropper *d, int fd, uint64_t off, uint64_t len)
 			return;
 	}
 	d->syscalls++;
-	if (!posix_fadvise(fd, off, len, POSIX_FADV_DONTNEED))
-		d->bytes_dropped += len;
+	if (posix_fadvise(fd, off, len, POSIX_FADV_DONTNEED))
+		return;
+	d->bytes_dropped += len;
+	if (!known)
+		d->bytes_unknown += len;
 }
 
 /* Drop [off, end) inside one batch, skipping pages its snapshot has cached. */
@@ -137,12 +150,12 @@ static void drop_in_batch(struct pc_dropper *d, int fd, uint64_t off, uint64_t e
 		drop_range(d, fd, off, end - off);
 		return;
 	}
-	for (uint64_t p = off; p < end; p += PC_PAGE_SIZE) {
-		if (!(d->win[slot].vec[(p - base) / PC_PAGE_SIZE] & 1))
+	for (uint64_t p = off; p < end; p += d->page) {
+		if (!(d->win[slot].vec[(p - base) / d->page] & 1))
 			continue;
 		drop_range(d, fd, run, p - run);
-		d->bytes_kept += PC_PAGE_SIZE;
-		run = p + PC_PAGE_SIZE;
+		d->bytes_kept += d->page;
+		run = p + d->page;
 	}
 	drop_range(d, fd, run, end - run);
 }
@@ -168,16 +181,17 @@ static void drop_upto(struct pc_dropper *d, int fd, uint64_t to)
 static void second_chance(struct pc_dropper *d, int fd)
 {
 	uint64_t from = d->dropped_to > d->batch ? d->dropped_to - d->batch : 0;
-	uint64_t counted = d->bytes_dropped;
+	uint64_t counted = d->bytes_dropped, unknown = d->bytes_unknown;
 
 	if (!d->warm && d->dropped_to > from)
 		drop_range(d, fd, from, d->dropped_to - from);
 	d->bytes_dropped = counted;	/* counted the first time */
+	d->bytes_unknown = unknown;
 }
 
 void pc_dropper_advance(struct pc_dropper *d, int fd, uint64_t pos, int all)
 {
-	uint64_t to = all ? pc_align_up(pos, PC_PAGE_SIZE) : pc_align_down(pos, d->batch);
+	uint64_t to = all ? pc_align_up(pos, d->page) : pc_align_down(pos, d->batch);
 
 	if (to <= d->dropped_to && !all)
 		return;
@@ -189,12 +203,12 @@ void pc_dropper_advance(struct pc_dropper *d, int fd, uint64_t pos, int all)
 
 void pc_dropper_reset(struct pc_dropper *d, uint64_t pos)
 {
-	d->dropped_to = pc_align_down(pos, PC_PAGE_SIZE);
+	d->dropped_to = pc_align_down(pos, d->page);
 	d->snapped_to = pos / d->batch;
 }
 
 void pc_dropper_seek(struct pc_dropper *d, int fd, uint64_t pos, uint64_t next)
 {
-	drop_upto(d, fd, pc_align_down(pos, PC_PAGE_SIZE));
+	drop_upto(d, fd, pc_align_down(pos, d->page));
 	pc_dropper_reset(d, next);
 }

@@ -1,16 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Drop-behind for a reader the library does not drive: the caller reads a file
- * itself (the preload shim, on behalf of a program) and tells the dropper what
- * it is about to read and how far it got; the dropper evicts what was read with
- * POSIX_FADV_DONTNEED, in batches, leaving out pages that were cached before
- * the reader touched them and pages that are dirty or under writeback (so it
- * never starts writeback nobody asked for).  Library-internal, not exported.
+ * Drop-behind for a reader: the reader reads the file itself and tells the
+ * dropper what it is about to read and how far it got; the dropper evicts what
+ * was read with POSIX_FADV_DONTNEED, in batches, leaving out pages that were
+ * cached before the reader touched them and pages that are dirty or under
+ * writeback (so it never starts writeback nobody asked for).  Two readers
+ * drive it: the dropbehind strategy (strat-dropbehind.c) for a stream, and the
+ * preload shim for a program's own reads.  Library-internal, not exported.
+ *
+ * Where the kernel hides residency (a file the caller may not write) nothing
+ * can be told apart: everything read is dropped and @res says it was unknown.
+ * On overlayfs residency is counted through a mapping of the real file and
+ * fadvise reaches it too (ovl_fadvise()).
  */
 #ifndef PC_DROPPER_H
 #define PC_DROPPER_H
 
 #include <stdint.h>
+
+#include "internal.h"
 
 #define PC_DROPPER_NWIN 12
 
@@ -22,6 +30,8 @@
 #define PC_DROPPER_MAX_LAG (PC_DROPPER_NWIN - PC_DROPPER_SNAP_AHEAD - 2)
 
 struct pc_dropper {
+	struct pc_residency res;	/* how residency is told, or that it is not */
+	uint64_t page;			/* the page size */
 	uint64_t batch;			/* bytes per fadvise; a multiple of the page */
 	uint64_t dropped_to;		/* pages below were dealt with */
 	uint64_t snapped_to;		/* batches below this index are snapped */
@@ -34,13 +44,14 @@ struct pc_dropper {
 	} win[PC_DROPPER_NWIN];
 	uint64_t bytes_dropped;		/* bytes handed to POSIX_FADV_DONTNEED */
 	uint64_t bytes_kept;		/* bytes left: cached before, or dirty */
+	uint64_t bytes_unknown;		/* of bytes_dropped, residency unknown */
 	uint64_t syscalls;
 };
 
 /*
  * Start dropping behind a reader of @fd at file offset @pos, @batch bytes at a
- * time.  One cachestat(2) of the whole file tells whether anything is cached
- * at all; only then are per-batch snapshots taken.  Returns 0 or -ENOMEM.
+ * time.  One count of the whole file tells whether anything is cached at all;
+ * only then are per-batch snapshots taken.  Returns 0 or -ENOMEM.
  */
 int pc_dropper_init(struct pc_dropper *d, int fd, uint64_t batch, uint64_t pos);
 

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "pagecliff.h"
 #include "strategy.h"
@@ -17,7 +18,18 @@
 #define RWF_DONTCACHE 0x00000080
 #endif
 
-#define PC_PAGE_SIZE 4096u
+/*
+ * The page size the system reports.  glibc answers sysconf(_SC_PAGESIZE) from
+ * a value the loader set once, so this costs no system call and keeps no state
+ * of ours; it is never 4096 by assumption.
+ */
+static inline uint64_t pc_page_size(void)
+{
+	return (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* For the preload shim's callers of the dropper. */
+#define PC_PAGE_SIZE pc_page_size()
 #define PC_MIB (1024u * 1024u)
 
 struct pc_stream {
@@ -63,6 +75,39 @@ struct pc_cachestat {
 
 /* cachestat(2) of [@off, @off + @len) (0: to the end); -ENOSYS before 6.5. */
 int pc_cachestat(int fd, uint64_t off, uint64_t len, struct pc_cachestat *ret);
+
+/*
+ * How the residency of one open file can be told truthfully.  cachestat(2)
+ * refuses (EPERM) and mincore(2) reports every page resident for a file the
+ * caller may not write; on overlayfs the file's own mapping is empty and
+ * cachestat counts nothing, while a mapping (and fadvise) reach the real
+ * file.  A read with RWF_NOWAIT is no way out: on Linux 6.18 it starts
+ * readahead of the page it asks for, so probing adds what it counts.
+ */
+enum pc_res_how {
+	PC_RES_CACHESTAT,		/* cachestat(2): pages, dirty, writeback */
+	PC_RES_MINCORE,			/* mincore(2) of a mapping: pages only */
+	PC_RES_UNKNOWN,			/* no truthful way: see err */
+};
+
+struct pc_residency {
+	enum pc_res_how how;
+	int err;			/* PC_RES_UNKNOWN: why (-EPERM, ...) */
+	int overlay;			/* the file is on overlayfs */
+	uint64_t page;			/* the page size */
+};
+
+/* Find how residency of @fd is told; never fails (unknown is an answer). */
+void pc_residency_init(struct pc_residency *r, int fd);
+
+/*
+ * Count [@off, @off + @len) of @fd (page aligned @off; @len 0: to the end) as
+ * cachestat(2) would.  With PC_RES_MINCORE the dirty and writeback counts are
+ * unknown and left 0; with PC_RES_UNKNOWN returns r->err.
+ */
+int pc_residency_count(const struct pc_residency *r, int fd, uint64_t off,
+		       uint64_t len, struct pc_cachestat *ret);
+
 
 /*
  * Residency of the pages of [@off, @off + @len) (page aligned) in @vec, one

@@ -13,6 +13,7 @@
  * handed out, clamped to the file's current size.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -268,26 +269,75 @@ static void pipe_reset(struct pc_stream *s, struct direct *d, uint64_t pos)
 		d->size = UINT64_MAX;
 }
 
+/* One O_DIRECT pread of [@at, @off + @len) into @buf at @at - @off. */
+static ssize_t dio_pread(struct pc_stream *s, struct direct *d, char *buf,
+			 size_t len, uint64_t off, uint64_t at)
+{
+	ssize_t n;
+
+	do {
+		s->stats.syscalls++;
+		n = pread(d->dfd, buf + (at - off), len - (at - off), at);
+	} while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
 /*
- * A completion that came back short of a chunk before end of file (aligned,
- * so not the file's tail): read the rest synchronously.
+ * Last resort for a short read that O_DIRECT cannot finish: a buffered read,
+ * and its pages dropped again unless some were cached before.
  */
+static ssize_t buffered_rest(struct pc_stream *s, char *buf, size_t len,
+			     uint64_t at)
+{
+	uint64_t page = pc_page_size(), start = pc_align_down(at, page);
+	struct pc_cachestat cs = { .nr_cache = 1 };
+	ssize_t n;
+
+	s->stats.syscalls++;
+	pc_cachestat(s->fd, start, at + len - start, &cs);
+	n = pc_full_pread(s->fd, buf, len, at, 0, &s->stats.syscalls);
+	if (n > 0 && !cs.nr_cache) {
+		s->stats.syscalls++;
+		posix_fadvise(s->fd, start, pc_align_up(at + n, page) - start,
+			      POSIX_FADV_DONTNEED);
+	}
+	return n;
+}
+
 /*
  * A read that came back with @got of @len bytes before the end of the file
- * (a FUSE server, say): read the rest through the file's own descriptor,
- * which takes any offset.  Returns the bytes now in @buf.
+ * (a FUSE server, say): read the rest through the O_DIRECT descriptor, so
+ * that the page cache stays out of it.  Each retry starts at the aligned
+ * offset at or below what is missing (@off is aligned, and so is @buf); a
+ * server that keeps answering short from there is asked at the exact offset
+ * (FUSE takes any), and only a file system that refuses both is read
+ * buffered, with the pages dropped after.  Returns the bytes now in @buf.
  */
-static ssize_t complete_short(struct pc_stream *s, char *buf, size_t len,
-			      size_t got, uint64_t off)
+static ssize_t complete_short(struct pc_stream *s, struct direct *d, char *buf,
+			      size_t len, size_t got, uint64_t off)
 {
 	uint64_t size;
 	ssize_t n;
 
-	if (got >= len || pc_file_size(s->fd, &size) || off + got >= size)
-		return got;
-	n = pc_full_pread(s->fd, buf + got, len - got, off + got, 0,
-			  &s->stats.syscalls);
-	return n > 0 ? (ssize_t)(got + n) : (ssize_t)got;
+	while (got < len && !pc_file_size(s->fd, &size) && off + got < size) {
+		uint64_t at = pc_align_down(off + got, d->align);
+
+		if ((at - off) % d->mem_align)
+			at = off + got;
+		n = dio_pread(s, d, buf, len, off, at);
+		if (n > 0 && at - off + n > got) {
+			got = at - off + n;
+			continue;
+		}
+		if (at != off + got)
+			n = dio_pread(s, d, buf, len, off, off + got);
+		if (n == -EINVAL)
+			n = buffered_rest(s, buf + got, len - got, off + got);
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	return got;
 }
 
 /* Resubmit a slot whose read was refused for now. */
@@ -323,7 +373,7 @@ static ssize_t head_ready(struct pc_stream *s, struct direct *d, uint64_t pos)
 		slot_read_sync(s, d, d->head);	/* refused for now: once more */
 	if (sl->res < 0)
 		return sl->res;
-	sl->res = complete_short(s, sl->buf, d->chunk, sl->res, sl->off);
+	sl->res = complete_short(s, d, sl->buf, d->chunk, sl->res, sl->off);
 	/* Never hand out bytes the file no longer has (it may have shrunk). */
 	if (pc_file_size(s->fd, &size))
 		size = UINT64_MAX;
@@ -405,7 +455,7 @@ static ssize_t user_collect(struct pc_stream *s, struct direct *d, char *buf,
 					       off + total, 0, &s->stats.syscalls);
 		if (p->res < 0)
 			return total ? (ssize_t)total : p->res;
-		p->res = complete_short(s, buf + total, p->len, p->res, off + total);
+		p->res = complete_short(s, d, buf + total, p->len, p->res, off + total);
 		total += p->res;
 		if ((size_t)p->res < p->len)
 			break;
@@ -669,7 +719,7 @@ static int ring_setup(struct pc_stream *s, struct direct *d)
 
 static int open_direct(struct pc_stream *s, struct direct *d)
 {
-	uint32_t mem_align = PC_PAGE_SIZE, off_align = PC_PAGE_SIZE;
+	uint32_t mem_align = pc_page_size(), off_align = pc_page_size();
 
 	d->dfd = pc_reopen_direct(s->fd);
 	if (d->dfd < 0) {
@@ -678,14 +728,14 @@ static int open_direct(struct pc_stream *s, struct direct *d)
 	}
 	/* Without STATX_DIOALIGN a page covers every logical block size. */
 	pc_dio_align(s->fd, &mem_align, &off_align);
-	if (mem_align > PC_PAGE_SIZE || PC_PAGE_SIZE % mem_align) {
+	if (mem_align > pc_page_size() || pc_page_size() % mem_align) {
 		pc_set_reason(s, "O_DIRECT wants %u-byte buffers", mem_align);
 		return -EOPNOTSUPP;
 	}
 	d->align = off_align;
 	d->mem_align = mem_align;
 	d->chunk = pc_align_up(s->opts.chunk_size,
-			       off_align > PC_PAGE_SIZE ? off_align : PC_PAGE_SIZE);
+			       off_align > pc_page_size() ? off_align : pc_page_size());
 	return 0;
 }
 
@@ -702,6 +752,49 @@ static int alloc_slots(struct direct *d)
 	return 0;
 }
 
+/*
+ * Bound the bytes in flight: at most PC_DIRECT_INFLIGHT_MAX in all, the chunk
+ * shrunk to it when larger, and never more slots or a larger chunk than the
+ * file needs now (a 300 MB file does not need 8 x 1 GiB).  The buffers are
+ * pinned when registered with the ring, so every byte of them is resident.
+ */
+static void bound_inflight(struct pc_stream *s, struct direct *d)
+{
+	uint64_t unit = d->align > pc_page_size() ? d->align : pc_page_size();
+	uint64_t size = 0, need, cap = PC_DIRECT_INFLIGHT_MAX;
+	size_t chunk = d->chunk;
+
+	pc_file_size(s->fd, &size);
+	need = pc_align_up(size ? size : 1, unit);
+	if (cap < unit)
+		cap = unit;
+	/* Over the bound: smaller chunks first (not under 1 MiB), to keep depth. */
+	if ((uint64_t)d->chunk * s->opts.inflight > cap) {
+		uint64_t fit = cap / s->opts.inflight;
+
+		if (fit < PC_MIB)
+			fit = PC_MIB;
+		fit = pc_align_up(fit, unit);
+		if (fit < d->chunk)
+			d->chunk = fit;
+	}
+	if (d->chunk > cap)
+		d->chunk = pc_align_down(cap, unit);
+	if (d->chunk > need)
+		d->chunk = need;
+	d->nslots = s->opts.inflight;
+	if (d->nslots > cap / d->chunk)
+		d->nslots = cap / d->chunk;
+	if (d->nslots > (need + d->chunk - 1) / d->chunk)
+		d->nslots = (need + d->chunk - 1) / d->chunk;
+	if (!d->nslots)
+		d->nslots = 1;
+	if (d->chunk != chunk || d->nslots != s->opts.inflight)
+		pc_add_reason(s, "%u x %zu KiB in flight (the file and a %u MiB bound)",
+			      d->nslots, d->chunk >> 10,
+			      (unsigned int)(PC_DIRECT_INFLIGHT_MAX >> 20));
+}
+
 static int direct_init(struct pc_stream *s)
 {
 	struct direct *d;
@@ -715,7 +808,7 @@ static int direct_init(struct pc_stream *s)
 	ret = open_direct(s, d);
 	if (ret)
 		goto out_release;
-	d->nslots = s->opts.inflight;
+	bound_inflight(s, d);
 	ret = alloc_slots(d);
 	if (ret)
 		goto out_release;

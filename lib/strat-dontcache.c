@@ -11,16 +11,21 @@
 
 #include "internal.h"
 
-/* The kernel checks the flag before it reads, so one byte tells. */
+/*
+ * The kernel checks the flag before it reads, so one byte at the end of the
+ * file tells, and brings no page in.
+ */
 static int dontcache_init(struct pc_stream *s)
 {
 	char byte;
 	struct iovec iov = { &byte, 1 };
+	uint64_t size = 0;
 	ssize_t n;
 
+	pc_file_size(s->fd, &size);
 	do {
 		s->stats.syscalls++;
-		n = preadv2(s->fd, &iov, 1, s->pos, RWF_DONTCACHE);
+		n = preadv2(s->fd, &iov, 1, size, RWF_DONTCACHE);
 	} while (n < 0 && errno == EINTR);
 	if (n >= 0)
 		return 0;

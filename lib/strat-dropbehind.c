@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dropper.h"
 #include "internal.h"
@@ -98,21 +99,21 @@ static void dropbehind_eof(struct pc_stream *s)
 static ssize_t dropbehind_pread(struct pc_stream *s, void *buf, size_t len,
 				uint64_t off)
 {
-	uint64_t start = pc_align_down(off, PC_PAGE_SIZE);
-	struct pc_cachestat cs = { .nr_cache = 1 };
 	struct dropbehind *db = s->priv;
+	uint64_t start = pc_align_down(off, db->dropper.page);
+	struct pc_cachestat cs = { .nr_cache = 0 };
 	ssize_t n;
 
+	/* Residency unknown: it cannot be kept, so it goes. */
 	if (s->opts.keep_cached) {
 		s->stats.syscalls++;
-		pc_cachestat(s->fd, start, off + len - start, &cs);
-	} else {
-		cs.nr_cache = 0;
+		pc_residency_count(&db->dropper.res, s->fd, start,
+				   off + len - start, &cs);
 	}
 	n = pc_full_pread(s->fd, buf, len, off, 0, &s->stats.syscalls);
 	if (n > 0 && !cs.nr_cache) {
 		s->stats.syscalls++;
-		if (!posix_fadvise(s->fd, start, pc_align_up(off + n, PC_PAGE_SIZE) - start,
+		if (!posix_fadvise(s->fd, start, pc_align_up(off + n, db->dropper.page) - start,
 				   POSIX_FADV_DONTNEED))
 			db->dropper.bytes_dropped += n;
 	} else if (n > 0) {
@@ -149,6 +150,11 @@ static int dropbehind_init(struct pc_stream *s)
 	}
 	if (!s->opts.keep_cached)
 		db->dropper.warm = 0;	/* nothing to keep: no snapshots */
+	else if (db->dropper.res.how == PC_RES_UNKNOWN)
+		pc_add_reason(s, "residency unknown (%s): pages cached before are dropped too",
+			      strerror(-db->dropper.res.err));
+	if (db->dropper.res.overlay)
+		pc_add_reason(s, "overlayfs: counted and dropped in the real file");
 	s->stats.syscalls += db->dropper.syscalls;
 	db->hinted_to = s->pos / db->dropper.batch + 1;
 	s->priv = db;

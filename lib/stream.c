@@ -121,7 +121,7 @@ static int opts_check(struct pc_opts *o)
 		o->drop_batch = def.drop_batch;
 	if (o->chunk_size > 1024u * PC_MIB || o->inflight > 4096)
 		return -EINVAL;
-	o->drop_batch = pc_align_up(o->drop_batch, PC_PAGE_SIZE);
+	o->drop_batch = pc_align_up(o->drop_batch, pc_page_size());
 	if (o->drop_lag > (uint64_t)PC_DROPPER_MAX_LAG * o->drop_batch)
 		return -EINVAL;	/* past the snapshots kept behind the reader */
 	return 0;
@@ -294,7 +294,7 @@ static ssize_t read_step(struct pc_stream *s, void *buf, size_t len)
 	size_t avail = rbuf_avail(s);
 	ssize_t n;
 
-	if (!avail && len < PC_PAGE_SIZE && !s->ops->next) {
+	if (!avail && len < pc_page_size() && !s->ops->next) {
 		n = small_read_fill(s);
 		if (n <= 0)
 			return n;

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * Thin wrappers over the system calls the strategies share, including those
- * (cachestat, RWF_DONTCACHE, STATX_DIOALIGN) that older headers lack.
+ * (cachestat, RWF_DONTCACHE, STATX_DIOALIGN) that older headers lack, and the
+ * truthful count of a file's residency (pc_residency_*), which the preload
+ * shim shares.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -108,4 +113,96 @@ int pc_file_size(int fd, uint64_t *ret_size)
 		return -errno;
 	*ret_size = st.st_size;
 	return 0;
+}
+
+#define OVERLAYFS_MAGIC 0x794c7630
+
+/*
+ * mincore(2) tells the truth of a file mapping only to its owner, to a
+ * caller with CAP_FOWNER or to one who may write the file; anybody else is
+ * told every page is resident (mm/mincore.c, can_do_mincore()).
+ */
+static int mincore_truthful(int fd)
+{
+	char path[64];
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return 0;
+	if (geteuid() == 0 || st.st_uid == geteuid())
+		return 1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return !faccessat(AT_FDCWD, path, W_OK, AT_EACCESS);
+}
+
+static int on_overlayfs(int fd)
+{
+	struct statfs sfs;
+
+	return !fstatfs(fd, &sfs) && sfs.f_type == OVERLAYFS_MAGIC;
+}
+
+void pc_residency_init(struct pc_residency *r, int fd)
+{
+	struct pc_cachestat cs;
+	int ret;
+
+	*r = (struct pc_residency){ .page = pc_page_size() };
+	r->overlay = on_overlayfs(fd);
+	/* overlayfs: cachestat sees the overlay's empty mapping, mmap the real file */
+	ret = r->overlay ? -EOPNOTSUPP : pc_cachestat(fd, 0, 1, &cs);
+	if (!ret) {
+		r->how = PC_RES_CACHESTAT;
+	} else if (ret != -EPERM && mincore_truthful(fd)) {
+		r->how = PC_RES_MINCORE;
+	} else {
+		r->how = PC_RES_UNKNOWN;
+		r->err = ret == -EPERM || ret == -ENOSYS || ret == -EOPNOTSUPP ? -EPERM : ret;
+	}
+}
+
+/* Count cached pages with mincore, a window at a time to bound memory. */
+static int cached_mincore(int fd, uint64_t off, uint64_t len, uint64_t page,
+			  uint64_t *ret)
+{
+	const uint64_t win = 64 * PC_MIB;
+	unsigned char *vec;
+	uint64_t pages = 0;
+	int err = 0;
+
+	vec = malloc(win / page);
+	if (!vec)
+		return -ENOMEM;
+	for (uint64_t o = off; o < off + len && !err; o += win) {
+		uint64_t n = off + len - o < win ? off + len - o : win;
+
+		err = pc_mincore(fd, o, n, vec);
+		for (uint64_t i = 0; !err && i < (n + page - 1) / page; i++)
+			pages += vec[i] & 1;
+	}
+	free(vec);
+	if (!err)
+		*ret = pages;
+	return err;
+}
+
+int pc_residency_count(const struct pc_residency *r, int fd, uint64_t off,
+		       uint64_t len, struct pc_cachestat *ret)
+{
+	uint64_t size;
+	int err;
+
+	if (r->how == PC_RES_CACHESTAT)
+		return pc_cachestat(fd, off, len, ret);
+	if (r->how == PC_RES_UNKNOWN)
+		return r->err;
+	err = pc_file_size(fd, &size);
+	if (err)
+		return err;
+	*ret = (struct pc_cachestat){ 0 };
+	if (off >= size)
+		return 0;
+	if (!len || len > size - off)
+		len = size - off;
+	return cached_mincore(fd, off, len, r->page, &ret->nr_cache);
 }
