@@ -127,6 +127,23 @@ static void report_probe(struct doctor *d, const char *where, const char *type,
 	probe_evidence(f, what, p);
 }
 
+/* What to do when no temp file could be made in @where (-errno @err). */
+static void unprobed_action(struct finding *f, const char *where, int err)
+{
+	if (err == -EROFS)
+		finding_action(f, "%s is on a read-only file system: nothing can be created "
+			       "there; give --path FILE for a file on it (opened read-only) "
+			       "to probe it", where);
+	else if ((err == -EACCES || err == -EPERM) && geteuid())
+		finding_action(f, "run as root, or give --path DIR for a directory you can "
+			       "write on this file system (doctor creates and removes a temp "
+			       "file), or --path FILE for a file on it (opened read-only)");
+	else
+		finding_action(f, "give --path DIR for a writable directory on this file "
+			       "system (doctor creates and removes a temp file), or --path "
+			       "FILE for a file on it (opened read-only)");
+}
+
 static void report_unprobed(struct doctor *d, const char *where, int err)
 {
 	char id[96];
@@ -135,8 +152,7 @@ static void report_unprobed(struct doctor *d, const char *where, int err)
 	snprintf(id, sizeof(id), "dontcache.%.80s", where);
 	f = doctor_add(d, DOCTOR_INFO, "fs", id, "cannot probe %s", where);
 	finding_evidence(f, "cannot create a temp file in %s: %s", where, strerror(-err));
-	finding_action(f, "run as root, or give --path DIR for a directory you can write "
-		       "on this file system (doctor creates and removes a temp file)");
+	unprobed_action(f, where, err);
 }
 
 /* Probe @path: a regular file read-only, a directory through a temp file. */
