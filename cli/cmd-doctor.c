@@ -144,6 +144,7 @@ int cmd_doctor(int argc, char **argv)
 	d.now_ms = a.sample_ms;
 	doctor_check_kernel(&d);
 	doctor_check_memory(&d);
+	doctor_check_reclaim(&d);
 	doctor_check_cgroup(&d);
 	doctor_check_block(&d, a.root ? NULL : a.paths, a.root ? 0 : a.npaths);
 	if (a.probe)

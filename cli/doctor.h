@@ -78,6 +78,12 @@ void doctor_check_block(struct doctor *d, const char *const *paths, size_t npath
 void doctor_check_now(struct doctor *d);
 void doctor_check_virt(struct doctor *d);
 
+/*
+ * Proactive reclaim (doctor-reclaim.c): DAMON schemes in sysfs with their
+ * thresholds, the DAMON_RECLAIM module, memory.reclaim's vmstat counter.
+ */
+void doctor_check_reclaim(struct doctor *d);
+
 /* Live probes (doctor-probe.c): RWF_DONTCACHE per file system, copy speed. */
 void doctor_probe_fs(struct doctor *d, const char *const *paths, size_t npaths);
 void doctor_probe_copy(struct doctor *d);
