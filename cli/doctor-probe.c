@@ -48,11 +48,7 @@ static int fill(int fd, size_t size)
 	return ret;
 }
 
-/*
- * A temp file of @size bytes in @dir that nobody else sees: O_TMPFILE, or
- * a mkstemp() name unlinked at once.  Returns the fd or -errno.
- */
-static int temp_file(const char *dir, size_t size)
+int doctor_temp_file(const char *dir, size_t size)
 {
 	char name[4096];
 	int fd, err;
@@ -100,8 +96,9 @@ static void probe_evidence(struct finding *f, const char *what, const struct pc_
 			 yesno(p->cachestat));
 }
 
+/* @advice: what to do there when a probe of the strategies found it; or "". */
 static void report_probe(struct doctor *d, const char *where, const char *type,
-			 const char *what, const struct pc_probe *p)
+			 const char *what, const struct pc_probe *p, const char *advice)
 {
 	char id[96];
 	struct finding *f;
@@ -120,7 +117,10 @@ static void report_probe(struct doctor *d, const char *where, const char *type,
 	} else {
 		f = doctor_add(d, DOCTOR_WARN, "fs", id, "RWF_DONTCACHE refused on %s at %s",
 			       type, where);
-		finding_action(f, "stream with drop-behind (`pagecliff cat --mode dropbehind`; "
+		if (advice[0])
+			finding_action(f, "%s", advice);
+		else
+			finding_action(f, "stream with drop-behind (`pagecliff cat --mode dropbehind`; "
 			       "the library's auto falls back by itself)%s",
 			       p->direct ? " or O_DIRECT, which works here" : "");
 	}
@@ -169,7 +169,7 @@ static int probe_path(const char *path, struct pc_probe *p, char *what, size_t s
 			fd = -errno;
 		snprintf(what, size, "%s, opened read-only", path);
 	} else {
-		fd = temp_file(path, PROBE_FILE_SIZE);
+		fd = doctor_temp_file(path, PROBE_FILE_SIZE);
 		snprintf(what, size, "a %d KiB temp file in %s", PROBE_FILE_SIZE / 1024, path);
 	}
 	if (fd < 0)
@@ -258,7 +258,7 @@ void doctor_probe_fs(struct doctor *d, const char *const *paths, size_t npaths)
 		const char *where = npaths ? paths[i] : m[i].dir;
 		const char *type = npaths ? type_of(where, m, n) : m[i].type;
 		struct pc_probe p;
-		char what[4200];
+		char what[4200], advice[256];
 		int err;
 
 		if (!npaths && !wanted(m, i))
@@ -268,7 +268,10 @@ void doctor_probe_fs(struct doctor *d, const char *const *paths, size_t npaths)
 			report_unprobed(d, where, err);
 			continue;
 		}
-		report_probe(d, where, type, what, &p);
+		advice[0] = '\0';
+		if (!strcmp(type, "overlay"))
+			doctor_probe_overlay(d, where, advice, sizeof(advice));
+		report_probe(d, where, type, what, &p, advice);
 		/* kernel-wide facts from a disk file system, where DIOALIGN shows */
 		if (!first_what[0] || (!first.dioalign_known && p.dioalign_known)) {
 			first = p;
@@ -312,7 +315,7 @@ static int cmp_double(const void *a, const void *b)
 static int copy_temp(const char *const *dirs, const char **ret_dir)
 {
 	for (const char *const *dir = dirs; *dir; dir++) {
-		int fd = temp_file(*dir, COPY_FILE_SIZE);
+		int fd = doctor_temp_file(*dir, COPY_FILE_SIZE);
 
 		if (fd >= 0) {
 			*ret_dir = *dir;
