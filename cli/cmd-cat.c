@@ -47,25 +47,38 @@ static uint64_t cached_now(int fd)
 	return pc_cached_bytes(fd, 0, 0, &bytes) ? UINT64_MAX : bytes;
 }
 
+/* @bytes as a page count into @buf, or "unknown" for UINT64_MAX. */
+static const char *pages_str(uint64_t bytes, uint64_t psz, char *buf, size_t size)
+{
+	if (bytes == UINT64_MAX)
+		snprintf(buf, size, "unknown");
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)(bytes / psz));
+	return buf;
+}
+
 static void print_stats(const char *name, struct pc_stream *s, double secs,
 			uint64_t before, uint64_t after)
 {
+	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE);
+	char added[32], b[24], a[24];
 	struct pc_stats st;
-	long long added = 0;
 
 	pc_stream_stats(s, &st);
 	if (before != UINT64_MAX && after != UINT64_MAX)
-		added = ((long long)after - (long long)before) / 4096;
+		snprintf(added, sizeof(added), "%+lld pages",
+			 ((long long)after - (long long)before) / (long long)psz);
+	else
+		snprintf(added, sizeof(added), "unknown");
 	fprintf(stderr,
 		"%s: %llu bytes, %.3f s, %.2f GB/s, strategy %s (%s), "
-		"page cache %+lld pages (%llu cached before, %llu after), "
+		"page cache %s (%s cached before, %s after), "
 		"%llu pages dropped, %llu syscalls\n",
 		name, (unsigned long long)st.bytes_read, secs,
 		secs > 0 ? st.bytes_read / secs / 1e9 : 0.0,
 		pc_strategy_name(st.strategy), st.reason, added,
-		(unsigned long long)(before == UINT64_MAX ? 0 : before / 4096),
-		(unsigned long long)(after == UINT64_MAX ? 0 : after / 4096),
-		(unsigned long long)(st.bytes_dropped / 4096),
+		pages_str(before, psz, b, sizeof(b)), pages_str(after, psz, a, sizeof(a)),
+		(unsigned long long)(st.bytes_dropped / psz),
 		(unsigned long long)st.syscalls);
 }
 
@@ -149,7 +162,8 @@ static int cat_fd(int fd, const char *name, struct cat_opts *o)
 
 		start = cur > 0 ? (uint64_t)cur : 0;
 	}
-	before = o->stats ? cached_now(fd) : 0;
+	/* a pipe or terminal has no page cache to count */
+	before = o->stats && S_ISREG(st.st_mode) ? cached_now(fd) : UINT64_MAX;
 	t0 = now_sec();
 	ret = pc_stream_fdopen(&s, fd, &o->lib);
 	if (ret)
@@ -158,7 +172,7 @@ static int cat_fd(int fd, const char *name, struct cat_opts *o)
 	if (o->stats) {
 		double secs = now_sec() - t0;
 
-		after = cached_now(fd);
+		after = S_ISREG(st.st_mode) ? cached_now(fd) : UINT64_MAX;
 		print_stats(name, s, secs, before, after);
 	}
 	if (S_ISREG(st.st_mode) && advance_offset(fd, start, s, name))

@@ -75,4 +75,8 @@ pagecliff: error: cannot open 'it'\\''s': No such file or directory"
 $(cat err)
 want
 $want"
+# 5. --stats on a pipe: no page cache to count, said so, not 0
+printf 'tiny' | "$pc" cat --stats --mode buffered >out 2>err
+grep -q "strategy buffered (not a regular file: plain read(2)), page cache unknown (unknown cached before, unknown after), 0 pages dropped" err ||
+	fail "stats on a pipe: '$(cat err)'"
 echo "cat refuses its own output, advances stdin, reports the output once, quotes names"
