@@ -104,9 +104,9 @@ struct damos {
 };
 
 /*
- * Whether filter @i of @kind decides for a clean page-cache page nobody
- * maps (what read(2) leaves behind): 1 it matches, 0 it does not, -1 it
- * depends on the page (memcg, address, young, active...).
+ * Whether a filter of @type (@matching as set) matches a clean page-cache
+ * page nobody maps, what read(2) leaves behind: 1 it does, 0 it does not,
+ * -1 it depends on the page (memcg, address, young, active...).
  */
 static int filter_matches_cache(const char *type, int matching)
 {
@@ -259,7 +259,7 @@ static const char *idle_word(const struct damos *s, const struct kdamond *kd)
 
 	if (sample_known(s->acc_max) && sample_known(n) && s->acc_max * 10 <= n)
 		return "idle";
-	return "unchanged in access";
+	return "of a steady access rate";
 }
 
 static const char *cache_str(int cache)
@@ -366,16 +366,47 @@ static void check_damon_sysfs(struct doctor *d, struct reclaim_seen *seen)
 		 (unsigned long long)n, on);
 }
 
+/* The parameters of the DAMON_RECLAIM module that decide what it evicts. */
+struct damon_reclaim {
+	uint64_t min_age_us, quota_sz, quota_reset_ms, wmarks_mid, wmarks_low;
+};
+
+static void report_damon_reclaim(struct doctor *d, const struct damon_reclaim *r)
+{
+	char age[32], quota[32], reset[32], n[5][24];
+	struct finding *f;
+
+	dur_us(r->min_age_us, age, sizeof(age));
+	if (sample_known(r->quota_sz) && r->quota_sz)
+		bytes_str(r->quota_sz, quota, sizeof(quota));
+	else
+		snprintf(quota, sizeof(quota), "no byte quota");
+	dur_us(sample_known(r->quota_reset_ms) ? r->quota_reset_ms * 1000 : SAMPLE_UNKNOWN,
+	       reset, sizeof(reset));
+	f = doctor_add(d, DOCTOR_WARN, "memory", "memory.damon_reclaim",
+		       "DAMON_RECLAIM pages out memory idle >= %s, up to %s per %s", age,
+		       quota, reset);
+	finding_evidence(f, DAMON_RECLAIM_PARAMS ": enabled Y, min_age %s us, quota_sz %s, "
+			 "quota_reset_interval_ms %s; it runs while free memory is below "
+			 "wmarks_mid (%s per mille) and above wmarks_low (%s per mille)",
+			 count_str(r->min_age_us, n[0], sizeof(n[0])),
+			 count_str(r->quota_sz, n[1], sizeof(n[1])),
+			 count_str(r->quota_reset_ms, n[2], sizeof(n[2])),
+			 count_str(r->wmarks_mid, n[3], sizeof(n[3])),
+			 count_str(r->wmarks_low, n[4], sizeof(n[4])));
+	finding_action(f, "page cache left idle that long is evicted behind every tool's back "
+		       "when free memory is low: warm files right before measuring them");
+}
+
 /* The DAMON_RECLAIM module: its own kdamond, not in the admin tree. */
 static void check_damon_reclaim(struct doctor *d, struct reclaim_seen *seen)
 {
 	const char *p = DAMON_RECLAIM_PARAMS;
-	char on[8], age[32], quota[32], reset[32];
-	uint64_t min_age, qsz, qreset, mid, low;
-	struct finding *f;
+	struct damon_reclaim r;
+	char on[8];
 
 	if (read_textf(d, on, sizeof(on), "%s/enabled", p)) {
-		snprintf(seen->module, sizeof(seen->module), "DAMON_RECLAIM: no " DAMON_RECLAIM_PARAMS);
+		snprintf(seen->module, sizeof(seen->module), "DAMON_RECLAIM: no %s", p);
 		return;
 	}
 	seen->known = 1;
@@ -383,28 +414,12 @@ static void check_damon_reclaim(struct doctor *d, struct reclaim_seen *seen)
 		snprintf(seen->module, sizeof(seen->module), "DAMON_RECLAIM: enabled = %s", on);
 		return;
 	}
-	min_age = read_u64f(d, "%s/min_age", p);
-	qsz = read_u64f(d, "%s/quota_sz", p);
-	qreset = read_u64f(d, "%s/quota_reset_interval_ms", p);
-	mid = read_u64f(d, "%s/wmarks_mid", p);
-	low = read_u64f(d, "%s/wmarks_low", p);
-	dur_us(min_age, age, sizeof(age));
-	if (sample_known(qsz) && qsz)
-		bytes_str(qsz, quota, sizeof(quota));
-	else
-		snprintf(quota, sizeof(quota), "no byte quota");
-	dur_us(sample_known(qreset) ? qreset * 1000 : SAMPLE_UNKNOWN, reset, sizeof(reset));
-	f = doctor_add(d, DOCTOR_WARN, "memory", "memory.damon_reclaim",
-		       "DAMON_RECLAIM pages out memory idle >= %s, up to %s per %s", age,
-		       quota, reset);
-	finding_evidence(f, DAMON_RECLAIM_PARAMS ": enabled Y, min_age %s us, quota_sz %s, "
-			 "quota_reset_interval_ms %s; it runs while free memory is below "
-			 "wmarks_mid (%s per mille) and above wmarks_low (%s per mille)",
-			 count_str(min_age, age, sizeof(age)), count_str(qsz, quota, sizeof(quota)),
-			 count_str(qreset, reset, sizeof(reset)),
-			 count_str(mid, (char[24]){ 0 }, 24), count_str(low, (char[24]){ 0 }, 24));
-	finding_action(f, "page cache left idle that long is evicted behind every tool's back "
-		       "when free memory is low: warm files right before measuring them");
+	r.min_age_us = read_u64f(d, "%s/min_age", p);
+	r.quota_sz = read_u64f(d, "%s/quota_sz", p);
+	r.quota_reset_ms = read_u64f(d, "%s/quota_reset_interval_ms", p);
+	r.wmarks_mid = read_u64f(d, "%s/wmarks_mid", p);
+	r.wmarks_low = read_u64f(d, "%s/wmarks_low", p);
+	report_damon_reclaim(d, &r);
 	seen->evicting = 1;
 }
 
