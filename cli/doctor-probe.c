@@ -107,9 +107,12 @@ static void report_probe(struct doctor *d, const char *where, const char *type,
 	if (p->dontcache) {
 		f = doctor_add(d, DOCTOR_OK, "fs", id, "RWF_DONTCACHE works on %s at %s",
 			       type, where);
-		finding_action(f, "stream big files here with `pagecliff cat` or the library's "
-			       "auto mode, or fio 3.40+ --uncached=1 (fio 3.33's `uncached` sets "
-			       "0x40, now RWF_ATOMIC: not this)");
+		if (advice[0])	/* accepted is not acting: what was seen to act */
+			finding_action(f, "%s", advice);
+		else
+			finding_action(f, "stream big files here with `pagecliff cat` or the "
+				       "library's auto mode, or fio 3.40+ --uncached=1 (fio 3.33's "
+				       "`uncached` sets 0x40, now RWF_ATOMIC: not this)");
 	} else if (!strcmp(type, "tmpfs")) {
 		f = doctor_add(d, DOCTOR_INFO, "fs", id, "tmpfs at %s keeps files in memory: "
 			       "nothing to drop", where);
@@ -120,9 +123,9 @@ static void report_probe(struct doctor *d, const char *where, const char *type,
 		if (advice[0])
 			finding_action(f, "%s", advice);
 		else
-			finding_action(f, "stream with drop-behind (`pagecliff cat --mode dropbehind`; "
-			       "the library's auto falls back by itself)%s",
-			       p->direct ? " or O_DIRECT, which works here" : "");
+			finding_action(f, "stream with drop-behind (`pagecliff cat --mode "
+				       "dropbehind`; the library's auto falls back by itself)%s",
+				       p->direct ? " or O_DIRECT, which works here" : "");
 	}
 	probe_evidence(f, what, p);
 }
