@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pagecliff.h"
 #include "cmds.h"
+#include "quote.h"
 #include "util.h"
 
 struct cat_opts {
@@ -20,6 +22,8 @@ struct cat_opts {
 	int stats;
 	int copy;		/* use the copy API instead of borrowing chunks */
 	char *buf;		/* the copy API's buffer */
+	struct stat out;	/* standard output, to refuse to read it */
+	int out_failed;		/* standard output failed: reported, stop */
 };
 
 static const char cat_usage[] =
@@ -43,25 +47,38 @@ static uint64_t cached_now(int fd)
 	return pc_cached_bytes(fd, 0, 0, &bytes) ? UINT64_MAX : bytes;
 }
 
+/* @bytes as a page count into @buf, or "unknown" for UINT64_MAX. */
+static const char *pages_str(uint64_t bytes, uint64_t psz, char *buf, size_t size)
+{
+	if (bytes == UINT64_MAX)
+		snprintf(buf, size, "unknown");
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)(bytes / psz));
+	return buf;
+}
+
 static void print_stats(const char *name, struct pc_stream *s, double secs,
 			uint64_t before, uint64_t after)
 {
+	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE);
+	char added[32], b[24], a[24];
 	struct pc_stats st;
-	long long added = 0;
 
 	pc_stream_stats(s, &st);
 	if (before != UINT64_MAX && after != UINT64_MAX)
-		added = ((long long)after - (long long)before) / 4096;
+		snprintf(added, sizeof(added), "%+lld pages",
+			 ((long long)after - (long long)before) / (long long)psz);
+	else
+		snprintf(added, sizeof(added), "unknown");
 	fprintf(stderr,
 		"%s: %llu bytes, %.3f s, %.2f GB/s, strategy %s (%s), "
-		"page cache %+lld pages (%llu cached before, %llu after), "
+		"page cache %s (%s cached before, %s after), "
 		"%llu pages dropped, %llu syscalls\n",
 		name, (unsigned long long)st.bytes_read, secs,
 		secs > 0 ? st.bytes_read / secs / 1e9 : 0.0,
 		pc_strategy_name(st.strategy), st.reason, added,
-		(unsigned long long)(before == UINT64_MAX ? 0 : before / 4096),
-		(unsigned long long)(after == UINT64_MAX ? 0 : after / 4096),
-		(unsigned long long)(st.bytes_dropped / 4096),
+		pages_str(before, psz, b, sizeof(b)), pages_str(after, psz, a, sizeof(a)),
+		(unsigned long long)(st.bytes_dropped / psz),
 		(unsigned long long)st.syscalls);
 }
 
@@ -83,46 +100,98 @@ static int pump(const char *name, struct pc_stream *s, struct cat_opts *o)
 			struct pc_stats st;
 
 			pc_stream_stats(s, &st);
-			return error("cannot read '%s' at byte %llu: %s", name,
+			return error("cannot read %s at byte %llu: %s", name,
 				     (unsigned long long)st.bytes_read, strerror(-n));
 		}
 		ret = write_all(STDOUT_FILENO, p, n);
-		if (ret)
+		if (ret) {
+			o->out_failed = 1;
 			return error("cannot write standard output: %s",
 				     strerror(-ret));
+		}
 	}
 }
 
-static int cat_one(const char *path, struct cat_opts *o)
+/*
+ * Whether @fd (stat @st) is the regular file standard output writes to and
+ * has bytes left to read: copying it would feed its own output back in
+ * without end (cat(1)'s "input file is output file").
+ */
+static int is_output(int fd, const struct stat *st, const struct cat_opts *o)
 {
-	int is_stdin = !strcmp(path, "-");
-	const char *name = is_stdin ? "standard input" : path;
-	uint64_t before, after;
-	struct pc_stream *s;
-	double t0;
-	int fd, ret;
+	off_t cur;
 
-	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return error("cannot open '%s': %s", name, strerror(errno));
-	before = o->stats ? cached_now(fd) : 0;
+	if (!S_ISREG(o->out.st_mode) || st->st_dev != o->out.st_dev ||
+	    st->st_ino != o->out.st_ino)
+		return 0;
+	cur = lseek(fd, 0, SEEK_CUR);
+	return cur < st->st_size;
+}
+
+/*
+ * Leave a regular file's offset where reading ended, as read(2) and cat(1)
+ * do: the library reads at its own cursor and never moves the fd's offset,
+ * so the next reader of a shared stdin would see the same bytes again.
+ */
+static int advance_offset(int fd, uint64_t start, struct pc_stream *s,
+			  const char *name)
+{
+	struct pc_stats st;
+
+	pc_stream_stats(s, &st);
+	if (lseek(fd, (off_t)(start + st.bytes_read), SEEK_SET) < 0)
+		return error("cannot move the offset of %s: %s", name, strerror(errno));
+	return 0;
+}
+
+/* Copy one open file to stdout; 0, or -1 with the error reported. */
+static int cat_fd(int fd, const char *name, struct cat_opts *o)
+{
+	uint64_t before, after, start = 0;
+	struct pc_stream *s;
+	struct stat st;
+	double t0;
+	int ret;
+
+	if (fstat(fd, &st))
+		return error("cannot read %s: %s", name, strerror(errno));
+	if (is_output(fd, &st, o))
+		return error("%s: input file is output file", name);
+	if (S_ISREG(st.st_mode)) {
+		off_t cur = lseek(fd, 0, SEEK_CUR);
+
+		start = cur > 0 ? (uint64_t)cur : 0;
+	}
+	/* a pipe or terminal has no page cache to count */
+	before = o->stats && S_ISREG(st.st_mode) ? cached_now(fd) : UINT64_MAX;
 	t0 = now_sec();
 	ret = pc_stream_fdopen(&s, fd, &o->lib);
-	if (ret) {
-		ret = error("cannot read '%s': %s", name, strerror(-ret));
-		goto out_close;
-	}
+	if (ret)
+		return error("cannot read %s: %s", name, strerror(-ret));
 	ret = pump(name, s, o);
 	if (o->stats) {
 		double secs = now_sec() - t0;
 
-		after = cached_now(fd);
+		after = S_ISREG(st.st_mode) ? cached_now(fd) : UINT64_MAX;
 		print_stats(name, s, secs, before, after);
 	}
+	if (S_ISREG(st.st_mode) && advance_offset(fd, start, s, name))
+		ret = -1;
 	pc_stream_close(s);
-out_close:
-	if (!is_stdin)
-		close(fd);
+	return ret;
+}
+
+static int cat_one(const char *path, struct cat_opts *o)
+{
+	int fd, ret;
+
+	if (!strcmp(path, "-"))
+		return cat_fd(STDIN_FILENO, "standard input", o);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return error("cannot open %s: %s", quote_name(path), strerror(errno));
+	ret = cat_fd(fd, quote_name(path), o);
+	close(fd);
 	return ret;
 }
 
@@ -175,13 +244,16 @@ int cmd_cat(int argc, char **argv)
 	int failed = 0;
 
 	parse_cat_opts(argc, argv, &o);
+	/* before any open(2) could be handed fd 1 and write into an input */
+	if (fstat(STDOUT_FILENO, &o.out))
+		die("cannot write standard output: %s", strerror(errno));
 	files = optind < argc ? argv + optind : stdin_only;
 	if (o.copy) {
 		o.buf = pc_buf_alloc(o.lib.chunk_size);
 		if (!o.buf)
 			die("cannot allocate a %zu-byte buffer", o.lib.chunk_size);
 	}
-	for (; *files; files++) {
+	for (; *files && !o.out_failed; files++) {
 		if (cat_one(*files, &o))
 			failed = 1;
 	}

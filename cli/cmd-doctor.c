@@ -6,6 +6,7 @@
  * prints findings (ok, warn, info) with evidence and what to do.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "cmds.h"
 #include "doctor.h"
+#include "quote.h"
 #include "util.h"
 
 static const char doctor_usage[] =
@@ -55,18 +57,40 @@ static const struct option doctor_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/*
+ * A --path must exist and be readable: a file is probed read-only, a
+ * directory listed for its file system; what cannot be read is an error
+ * (exit 1), not a finding.
+ */
 static void add_path(struct doctor_args *a, const char *path)
 {
 	struct stat st;
 	const char **n;
+	int fd;
 
 	if (stat(path, &st))
-		die("cannot access '%s': %s", path, strerror(errno));
+		die("cannot access %s: %s", quote_name(path), strerror(errno));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+		  (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0));
+	if (fd < 0)
+		die("cannot read %s: %s", quote_name(path), strerror(errno));
+	close(fd);
 	n = realloc(a->paths, (a->npaths + 1) * sizeof(*n));
 	if (!n)
 		die("out of memory");
 	n[a->npaths++] = path;
 	a->paths = n;
+}
+
+/* --root must be a directory: a typo would read nothing and look fine. */
+static void check_root(const char *root)
+{
+	struct stat st;
+
+	if (stat(root, &st))
+		die("cannot access --root %s: %s", quote_name(root), strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		die("bad --root %s: not a directory", quote_name(root));
 }
 
 static void parse_args(int argc, char **argv, struct doctor_args *a)
@@ -105,6 +129,8 @@ static void parse_args(int argc, char **argv, struct doctor_args *a)
 	if (optind < argc)
 		usage_error("unexpected argument '%s'; see 'pagecliff doctor --help'",
 			    argv[optind]);
+	if (a->root)
+		check_root(a->root);
 }
 
 int cmd_doctor(int argc, char **argv)
@@ -118,6 +144,7 @@ int cmd_doctor(int argc, char **argv)
 	d.now_ms = a.sample_ms;
 	doctor_check_kernel(&d);
 	doctor_check_memory(&d);
+	doctor_check_reclaim(&d);
 	doctor_check_cgroup(&d);
 	doctor_check_block(&d, a.root ? NULL : a.paths, a.root ? 0 : a.npaths);
 	if (a.probe)

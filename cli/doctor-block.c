@@ -32,8 +32,7 @@ static int is_data_fs(const char *type)
 	return 0;
 }
 
-/* Undo mountinfo's octal escapes (\040 for a space) in place. */
-static void unescape(char *s)
+void doctor_unescape(char *s)
 {
 	char *w = s;
 
@@ -60,7 +59,7 @@ static int parse_mountinfo(const char *line, struct doctor_mount *m)
 		return -EINVAL;
 	if (sscanf(sep + 3, "%31s %255s %255s", type, source, sopts) != 3)
 		return -EINVAL;
-	unescape(dir);
+	doctor_unescape(dir);
 	snprintf(m->dir, sizeof(m->dir), "%s", dir);
 	snprintf(m->type, sizeof(m->type), "%s", type);
 	snprintf(m->source, sizeof(m->source), "%s", source);

@@ -145,6 +145,7 @@ static void check_uring(struct doctor *d)
 
 static void check_mglru(struct doctor *d)
 {
+	uint64_t ttl = SAMPLE_UNKNOWN;
 	struct finding *f;
 	char buf[64];
 
@@ -164,7 +165,15 @@ static void check_mglru(struct doctor *d)
 		return;
 	}
 	f = doctor_add(d, DOCTOR_OK, "kernel", "kernel.mglru", "MGLRU on");
-	finding_evidence(f, "/sys/kernel/mm/lru_gen/enabled = %s", buf);
+	if (sample_read_u64(d->root, "/sys/kernel/mm/lru_gen/min_ttl_ms", &ttl) || !ttl) {
+		finding_evidence(f, "/sys/kernel/mm/lru_gen/enabled = %s, min_ttl_ms = %s", buf,
+				 ttl ? "unknown" : "0");
+		return;
+	}
+	finding_evidence(f, "/sys/kernel/mm/lru_gen/enabled = %s, min_ttl_ms = %llu: the "
+			 "working set of the last %llu ms is kept; when it cannot be, the OOM "
+			 "killer runs instead of reclaim", buf, (unsigned long long)ttl,
+			 (unsigned long long)ttl);
 }
 
 static void check_thp(struct doctor *d)

@@ -48,11 +48,7 @@ static int fill(int fd, size_t size)
 	return ret;
 }
 
-/*
- * A temp file of @size bytes in @dir that nobody else sees: O_TMPFILE, or
- * a mkstemp() name unlinked at once.  Returns the fd or -errno.
- */
-static int temp_file(const char *dir, size_t size)
+int doctor_temp_file(const char *dir, size_t size)
 {
 	char name[4096];
 	int fd, err;
@@ -100,8 +96,9 @@ static void probe_evidence(struct finding *f, const char *what, const struct pc_
 			 yesno(p->cachestat));
 }
 
+/* @advice: what to do there when a probe of the strategies found it; or "". */
 static void report_probe(struct doctor *d, const char *where, const char *type,
-			 const char *what, const struct pc_probe *p)
+			 const char *what, const struct pc_probe *p, const char *advice)
 {
 	char id[96];
 	struct finding *f;
@@ -110,9 +107,12 @@ static void report_probe(struct doctor *d, const char *where, const char *type,
 	if (p->dontcache) {
 		f = doctor_add(d, DOCTOR_OK, "fs", id, "RWF_DONTCACHE works on %s at %s",
 			       type, where);
-		finding_action(f, "stream big files here with `pagecliff cat` or the library's "
-			       "auto mode, or fio 3.40+ --uncached=1 (fio 3.33's `uncached` sets "
-			       "0x40, now RWF_ATOMIC: not this)");
+		if (advice[0])	/* accepted is not acting: what was seen to act */
+			finding_action(f, "%s", advice);
+		else
+			finding_action(f, "stream big files here with `pagecliff cat` or the "
+				       "library's auto mode, or fio 3.40+ --uncached=1 (fio 3.33's "
+				       "`uncached` sets 0x40, now RWF_ATOMIC: not this)");
 	} else if (!strcmp(type, "tmpfs")) {
 		f = doctor_add(d, DOCTOR_INFO, "fs", id, "tmpfs at %s keeps files in memory: "
 			       "nothing to drop", where);
@@ -120,11 +120,31 @@ static void report_probe(struct doctor *d, const char *where, const char *type,
 	} else {
 		f = doctor_add(d, DOCTOR_WARN, "fs", id, "RWF_DONTCACHE refused on %s at %s",
 			       type, where);
-		finding_action(f, "stream with drop-behind (`pagecliff cat --mode dropbehind`; "
-			       "the library's auto falls back by itself)%s",
-			       p->direct ? " or O_DIRECT, which works here" : "");
+		if (advice[0])
+			finding_action(f, "%s", advice);
+		else
+			finding_action(f, "stream with drop-behind (`pagecliff cat --mode "
+				       "dropbehind`; the library's auto falls back by itself)%s",
+				       p->direct ? " or O_DIRECT, which works here" : "");
 	}
 	probe_evidence(f, what, p);
+}
+
+/* What to do when no temp file could be made in @where (-errno @err). */
+static void unprobed_action(struct finding *f, const char *where, int err)
+{
+	if (err == -EROFS)
+		finding_action(f, "%s is on a read-only file system: nothing can be created "
+			       "there; give --path FILE for a file on it (opened read-only) "
+			       "to probe it", where);
+	else if ((err == -EACCES || err == -EPERM) && geteuid())
+		finding_action(f, "run as root, or give --path DIR for a directory you can "
+			       "write on this file system (doctor creates and removes a temp "
+			       "file), or --path FILE for a file on it (opened read-only)");
+	else
+		finding_action(f, "give --path DIR for a writable directory on this file "
+			       "system (doctor creates and removes a temp file), or --path "
+			       "FILE for a file on it (opened read-only)");
 }
 
 static void report_unprobed(struct doctor *d, const char *where, int err)
@@ -135,8 +155,7 @@ static void report_unprobed(struct doctor *d, const char *where, int err)
 	snprintf(id, sizeof(id), "dontcache.%.80s", where);
 	f = doctor_add(d, DOCTOR_INFO, "fs", id, "cannot probe %s", where);
 	finding_evidence(f, "cannot create a temp file in %s: %s", where, strerror(-err));
-	finding_action(f, "run as root, or give --path DIR for a directory you can write "
-		       "on this file system (doctor creates and removes a temp file)");
+	unprobed_action(f, where, err);
 }
 
 /* Probe @path: a regular file read-only, a directory through a temp file. */
@@ -153,7 +172,7 @@ static int probe_path(const char *path, struct pc_probe *p, char *what, size_t s
 			fd = -errno;
 		snprintf(what, size, "%s, opened read-only", path);
 	} else {
-		fd = temp_file(path, PROBE_FILE_SIZE);
+		fd = doctor_temp_file(path, PROBE_FILE_SIZE);
 		snprintf(what, size, "a %d KiB temp file in %s", PROBE_FILE_SIZE / 1024, path);
 	}
 	if (fd < 0)
@@ -242,7 +261,7 @@ void doctor_probe_fs(struct doctor *d, const char *const *paths, size_t npaths)
 		const char *where = npaths ? paths[i] : m[i].dir;
 		const char *type = npaths ? type_of(where, m, n) : m[i].type;
 		struct pc_probe p;
-		char what[4200];
+		char what[4200], advice[256];
 		int err;
 
 		if (!npaths && !wanted(m, i))
@@ -252,7 +271,10 @@ void doctor_probe_fs(struct doctor *d, const char *const *paths, size_t npaths)
 			report_unprobed(d, where, err);
 			continue;
 		}
-		report_probe(d, where, type, what, &p);
+		advice[0] = '\0';
+		if (!strcmp(type, "overlay"))
+			doctor_probe_overlay(d, where, advice, sizeof(advice));
+		report_probe(d, where, type, what, &p, advice);
 		/* kernel-wide facts from a disk file system, where DIOALIGN shows */
 		if (!first_what[0] || (!first.dioalign_known && p.dioalign_known)) {
 			first = p;
@@ -296,7 +318,7 @@ static int cmp_double(const void *a, const void *b)
 static int copy_temp(const char *const *dirs, const char **ret_dir)
 {
 	for (const char *const *dir = dirs; *dir; dir++) {
-		int fd = temp_file(*dir, COPY_FILE_SIZE);
+		int fd = doctor_temp_file(*dir, COPY_FILE_SIZE);
 
 		if (fd >= 0) {
 			*ret_dir = *dir;

@@ -70,6 +70,9 @@ const struct doctor_mount *doctor_mount_of(const struct doctor_mount *m,
 					   size_t n, unsigned int major,
 					   unsigned int minor);
 
+/* Undo mountinfo's octal escapes (\040 for a space) in place. */
+void doctor_unescape(char *s);
+
 /* Checks that read /proc and /sys under d->root (doctor-checks.c). */
 void doctor_check_kernel(struct doctor *d);
 void doctor_check_memory(struct doctor *d);
@@ -77,6 +80,24 @@ void doctor_check_cgroup(struct doctor *d);
 void doctor_check_block(struct doctor *d, const char *const *paths, size_t npaths);
 void doctor_check_now(struct doctor *d);
 void doctor_check_virt(struct doctor *d);
+
+/*
+ * Proactive reclaim (doctor-reclaim.c): DAMON schemes in sysfs with their
+ * thresholds, the DAMON_RECLAIM module, memory.reclaim's vmstat counter.
+ */
+void doctor_check_reclaim(struct doctor *d);
+
+/*
+ * A temp file of @size bytes in @dir that nobody else sees: O_TMPFILE, or
+ * a mkstemp() name unlinked at once.  Returns the fd or -errno.
+ */
+int doctor_temp_file(const char *dir, size_t size);
+/*
+ * An overlay at @where (doctor-overlay.c): its layers, and each strategy
+ * tried for real on a temp file in it; what to do there into @advice ("" if
+ * nothing was learnt).
+ */
+void doctor_probe_overlay(struct doctor *d, const char *where, char *advice, size_t size);
 
 /* Live probes (doctor-probe.c): RWF_DONTCACHE per file system, copy speed. */
 void doctor_probe_fs(struct doctor *d, const char *const *paths, size_t npaths);

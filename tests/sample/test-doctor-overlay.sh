@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# doctor on an overlay mount (made and removed here): it names the layers the
+# overlay is stacked on, tries each strategy for real through the overlay and
+# calls it ok only when it left no page cached, which this test measures on
+# its own with `pagecliff cat` and fincore(1) on the real upper file; its
+# advice names a strategy that acted, never one that did not.
+set -u
+pc=${PAGECLIFF:?PAGECLIFF is not set}
+command -v python3 >/dev/null || { echo "SKIP: no python3 to check JSON"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: not root: cannot mount an overlay"; exit 77; }
+command -v fincore >/dev/null || { echo "SKIP: no fincore(1) to count pages"; exit 77; }
+tmp=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-docovl-XXXXXX") || exit 1
+mnt=""
+cleanup() {
+	[ -n "$mnt" ] && umount "$mnt"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+fail() { echo "FAIL: $*"; exit 1; }
+
+mkdir "$tmp/l1" "$tmp/l2" "$tmp/u" "$tmp/w" "$tmp/m"
+mount -t overlay pagecliff-doctor-ovl \
+	-o "lowerdir=$tmp/l1:$tmp/l2,upperdir=$tmp/u,workdir=$tmp/w" "$tmp/m" ||
+	{ echo "SKIP: cannot mount overlayfs here"; exit 77; }
+mnt=$tmp/m
+fstype=$(stat -f -c %T "$tmp/u")
+[ "$fstype" = tmpfs ] && { echo "SKIP: $tmp is on tmpfs: nothing to evict"; exit 77; }
+realtype=$(findmnt -n -o FSTYPE -T "$tmp/u")
+
+# the test's own measure: pages of a file in the upper layer left cached by
+# each mode, read cold through the overlay
+head -c 1048576 /dev/urandom >"$tmp/m/data"
+sync "$tmp/m/data"
+for mode in buffered dontcache dropbehind direct; do
+	python3 -c 'import os,sys; fd=os.open(sys.argv[1],os.O_RDONLY); os.posix_fadvise(fd,0,0,os.POSIX_FADV_DONTNEED)' "$tmp/m/data"
+	[ "$(fincore -n -b -o RES "$tmp/u/data" | tr -d " ")" = 0 ] || fail "cannot make $tmp/u/data cold"
+	"$pc" cat --mode $mode "$tmp/m/data" >"$tmp/copy" || fail "$mode: cat failed"
+	echo "$mode $(fincore -n -b -o RES "$tmp/u/data" | tr -d " ")" >>"$tmp/measured"
+	cmp -s "$tmp/copy" "$tmp/u/data" || fail "$mode: bytes differ"
+done
+grep -qx "buffered 1048576" "$tmp/measured" || fail "buffered read left $(cat "$tmp/measured")"
+
+"$pc" doctor --json --sample-ms 0 --path "$tmp/m" >"$tmp/out.json" 2>"$tmp/err" ||
+	fail "doctor --path overlay: exit $? ($(cat "$tmp/err"))"
+python3 - "$tmp/out.json" "$tmp" "$realtype" "$tmp/measured" <<'PY' || exit 1
+import json, sys
+got = {f["id"]: f for f in json.load(open(sys.argv[1]))["findings"]}
+tmp, fs = sys.argv[2], sys.argv[3]
+m = f"{tmp}/m"
+measured = dict(l.split() for l in open(sys.argv[4]))
+f = got.get(f"overlay.{m}")
+want = f"overlay at {m} is stacked on upper {fs}, lower {fs}, {fs}"
+if not f or f["title"] != want:
+    sys.exit(f"FAIL: layers: '{f and f['title']}', want '{want}'")
+want = f"upper {tmp}/u ({fs}), lower {tmp}/l1 ({fs}), {tmp}/l2 ({fs}); from /proc/self/mountinfo: "
+if not f["evidence"].startswith(want):
+    sys.exit(f"FAIL: layers evidence '{f['evidence']}', want '{want}...'")
+ok = []
+for mode in ("dontcache", "dropbehind", "direct"):
+    f = got.get(f"overlay.{m}.{mode}")
+    if not f:
+        sys.exit(f"FAIL: no overlay.{m}.{mode} finding")
+    acts = measured[mode] == "0"
+    if f["status"] != ("ok" if acts else "warn"):
+        sys.exit(f"FAIL: {mode}: doctor says {f['status']} ({f['title']}), "
+                 f"pagecliff cat left {measured[mode]} bytes cached")
+    if not f["title"].startswith(f"{mode} works on overlay" if acts else f"{mode} does not act on overlay"):
+        sys.exit(f"FAIL: {mode}: title '{f['title']}'")
+    if "buffered leaves 256" not in f["evidence"]:
+        sys.exit(f"FAIL: {mode}: the control read is not in the evidence: {f['evidence']}")
+    if acts:
+        ok.append(mode)
+act = got[f"dontcache.{m}"]["action"]
+for mode in ("dontcache", "dropbehind", "direct"):
+    if f"--mode {mode}" in act and mode not in ok:
+        sys.exit(f"FAIL: advice '{act}' names {mode}, which left pages cached")
+if ok and f"--mode {ok[0]}" not in act:
+    sys.exit(f"FAIL: advice '{act}' does not name {ok[0]}, which acted")
+print("measured: " + ", ".join(f"{k} {v} bytes" for k, v in measured.items()))
+PY
+echo "doctor on overlayfs: layers named, strategies judged by what they did"
