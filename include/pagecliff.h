@@ -312,6 +312,12 @@ void pc_wstream_stats(const struct pc_wstream *stream, struct pc_wstats *ret_sta
  */
 int pc_wstream_close(struct pc_wstream *stream);
 
+/*
+ * As pc_wstream_close(), and first fill *ret_stats with the stream's final
+ * figures (what close evicted included).  @ret_stats may be NULL.
+ */
+int pc_wstream_close_stats(struct pc_wstream *stream, struct pc_wstats *ret_stats);
+
 #ifdef __cplusplus
 }
 #endif
