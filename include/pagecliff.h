@@ -199,7 +199,10 @@ void pc_stream_close(struct pc_stream *stream);
  *   error seen while waiting to evict) is returned by the next call on the
  *   stream, or by pc_wstream_close(), once; it is never swallowed, and the
  *   stream waits through a file description of its own, so the caller's own
- *   fsync(2) on a descriptor of the file still reports it too.
+ *   fsync(2) on a descriptor of the file still reports it too (PC_DIRECT:
+ *   a failed direct write is reported to its submitter only, the stream).
+ *   With PC_DIRECT, writes already in flight when one fails may still land,
+ *   so after an error the file can hold a hole where the failed write was.
  * - Pages of the file that were cached before the stream wrote them, or dirty
  *   from someone else, are not evicted (PC_DIRECT excepted: the kernel
  *   invalidates cached pages under a direct write, writing dirty ones back
