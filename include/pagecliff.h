@@ -180,7 +180,11 @@ void pc_stream_close(struct pc_stream *stream);
  *                pages when it completes.
  * PC_DROPBEHIND  buffered writes; behind the cursor writeback is started in
  *                batches and, a few batches later, waited for and the batch
- *                evicted, so a few batches stay cached.  Every kernel.
+ *                evicted, so a few batches stay cached.  Every kernel.  This
+ *                follows sequential runs: a write that does not continue the
+ *                last one starts a new run, and a run shorter than a batch
+ *                (a small file, scattered positioned writes) is left to the
+ *                kernel's writeback and stays cached.
  * PC_DIRECT      O_DIRECT through io_uring with several writes in flight from
  *                aligned buffers; bytes before the first and after the last
  *                aligned block of a write go through the page cache and are
