@@ -108,6 +108,7 @@ struct bench_run {
 	int best;			/* index of the best mode, -1 none */
 	double best_gbps;
 	double started;			/* wall clock, seconds since the epoch */
+	struct bench_claim *claims;	/* per directory: folder, lock, what we made */
 };
 
 /* Set by the signal handler: stop workers and tear down. */
@@ -117,9 +118,17 @@ void bench_note(struct bench_run *run, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* bench-layout.c */
+/*
+ * Claim DIR/pagecliff-bench/ of directories @from.. for this run: make or
+ * check the folder (never a symlink), take its lock (bench.lock, flock: it
+ * dies with its holder) and read what earlier runs of bench recorded making
+ * there (bench.made).  0, or -1 after one line (a second run, a symlink).
+ */
+int bench_claim(struct bench_run *run, unsigned int from);
+/* Give the folders back: record (--keep) or remove what bench made, unlock. */
+void bench_release(struct bench_run *run);
 int bench_layout_check(struct bench_run *run, uint64_t *ret_to_write);
 int bench_layout(struct bench_run *run);
-void bench_unlayout(struct bench_run *run);
 
 /* bench-run.c */
 int bench_run_phases(struct bench_run *run);

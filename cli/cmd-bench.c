@@ -529,25 +529,28 @@ static int report(struct bench_run *run)
 	return ret;
 }
 
-/* Set up, run, and tear down; teardown runs on every path. */
+/* Set up, run, and tear down; teardown runs on every path.  The user's
+ * directories are claimed (locked) before anything else is made. */
 static int run_job(struct bench_run *run)
 {
 	struct testbed tb = { .loop_fd = -1 };
 	struct cgroup cg = { 0 };
 	uint64_t to_write;
-	int ret = 0, laid = 0;
+	unsigned int ndirs = run->job.ndirs;
+	int ret = 0;
 
+	if (bench_claim(run, 0))
+		return -EXIT_USAGE;
 	if (!geteuid())
 		state_open();
 	if (run->job.mem_limit && (ret = make_cgroup(run, &cg)))
 		goto out;
 	if (run->job.testbed && (ret = setup_testbed(run, &tb)))
 		goto out;
-	if (bench_layout_check(run, &to_write)) {
+	if (bench_claim(run, ndirs) || bench_layout_check(run, &to_write)) {
 		ret = -EXIT_USAGE;
 		goto out;
 	}
-	laid = 1;
 	if (bench_stop || (ret = bench_layout(run)))
 		goto out;
 	if ((ret = join_cgroup(run, &cg)))
@@ -561,8 +564,7 @@ out:
 		if (err)
 			error("cannot remove memory cgroup '%s': %s", cg.path, strerror(-err));
 	}
-	if (laid && !run->job.keep)
-		bench_unlayout(run);
+	bench_release(run);
 	if (run->job.testbed) {
 		int err = testbed_destroy(&tb);
 
