@@ -166,6 +166,152 @@ void pc_buf_free(void *buf, size_t size);
 /* Close @stream and free everything it holds; NULL is accepted. */
 void pc_stream_close(struct pc_stream *stream);
 
+/*
+ * Write streams
+ *
+ * A write stream writes one file, sequentially at its cursor or at given
+ * offsets, through one of the same strategies (enum pc_strategy), which
+ * differ in what they leave in the page cache:
+ *
+ * PC_BUFFERED    plain pwrite(2): dirty pages stay until the kernel's own
+ *                writeback; the baseline.
+ * PC_DONTCACHE   pwritev2(2) with RWF_DONTCACHE (Linux >= 6.14; XFS, ext4,
+ *                NFS): the kernel starts writeback at once and drops the
+ *                pages when it completes.
+ * PC_DROPBEHIND  buffered writes; behind the cursor writeback is started in
+ *                batches and, a few batches later, waited for and the batch
+ *                evicted, so a few batches stay cached.  Every kernel.
+ * PC_DIRECT      O_DIRECT through io_uring with several writes in flight from
+ *                aligned buffers; bytes before the first and after the last
+ *                aligned block of a write go through the page cache and are
+ *                written back and evicted (at the latest at close).
+ * PC_AUTO        chooses per file, says why in pc_wstats.reason.
+ *
+ * What the caller can rely on, with every strategy:
+ * - The file ends up byte for byte as plain write(2)/pwrite(2) would leave
+ *   it, for any sizes, offsets and chunk sizes, O_APPEND included.
+ * - A successful pc_wstream_write(), pc_wstream_pwrite() or
+ *   pc_wstream_commit() means every byte was handed to the kernel (copied
+ *   into the page cache or submitted as direct I/O), never that it sits in a
+ *   buffer of the stream.  Like write(2) it does not mean "on disk": only a
+ *   successful pc_wstream_sync() means that.
+ * - An I/O error the stream sees (a direct write that failed, a writeback
+ *   error seen while waiting to evict) is returned by the next call on the
+ *   stream, or by pc_wstream_close(), once; it is never swallowed, and the
+ *   stream waits through a file description of its own, so the caller's own
+ *   fsync(2) on a descriptor of the file still reports it too.
+ * - Pages of the file that were cached before the stream wrote them, or dirty
+ *   from someone else, are not evicted (PC_DIRECT excepted: the kernel
+ *   invalidates cached pages under a direct write, writing dirty ones back
+ *   first, so auto never picks direct for a file with cached pages).
+ * - No fsync(2) the caller did not ask for; a stream only waits for
+ *   writeback it started itself, to evict it.
+ * - A file that shrinks under the stream (another process truncates it) is
+ *   not an error: writes land where they were asked to, as with pwrite(2).
+ */
+
+/*
+ * Options of a write stream.  Initialise with pc_wopts_init() and change
+ * only the fields you need; zero in a size field means "the default".
+ */
+struct pc_wopts {
+	enum pc_strategy strategy;	/* default PC_AUTO */
+	size_t chunk_size;		/* bytes per direct write and lent buffer, default 1 MiB */
+	unsigned int inflight;		/* PC_DIRECT: writes in flight, default 8; at most
+					 * 16 MiB in flight in all */
+	uint64_t flush_batch;		/* PC_DROPBEHIND: bytes per writeback batch, default 8 MiB */
+	uint64_t resv[4];		/* zero */
+};
+
+/* Fill @opts with the defaults. */
+void pc_wopts_init(struct pc_wopts *opts);
+
+struct pc_wstream;
+
+/*
+ * Open @path for writing with open(2)'s @flags and @mode (O_WRONLY or O_RDWR
+ * required; O_CREAT, O_TRUNC, O_EXCL, O_APPEND as open(2); O_DIRECT is not
+ * accepted, ask for PC_DIRECT).  The cursor starts at 0, or at the end of
+ * the file with O_APPEND.  Returns 0 and sets *ret_stream, or -errno: the
+ * open(2) error, -EISDIR, -EINVAL for bad flags or options, -ENOMEM.
+ */
+int pc_wstream_open(struct pc_wstream **ret_stream, const char *path, int flags,
+		    mode_t mode, const struct pc_wopts *opts);
+
+/*
+ * As pc_wstream_open() on an fd open for writing that the caller keeps
+ * owning: the stream never closes @fd and never changes its flags.  The
+ * cursor starts at @fd's file offset, which the stream does not move (it
+ * writes with pwrite), except with O_APPEND, where every write moves it to
+ * the end as write(2) does.  Non-regular files (pipes, sockets) are written
+ * with write(2) and no strategy.
+ */
+int pc_wstream_fdopen(struct pc_wstream **ret_stream, int fd,
+		      const struct pc_wopts *opts);
+
+/*
+ * Write @len bytes of @buf at the cursor and advance it (with O_APPEND at
+ * the end of the file).  Returns @len, fewer when an error stopped it after
+ * some bytes (the error comes again at the next call), or -errno: the
+ * write(2) error (ENOSPC, EDQUOT, EFBIG, EIO ...) or an earlier I/O error not
+ * returned yet.  EINTR is retried inside.
+ */
+ssize_t pc_wstream_write(struct pc_wstream *stream, const void *buf, size_t len);
+
+/*
+ * Write @len bytes of @buf at @offset; the cursor does not move.  With
+ * O_APPEND the bytes go to the end of the file, as pwrite(2) does on Linux.
+ * Returns as pc_wstream_write(); -ESPIPE on a pipe.
+ */
+ssize_t pc_wstream_pwrite(struct pc_wstream *stream, const void *buf,
+			  size_t len, uint64_t offset);
+
+/*
+ * Zero-copy writing: lend the caller a page-aligned buffer of the stream's
+ * to fill; *ret_buf is set and the buffer's size (the chunk size) returned,
+ * or -errno (then *ret_buf is untouched).  The buffer is valid until the next
+ * call on the stream; pc_wstream_commit() writes what was filled.
+ */
+ssize_t pc_wstream_lend(struct pc_wstream *stream, void **ret_buf);
+
+/*
+ * Write the first @len bytes of the buffer pc_wstream_lend() lent at the
+ * cursor, as pc_wstream_write() would; with PC_DIRECT and an aligned cursor
+ * and length the buffer itself is submitted, without a copy.  Returns as
+ * pc_wstream_write(); -EINVAL without a lent buffer or for @len over its size.
+ */
+ssize_t pc_wstream_commit(struct pc_wstream *stream, size_t len);
+
+/*
+ * fdatasync(2) semantics: every byte written so far is on stable storage
+ * when this returns 0.  Waits for writes in flight first.  Returns 0 or
+ * -errno, including an earlier I/O error not returned yet.
+ */
+int pc_wstream_sync(struct pc_wstream *stream);
+
+/* Figures of a write stream so far. */
+struct pc_wstats {
+	uint64_t bytes_written;		/* bytes handed to the kernel */
+	uint64_t syscalls;		/* write, sync_file_range, fadvise, io_uring, probe calls */
+	uint64_t bytes_dropped;		/* bytes the stream asked the kernel to evict */
+	uint64_t bytes_kept;		/* bytes left cached: cached before, or someone else's */
+	enum pc_strategy strategy;	/* the strategy in use (never PC_AUTO) */
+	enum pc_strategy requested;	/* the strategy asked for */
+	char reason[160];		/* why this strategy: auto's choice or a fallback */
+	uint64_t resv[4];
+};
+
+/* Copy the stream's figures into *ret_stats. */
+void pc_wstream_stats(const struct pc_wstream *stream, struct pc_wstats *ret_stats);
+
+/*
+ * Finish and free @stream: waits for writes in flight, starts writeback of
+ * and evicts what it can (never fsync), closes the fd when the stream opened
+ * it.  Returns 0, or the first I/O error not returned before (the stream is
+ * freed either way).  NULL is accepted and returns 0.
+ */
+int pc_wstream_close(struct pc_wstream *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ops table every write strategy fills in, and the write stream's state
+ * they share.  The write-stream core (wstream.c) calls these and never
+ * branches on which strategy it holds.  Library-internal.
+ */
+#ifndef PC_WSTRATEGY_H
+#define PC_WSTRATEGY_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pagecliff.h"
+
+struct pc_wstream;
+
+/* What a write strategy can do, declared (fio's FIO_* engine flags). */
+enum {
+	PC_WS_LEND = 1 << 0,		/* lend() hands out buffers of its own */
+	PC_WS_APPEND = 1 << 1,		/* can write files open with O_APPEND */
+};
+
+struct pc_wstrategy_ops {
+	enum pc_strategy id;
+	const char *name;
+	unsigned int flags;		/* PC_WS_* */
+	/*
+	 * Where to go when init() refuses (-EOPNOTSUPP, -EINVAL, -EPERM,
+	 * -ENOSYS, -EACCES): the next strategy to try, or PC_AUTO for none.
+	 */
+	enum pc_strategy fallback;
+	/* Set up s->priv; 0, or -errno with s->stats.reason saying why. */
+	int (*init)(struct pc_wstream *s);
+	/*
+	 * Write all of @len at @off (ignored with O_APPEND: at the end), handing
+	 * every byte to the kernel before it returns.  Returns @len, fewer
+	 * after an error that stopped it, or -errno.
+	 */
+	ssize_t (*pwrite)(struct pc_wstream *s, const void *buf, size_t len, uint64_t off);
+	/* PC_WS_LEND: a buffer of s->chunk bytes to fill, or NULL (-ENOMEM ...). */
+	void *(*lend)(struct pc_wstream *s, int *ret_err);
+	/* PC_WS_LEND: write @len bytes of the lent buffer at @off. */
+	ssize_t (*commit)(struct pc_wstream *s, size_t len, uint64_t off);
+	/* Wait for writes in flight (before fdatasync); 0 or -errno. */
+	int (*drain)(struct pc_wstream *s);
+	/* Close: wait, start writeback, evict what it may; 0 or -errno. */
+	int (*finish)(struct pc_wstream *s);
+	/* Free s->priv; must not fail. */
+	void (*release)(struct pc_wstream *s);
+};
+
+struct pc_wstream {
+	int fd;				/* the file, as opened by the caller or us */
+	int own_fd;			/* the stream opened fd and closes it */
+	int regular;			/* fd is a regular file */
+	int append;			/* fd has O_APPEND */
+	uint64_t pos;			/* the cursor */
+	size_t chunk;			/* opts.chunk_size, checked */
+	int err;			/* first I/O error not returned yet */
+	struct pc_wopts opts;
+	const struct pc_wstrategy_ops *ops;
+	void *priv;			/* the strategy's state */
+	void *lend_buf;			/* pc_wstream_lend() for strategies without lend() */
+	int lent;			/* a buffer is lent */
+	struct pc_wstats stats;
+};
+
+extern const struct pc_wstrategy_ops pc_wstrat_buffered;
+extern const struct pc_wstrategy_ops pc_wstrat_dontcache;
+extern const struct pc_wstrategy_ops pc_wstrat_dropbehind;
+extern const struct pc_wstrategy_ops pc_wstrat_direct;
+
+/* printf into / append "; " and printf to s->stats.reason. */
+void pc_wset_reason(struct pc_wstream *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void pc_wadd_reason(struct pc_wstream *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Keep @err as the stream's first I/O error not returned yet. */
+void pc_wnote_err(struct pc_wstream *s, int err);
+
+/*
+ * pwritev2 until all of @len is written, retrying EINTR and short writes;
+ * with O_APPEND at the end of the file (offset -1).  *ret_off gets where the
+ * bytes went.  Counts calls.  Returns @len, the bytes written before an
+ * error, or -errno when none were.
+ */
+ssize_t pc_wfull_pwrite(struct pc_wstream *s, const void *buf, size_t len,
+			uint64_t off, int rwf, uint64_t *ret_off);
+
+/* A description of s->fd's file of our own, opened with @flags, or -errno. */
+int pc_wreopen(struct pc_wstream *s, int flags);
+
+/* Choose a strategy for s (requested PC_AUTO); fills s->stats.reason. */
+enum pc_strategy pc_wauto_choose(struct pc_wstream *s);
+
+#endif

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The write-stream core: opening, strategy selection with fallbacks, the
+ * cursor, lending, errors kept for the next call, and the statistics.  The
+ * strategies (wstrat-*.c) do the writing behind the ops table.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "wstrategy.h"
+
+/* At most this many bytes of direct writes in flight, whatever the options. */
+#define WSTREAM_MAX_INFLIGHT_BYTES (16ull * PC_MIB)
+
+static const struct pc_wstrategy_ops *const wstrategy_table[PC_STRATEGY_COUNT] = {
+	[PC_BUFFERED] = &pc_wstrat_buffered,
+	[PC_DONTCACHE] = &pc_wstrat_dontcache,
+	[PC_DROPBEHIND] = &pc_wstrat_dropbehind,
+	[PC_DIRECT] = &pc_wstrat_direct,
+};
+
+void pc_wopts_init(struct pc_wopts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->strategy = PC_AUTO;
+	opts->chunk_size = PC_MIB;
+	opts->inflight = 8;
+	opts->flush_batch = 8 * PC_MIB;
+}
+
+static void vreason(struct pc_wstream *s, size_t at, const char *fmt, va_list ap)
+{
+	vsnprintf(s->stats.reason + at, sizeof(s->stats.reason) - at, fmt, ap);
+}
+
+void pc_wset_reason(struct pc_wstream *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreason(s, 0, fmt, ap);
+	va_end(ap);
+}
+
+void pc_wadd_reason(struct pc_wstream *s, const char *fmt, ...)
+{
+	size_t len = strlen(s->stats.reason);
+	va_list ap;
+
+	if (len && len + 2 < sizeof(s->stats.reason)) {
+		memcpy(s->stats.reason + len, "; ", 3);
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vreason(s, len, fmt, ap);
+	va_end(ap);
+}
+
+void pc_wnote_err(struct pc_wstream *s, int err)
+{
+	if (err < 0 && !s->err)
+		s->err = err;
+}
+
+static int take_err(struct pc_wstream *s)
+{
+	int err = s->err;
+
+	s->err = 0;
+	return err;
+}
+
+ssize_t pc_wfull_pwrite(struct pc_wstream *s, const void *buf, size_t len,
+			uint64_t off, int rwf, uint64_t *ret_off)
+{
+	off_t at = s->append ? -1 : (off_t)off;
+	size_t done = 0;
+
+	while (done < len) {
+		struct iovec iov = { (char *)buf + done, len - done };
+		ssize_t n;
+
+		s->stats.syscalls++;
+		n = pwritev2(s->fd, &iov, 1, at < 0 ? -1 : at + (off_t)done, rwf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return done ? (ssize_t)done : n < 0 ? -errno : -EIO;
+		if (!done && ret_off)
+			*ret_off = at < 0 ? (uint64_t)lseek(s->fd, 0, SEEK_CUR) - n : off;
+		done += n;
+	}
+	return done;
+}
+
+int pc_wreopen(struct pc_wstream *s, int flags)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", s->fd);
+	s->stats.syscalls++;
+	fd = open(path, flags | O_CLOEXEC | O_NOCTTY);
+	return fd < 0 ? -errno : fd;
+}
+
+static int wopts_check(struct pc_wstream *s)
+{
+	struct pc_wopts def, *o = &s->opts;
+
+	pc_wopts_init(&def);
+	if ((unsigned int)o->strategy >= PC_STRATEGY_COUNT)
+		return -EINVAL;
+	if (!o->chunk_size)
+		o->chunk_size = def.chunk_size;
+	if (!o->inflight)
+		o->inflight = def.inflight;
+	if (!o->flush_batch)
+		o->flush_batch = def.flush_batch;
+	if (o->chunk_size > 64u * PC_MIB || o->inflight > 4096)
+		return -EINVAL;
+	s->chunk = o->chunk_size;
+	if ((uint64_t)o->inflight * s->chunk > WSTREAM_MAX_INFLIGHT_BYTES)
+		o->inflight = WSTREAM_MAX_INFLIGHT_BYTES / s->chunk ? : 1;
+	return 0;
+}
+
+static int is_fallback_err(int err)
+{
+	return err == -EOPNOTSUPP || err == -EINVAL || err == -EPERM ||
+	       err == -ENOSYS || err == -EACCES;
+}
+
+/*
+ * Initialise the requested strategy, walking its fallback chain while a
+ * strategy refuses for lack of support; each refusal's reason is kept.
+ */
+static int wstrategy_setup(struct pc_wstream *s)
+{
+	enum pc_strategy id = s->opts.strategy;
+	char before[sizeof(s->stats.reason)], why[sizeof(s->stats.reason)];
+	int ret;
+
+	if (id == PC_AUTO)
+		id = pc_wauto_choose(s);
+	else
+		pc_wset_reason(s, "requested");
+	for (;;) {
+		snprintf(before, sizeof(before), "%s", s->stats.reason);
+		s->ops = wstrategy_table[id];
+		ret = s->append && !(s->ops->flags & PC_WS_APPEND) ? -EINVAL : 0;
+		if (ret)
+			pc_wset_reason(s, "O_APPEND writes must go through the page cache");
+		else
+			ret = s->ops->init(s);
+		if (!ret)
+			break;
+		if (!is_fallback_err(ret) || s->ops->fallback == PC_AUTO)
+			return ret;
+		snprintf(why, sizeof(why), "%s", s->stats.reason);
+		id = s->ops->fallback;
+		pc_wset_reason(s, "%s; %s: %s, so %s", before, s->ops->name, why,
+			       pc_strategy_name(id));
+	}
+	s->stats.strategy = id;
+	return 0;
+}
+
+static int wstream_new(struct pc_wstream **ret_stream, int fd, int own_fd,
+		       const struct pc_wopts *opts)
+{
+	struct pc_wstream *s;
+	struct stat st;
+	int fl, ret;
+
+	if (fstat(fd, &st) < 0 || (fl = fcntl(fd, F_GETFL)) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if ((fl & O_ACCMODE) == O_RDONLY)
+		return -EBADF;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	*s = (struct pc_wstream){ .fd = fd, .own_fd = own_fd };
+	s->regular = S_ISREG(st.st_mode);
+	s->append = !!(fl & O_APPEND);
+	if (opts)
+		s->opts = *opts;
+	else
+		pc_wopts_init(&s->opts);
+	ret = wopts_check(s);
+	if (ret)
+		goto out_free;
+	s->stats.requested = s->opts.strategy;
+	if (!s->regular) {
+		s->ops = &pc_wstrat_buffered;
+		s->stats.strategy = PC_BUFFERED;
+		pc_wset_reason(s, "not a regular file: plain write(2)");
+	} else {
+		off_t cur = lseek(fd, 0, s->append ? SEEK_END : SEEK_CUR);
+
+		s->pos = cur > 0 ? (uint64_t)cur : 0;
+		ret = wstrategy_setup(s);
+		if (ret)
+			goto out_free;
+	}
+	*ret_stream = s;
+	return 0;
+out_free:
+	free(s);
+	return ret;
+}
+
+int pc_wstream_fdopen(struct pc_wstream **ret_stream, int fd,
+		      const struct pc_wopts *opts)
+{
+	if (fd < 0 || !ret_stream)
+		return -EBADF;
+	return wstream_new(ret_stream, fd, 0, opts);
+}
+
+int pc_wstream_open(struct pc_wstream **ret_stream, const char *path, int flags,
+		    mode_t mode, const struct pc_wopts *opts)
+{
+	int fd, ret;
+
+	if (!path || !ret_stream)
+		return -EINVAL;
+	if ((flags & O_ACCMODE) == O_RDONLY || (flags & O_DIRECT))
+		return -EINVAL;
+	fd = open(path, flags | O_CLOEXEC | O_NOCTTY, mode);
+	if (fd < 0)
+		return -errno;
+	ret = wstream_new(ret_stream, fd, 1, opts);
+	if (ret)
+		close(fd);
+	return ret;
+}
+
+/* write(2) for pipes and sockets: all of it, or what went before an error. */
+static ssize_t write_plain(struct pc_wstream *s, const void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n;
+
+		s->stats.syscalls++;
+		n = write(s->fd, (const char *)buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return done ? (ssize_t)done : n < 0 ? -errno : -EIO;
+		done += n;
+	}
+	return done;
+}
+
+/* Count what a write did and, sequential, move the cursor. */
+static ssize_t account(struct pc_wstream *s, ssize_t n, int seq)
+{
+	if (n > 0) {
+		s->stats.bytes_written += n;
+		if (seq && s->append)
+			s->pos = (uint64_t)lseek(s->fd, 0, SEEK_CUR);
+		else if (seq)
+			s->pos += n;
+	}
+	return n;
+}
+
+/* An earlier error first; the call does not run then. */
+static int pending(struct pc_wstream *s)
+{
+	s->lent = 0;
+	return take_err(s);
+}
+
+ssize_t pc_wstream_write(struct pc_wstream *s, const void *buf, size_t len)
+{
+	int err = pending(s);
+
+	if (err)
+		return err;
+	if (!len)
+		return 0;
+	if (!s->regular)
+		return account(s, write_plain(s, buf, len), 0);
+	return account(s, s->ops->pwrite(s, buf, len, s->pos), 1);
+}
+
+ssize_t pc_wstream_pwrite(struct pc_wstream *s, const void *buf, size_t len,
+			  uint64_t offset)
+{
+	int err = pending(s);
+
+	if (err)
+		return err;
+	if (!s->regular)
+		return -ESPIPE;
+	if (offset > INT64_MAX || len > INT64_MAX - offset)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	return account(s, s->ops->pwrite(s, buf, len, offset), 0);
+}
+
+ssize_t pc_wstream_lend(struct pc_wstream *s, void **ret_buf)
+{
+	void *buf;
+	int err = pending(s);
+
+	if (err)
+		return err;
+	if (s->regular && (s->ops->flags & PC_WS_LEND)) {
+		buf = s->ops->lend(s, &err);
+		if (!buf)
+			return err;
+	} else {
+		if (!s->lend_buf)
+			s->lend_buf = pc_buf_alloc(s->chunk);
+		if (!s->lend_buf)
+			return -ENOMEM;
+		buf = s->lend_buf;
+	}
+	s->lent = 1;
+	*ret_buf = buf;
+	return s->chunk;
+}
+
+ssize_t pc_wstream_commit(struct pc_wstream *s, size_t len)
+{
+	int lent = s->lent, err = pending(s);
+
+	if (err)
+		return err;
+	if (!lent || len > s->chunk)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	if (!s->regular)
+		return account(s, write_plain(s, s->lend_buf, len), 0);
+	if (s->ops->flags & PC_WS_LEND)
+		return account(s, s->ops->commit(s, len, s->pos), 1);
+	return account(s, s->ops->pwrite(s, s->lend_buf, len, s->pos), 1);
+}
+
+int pc_wstream_sync(struct pc_wstream *s)
+{
+	int err = pending(s);
+
+	if (!err && s->regular && s->ops->drain) {
+		err = s->ops->drain(s);
+		if (!err)
+			err = take_err(s);
+	}
+	if (!err) {
+		s->stats.syscalls++;
+		if (fdatasync(s->fd) < 0 && errno != EINVAL && errno != EROFS)
+			err = -errno;
+	}
+	return err;
+}
+
+void pc_wstream_stats(const struct pc_wstream *s, struct pc_wstats *ret_stats)
+{
+	*ret_stats = s->stats;
+}
+
+int pc_wstream_close(struct pc_wstream *s)
+{
+	int err;
+
+	if (!s)
+		return 0;
+	if (s->regular && s->ops->finish)
+		pc_wnote_err(s, s->ops->finish(s));
+	if (s->regular && s->ops->release)
+		s->ops->release(s);
+	err = take_err(s);
+	pc_buf_free(s->lend_buf, s->chunk);
+	if (s->own_fd && close(s->fd) < 0 && !err && errno != EINTR)
+		err = -errno;
+	free(s);
+	return err;
+}
