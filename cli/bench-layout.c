@@ -7,6 +7,9 @@
  * removed, and records in bench.made (device, inode, name) everything bench
  * made there: the folder, the lock, each data file.  Only what is recorded
  * is reused, rewritten or removed; a header alone does not make a file ours.
+ * With --rw write there is no layout: before each phase bench_fresh_files()
+ * makes the files empty (and records them), the phase writes them through
+ * the write stream, and bench_remove_files() removes them after it.
  */
 #include <errno.h>
 #include <sys/file.h>
@@ -199,6 +202,13 @@ static void fill(uint8_t *buf, size_t len, uint64_t seed)
 			buf[i] = 0xa5;
 }
 
+void bench_fill(uint8_t *buf, size_t len, uint64_t seed, int first)
+{
+	fill(buf, len, seed);
+	if (first && len >= sizeof(HEADER) - 1)
+		memcpy(buf, HEADER, sizeof(HEADER) - 1);
+}
+
 static void progress(uint64_t done, uint64_t total, double t0)
 {
 	char a[32], b[32];
@@ -309,7 +319,7 @@ int bench_layout_check(struct bench_run *run, uint64_t *ret_to_write)
 			return error("'%s' was not made by pagecliff bench (%s does not record "
 				     "it): refusing to touch it; move it away or choose another "
 				     "--directory", path, MADE_NAME);
-		if (what != 1)
+		if (what != 1 || job->rw == BENCH_WRITE)
 			need[k / job->numjobs] += job->size;
 	}
 	run->nfiles = n;
@@ -338,6 +348,10 @@ int bench_layout(struct bench_run *run)
 	double t0 = now_sec();
 	char name[32], a[32];
 
+	if (job->rw == BENCH_WRITE) {
+		bench_remove_files(run);	/* ours, left by an earlier run */
+		return 0;
+	}
 	for (unsigned int k = 0; k < run->nfiles; k++)
 		if (classify(file_claim(run, k, name, sizeof(name)), name, job->size) != 1)
 			total += job->size;
@@ -368,6 +382,51 @@ int bench_layout(struct bench_run *run)
 			secs, secs > 0 ? total / secs / 1e9 : 0.0);
 	}
 	return 0;
+}
+
+/* Make every file of the job empty and new (O_EXCL), recorded as bench's. */
+int bench_fresh_files(struct bench_run *run)
+{
+	char name[32];
+
+	for (unsigned int k = 0; k < run->nfiles; k++) {
+		struct bench_claim *c = file_claim(run, k, name, sizeof(name));
+		int fd = openat(c->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				O_CLOEXEC, 0644), ret;
+
+		if (fd < 0)
+			return error("cannot create '%s': %s", run->files[k], strerror(errno));
+		close(fd);
+		ret = made_add(c, name);
+		if (ret) {
+			unlinkat(c->dir_fd, name, 0);
+			return error("cannot record '%s' in '%s/" MADE_NAME "': %s",
+				     run->files[k], c->path, strerror(-ret));
+		}
+	}
+	return 0;
+}
+
+/* Remove the job's files that bench recorded making, and their records. */
+void bench_remove_files(struct bench_run *run)
+{
+	char name[32];
+
+	for (unsigned int k = 0; k < run->nfiles; k++) {
+		struct bench_claim *c = file_claim(run, k, name, sizeof(name));
+		struct stat st;
+		int i;
+
+		if (fstatat(c->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    (i = made_find(c, name, &st)) < 0)
+			continue;
+		if (unlinkat(c->dir_fd, name, 0)) {
+			warning("cannot remove '%s': %s", run->files[k], strerror(errno));
+			continue;
+		}
+		c->made[i] = c->made[--c->nmade];
+		made_write(c, "");
+	}
 }
 
 /* Who holds the lock, from the lock file's text, into @buf. */

@@ -22,6 +22,7 @@
 
 enum bench_format { BENCH_TEXT, BENCH_JSON, BENCH_CSV };
 enum bench_api { BENCH_COPY, BENCH_ZEROCOPY };
+enum bench_rw { BENCH_READ, BENCH_WRITE };
 enum bench_engine { BENCH_ENGINE_DEFAULT, BENCH_ENGINE_SYNC, BENCH_ENGINE_PSYNC,
 		    BENCH_ENGINE_URING };
 
@@ -50,6 +51,7 @@ struct bench_job {
 	enum bench_api api;
 	int builtin;			/* the built-in default job */
 	int quiet;			/* no live status line */
+	enum bench_rw rw;		/* --rw: read the data set, or write fresh files */
 };
 
 /* One sampling interval of one phase: every figure the report shows. */
@@ -67,6 +69,13 @@ struct bench_row {
 	double allocstall, cg_pgscan, cg_pgsteal;	/* per second */
 	double psi_some, psi_full;	/* % of the interval stalled on memory */
 	unsigned int dstate;		/* worker threads in D state at the end */
+	double dirty, writeback;	/* bytes (cgroup when capped), at the end */
+	/* Write phases: share of the workers' kernel stacks, polled every
+	 * 50 ms, caught in each place; NAN when stacks cannot be read. */
+	double throttled_pct;		/* balance_dirty_pages: dirty throttling */
+	double reclaim_wait_pct;	/* reclaim waiting for writeback */
+	double reclaim_pct;		/* direct reclaim, any other wait */
+	unsigned int flushing;		/* workers in their final fdatasync at the end */
 };
 
 /* What one phase (mode) measured, beside its rows. */
@@ -86,6 +95,9 @@ struct bench_phase {
 	double cpu_proc_per_gib, cpu_sys_per_gib, cpu_kswapd_per_gib;
 	double peak_cache, pages_reclaimed;
 	double cache_start;		/* page cache at the phase's first sample */
+	double sync_secs;		/* write phases: longest fdatasync at the end */
+	double peak_dirty, peak_writeback;	/* bytes */
+	double throttled_pct, reclaim_wait_pct, reclaim_pct;	/* over the phase */
 	char verdict[512];
 };
 
@@ -129,6 +141,10 @@ int bench_claim(struct bench_run *run, unsigned int from);
 void bench_release(struct bench_run *run);
 int bench_layout_check(struct bench_run *run, uint64_t *ret_to_write);
 int bench_layout(struct bench_run *run);
+/* Write phases: the header and fill of bench's files, and their removal. */
+void bench_fill(uint8_t *buf, size_t len, uint64_t seed, int first);
+int bench_fresh_files(struct bench_run *run);
+void bench_remove_files(struct bench_run *run);
 
 /* bench-run.c */
 int bench_run_phases(struct bench_run *run);

@@ -39,7 +39,10 @@ static const char bench_usage[] =
 	"  -d, --directory DIR[:DIR...]  one per device; files go in DIR/pagecliff-bench/\n"
 	"  -j, --numjobs N       threads per directory, each its own file (default 1)\n"
 	"  -s, --size SIZE       bytes per thread (default 1g)\n"
-	"  -b, --bs SIZE         bytes per read (default 1m)\n"
+	"  -b, --bs SIZE         bytes per read or write (default 1m)\n"
+	"      --rw read|write   read the data set (default), or write fresh files\n"
+	"                        per mode through the write stream, each ended by\n"
+	"                        fdatasync inside the phase (fio's end_fsync=1)\n"
 	"      --ioengine E      sync, psync: direct mode keeps 1 read in flight;\n"
 	"                        io_uring: --iodepth reads in flight (default 1);\n"
 	"                        unset: the library's default (8); buffered modes\n"
@@ -72,7 +75,7 @@ static const char bench_usage[] =
 enum {
 	OPT_IOENGINE = 256, OPT_IODEPTH, OPT_RUNTIME, OPT_TIME_BASED, OPT_DIRECT,
 	OPT_API, OPT_MEM_ALIGN, OPT_NUMA, OPT_MEM_LIMIT, OPT_TESTBED, OPT_KEEP,
-	OPT_INTERVAL, OPT_FORMAT, OPT_TIMELINE, OPT_PLOT, OPT_CLEANUP,
+	OPT_INTERVAL, OPT_FORMAT, OPT_TIMELINE, OPT_PLOT, OPT_CLEANUP, OPT_RW,
 };
 
 /* What the command line set, so the built-in job fills in only the rest. */
@@ -226,6 +229,14 @@ static void parse_value_opt(struct bench_job *job, struct given *g, int c, const
 			usage_error("bad --testbed '%s': ram:SIZE, e.g. ram:5g", arg);
 		job->testbed = size_arg("--testbed", arg + 4, 64u << 20, UINT64_MAX / 2);
 		break;
+	case OPT_RW:
+		if (!strcmp(arg, "read"))
+			job->rw = BENCH_READ;
+		else if (!strcmp(arg, "write"))
+			job->rw = BENCH_WRITE;
+		else
+			usage_error("unknown --rw '%s' (read, write)", arg);
+		break;
 	case OPT_FORMAT:
 		if (!strcmp(arg, "text"))
 			job->format = BENCH_TEXT;
@@ -267,6 +278,8 @@ static void parse_opts(int argc, char **argv, struct bench_job *job, struct give
 		{ "timeline", required_argument, NULL, OPT_TIMELINE },
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "cleanup", no_argument, NULL, OPT_CLEANUP },
+		{ "rw", required_argument, NULL, OPT_RW },
+		{ "readwrite", required_argument, NULL, OPT_RW },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -328,7 +341,7 @@ static void apply_defaults(struct bench_run *run, const struct given *g)
 			job->numjobs = 2;
 		if (!g->size)
 			job->size = 2ull << 30;
-		if (!g->runtime) {
+		if (!g->runtime && job->rw == BENCH_READ) {
 			job->runtime = 10;
 			job->time_based = 1;
 		}
@@ -345,6 +358,9 @@ static void apply_defaults(struct bench_run *run, const struct given *g)
 		job->size = 1ull << 30;
 	if (job->time_based && !(job->runtime > 0))
 		usage_error("--time_based needs --runtime");
+	if (job->time_based && job->rw == BENCH_WRITE)
+		usage_error("--time_based reads the files again; with --rw write each phase "
+			    "writes its files once (--runtime alone stops it early)");
 	if (job->bs > job->size)
 		usage_error("--bs %llu is larger than --size %llu",
 			    (unsigned long long)job->bs, (unsigned long long)job->size);
@@ -593,6 +609,9 @@ static int bench_main(struct bench_run *run, const struct given *g)
 		builtin_dir(run);
 	if (run->job.keep && run->job.testbed)
 		bench_note(run, "--keep has no effect on the testbed: it is torn down");
+	if (run->job.keep && run->job.rw == BENCH_WRITE)
+		bench_note(run, "--keep has no effect with --rw write: each phase removes the "
+			   "files it wrote");
 	run->started = (double)time(NULL);
 	ret = run_job(run);
 	if (ret == -EXIT_USAGE)
