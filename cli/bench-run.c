@@ -158,13 +158,22 @@ static void worker_wopts(const struct bench_job *job, enum pc_strategy mode,
 		o->inflight = job->iodepth;
 }
 
+/* The buffers a write stream lent that bench has filled already. */
+struct lent_seen {
+	void *buf[64];
+	unsigned int n;
+};
+
 /*
- * One chunk: from bench's buffer (copy API), or filled into the buffer the
- * stream lends and committed (zero-copy API; the memcpy is the producer's).
+ * One chunk: from bench's buffer (copy API), or in the buffer the stream
+ * lends, committed (zero-copy API).  Bench fills each lent buffer once and
+ * then reuses its contents, as fio reuses its buffer (refill_buffers=0); the
+ * first chunk, with the header, is always copied in.
  */
 static ssize_t write_chunk(struct pc_wstream *s, const struct bench_job *job,
-			   const char *src, size_t len)
+			   const char *src, size_t len, int first, struct lent_seen *seen)
 {
+	unsigned int i;
 	void *lent;
 	ssize_t size;
 
@@ -175,7 +184,12 @@ static ssize_t write_chunk(struct pc_wstream *s, const struct bench_job *job,
 		return size;
 	if ((size_t)size < len)
 		len = size;
-	memcpy(lent, src, len);
+	for (i = 0; i < seen->n && seen->buf[i] != lent; i++)
+		;
+	if (first || i == seen->n)
+		memcpy(lent, src, len);
+	if (i == seen->n && seen->n < sizeof(seen->buf) / sizeof(seen->buf[0]))
+		seen->buf[seen->n++] = lent;
 	return pc_wstream_commit(s, len);
 }
 
@@ -188,6 +202,7 @@ static int write_pass(struct worker *w, const char *buf, const char *first)
 {
 	const struct bench_job *job = &w->run->job;
 	struct pc_wstream *s = NULL;
+	struct lent_seen seen = { .n = 0 };
 	struct pc_wopts o;
 	uint64_t off = 0;
 	double t;
@@ -201,10 +216,10 @@ static int write_pass(struct worker *w, const char *buf, const char *first)
 		return ret;
 	while (off < job->size && !atomic_load_explicit(&phase_stop, memory_order_relaxed)) {
 		size_t len = job->size - off < job->bs ? job->size - off : job->bs;
-		ssize_t n = write_chunk(s, job, off ? buf : first, len);
+		ssize_t n = write_chunk(s, job, off ? buf : first, len, !off, &seen);
 
-		if (n < 0) {
-			ret = (int)n;
+		if (n <= 0) {
+			ret = n ? (int)n : -EIO;
 			break;
 		}
 		off += (uint64_t)n;

@@ -43,7 +43,7 @@ for k in ("dirty_bytes", "writeback_bytes", "throttled_pct", "reclaim_wait_pct",
     assert k in t[0], k
 assert sum(int(r["bytes"]) for r in t) == 5 * 2 * size
 PY
-"$PAGECLIFF" bench --rw write -d "$T" --numjobs 1 --size 8m --mode direct --interval 100ms \
+"$PAGECLIFF" bench --rw write -d "$T" --numjobs 1 --size 8m --mode direct --api zerocopy --interval 100ms \
 	-q --output-format csv -o "$T/r.csv" 2>"$T/err" || fail "csv run: $(cat "$T/err")"
 python3 - "$T" <<'PY' || fail "csv checks"
 import csv, sys
