@@ -180,7 +180,11 @@ void pc_stream_close(struct pc_stream *stream);
  *                pages when it completes.
  * PC_DROPBEHIND  buffered writes; behind the cursor writeback is started in
  *                batches and, a few batches later, waited for and the batch
- *                evicted, so a few batches stay cached.  Every kernel.
+ *                evicted, so a few batches stay cached.  Every kernel.  This
+ *                follows sequential runs: a write that does not continue the
+ *                last one starts a new run, and a run shorter than a batch
+ *                (a small file, scattered positioned writes) is left to the
+ *                kernel's writeback and stays cached.
  * PC_DIRECT      O_DIRECT through io_uring with several writes in flight from
  *                aligned buffers; bytes before the first and after the last
  *                aligned block of a write go through the page cache and are
@@ -199,7 +203,10 @@ void pc_stream_close(struct pc_stream *stream);
  *   error seen while waiting to evict) is returned by the next call on the
  *   stream, or by pc_wstream_close(), once; it is never swallowed, and the
  *   stream waits through a file description of its own, so the caller's own
- *   fsync(2) on a descriptor of the file still reports it too.
+ *   fsync(2) on a descriptor of the file still reports it too (PC_DIRECT:
+ *   a failed direct write is reported to its submitter only, the stream).
+ *   With PC_DIRECT, writes already in flight when one fails may still land,
+ *   so after an error the file can hold a hole where the failed write was.
  * - Pages of the file that were cached before the stream wrote them, or dirty
  *   from someone else, are not evicted (PC_DIRECT excepted: the kernel
  *   invalidates cached pages under a direct write, writing dirty ones back
@@ -311,6 +318,12 @@ void pc_wstream_stats(const struct pc_wstream *stream, struct pc_wstats *ret_sta
  * freed either way).  NULL is accepted and returns 0.
  */
 int pc_wstream_close(struct pc_wstream *stream);
+
+/*
+ * As pc_wstream_close(), and first fill *ret_stats with the stream's final
+ * figures (what close evicted included).  @ret_stats may be NULL.
+ */
+int pc_wstream_close_stats(struct pc_wstream *stream, struct pc_wstats *ret_stats);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,10 @@
  * for the writeback the kernel started on the range it wrote, so that an
  * error is returned instead of lost with the stream's fd (the caller's own
  * fsync still sees it).
+ *
+ * The kernel keeps a page that an earlier write instantiated when a later
+ * one writes into it (two unaligned writes sharing a page), so the writes go
+ * through the flusher too, which evicts such pages behind the cursor.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,12 +22,14 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "flusher.h"
 #include "internal.h"
 #include "wstrategy.h"
 
 struct wdontcache {
 	int wait_fd;			/* read-only description of our own */
 	uint64_t lo, hi;		/* the range written */
+	struct pc_flusher flusher;	/* waits through wait_fd */
 };
 
 static int probe(struct pc_wstream *s, int fd)
@@ -64,6 +70,11 @@ static int wdontcache_init(struct pc_wstream *s)
 	if (!d)
 		goto out_close;
 	*d = (struct wdontcache){ .wait_fd = fd, .lo = UINT64_MAX };
+	ret = pc_wflush_init(s, &d->flusher, fd);
+	if (ret) {
+		free(d);
+		goto out_close;
+	}
 	s->priv = d;
 	return 0;
 out_close:
@@ -76,8 +87,15 @@ static ssize_t wdontcache_pwrite(struct pc_wstream *s, const void *buf, size_t l
 {
 	struct wdontcache *d = s->priv;
 	uint64_t at = off;
-	ssize_t n = pc_wfull_pwrite(s, buf, len, off, RWF_DONTCACHE, &at);
+	ssize_t n;
 
+	if (s->append)
+		at = UINT64_MAX;	/* not known before: see below */
+	n = pc_wflush_pwrite(s, &d->flusher, buf, len, off, RWF_DONTCACHE);
+	if (n > 0 && s->append) {
+		s->stats.syscalls++;
+		at = (uint64_t)lseek(s->fd, 0, SEEK_CUR) - n;
+	}
 	if (n > 0) {
 		d->lo = at < d->lo ? at : d->lo;
 		d->hi = at + n > d->hi ? at + n : d->hi;
@@ -89,9 +107,10 @@ static ssize_t wdontcache_pwrite(struct pc_wstream *s, const void *buf, size_t l
 static int wdontcache_finish(struct pc_wstream *s)
 {
 	struct wdontcache *d = s->priv;
+	int ret = pc_wflush_finish(s, &d->flusher);
 
-	if (d->hi <= d->lo)
-		return 0;
+	if (ret || d->hi <= d->lo)
+		return ret;
 	s->stats.syscalls++;
 	if (sync_file_range(d->wait_fd, d->lo, d->hi - d->lo,
 			    SYNC_FILE_RANGE_WAIT_AFTER) < 0 && errno != EINTR)
@@ -103,6 +122,7 @@ static void wdontcache_release(struct pc_wstream *s)
 {
 	struct wdontcache *d = s->priv;
 
+	pc_flusher_release(&d->flusher);
 	close(d->wait_fd);
 	free(d);
 	s->priv = NULL;

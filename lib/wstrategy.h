@@ -91,6 +91,18 @@ ssize_t pc_wfull_pwrite(struct pc_wstream *s, const void *buf, size_t len,
 /* A description of s->fd's file of our own, opened with @flags, or -errno. */
 int pc_wreopen(struct pc_wstream *s, int flags);
 
+struct pc_flusher;
+
+/*
+ * Writes through the flusher (wflush.c): set @f up for s (waiting through
+ * @wait_fd, or -1 for one of its own), write with pwritev2 flags @rwf, and
+ * finish at close.  Writeback errors are kept with pc_wnote_err().
+ */
+int pc_wflush_init(struct pc_wstream *s, struct pc_flusher *f, int wait_fd);
+ssize_t pc_wflush_pwrite(struct pc_wstream *s, struct pc_flusher *f,
+			 const void *buf, size_t len, uint64_t off, int rwf);
+int pc_wflush_finish(struct pc_wstream *s, struct pc_flusher *f);
+
 /* Choose a strategy for s (requested PC_AUTO); fills s->stats.reason. */
 enum pc_strategy pc_wauto_choose(struct pc_wstream *s);
 

@@ -376,7 +376,7 @@ void pc_wstream_stats(const struct pc_wstream *s, struct pc_wstats *ret_stats)
 	*ret_stats = s->stats;
 }
 
-int pc_wstream_close(struct pc_wstream *s)
+int pc_wstream_close_stats(struct pc_wstream *s, struct pc_wstats *ret_stats)
 {
 	int err;
 
@@ -384,6 +384,8 @@ int pc_wstream_close(struct pc_wstream *s)
 		return 0;
 	if (s->regular && s->ops->finish)
 		pc_wnote_err(s, s->ops->finish(s));
+	if (ret_stats)
+		*ret_stats = s->stats;
 	if (s->regular && s->ops->release)
 		s->ops->release(s);
 	err = take_err(s);
@@ -392,4 +394,9 @@ int pc_wstream_close(struct pc_wstream *s)
 		err = -errno;
 	free(s);
 	return err;
+}
+
+int pc_wstream_close(struct pc_wstream *s)
+{
+	return pc_wstream_close_stats(s, NULL);
 }

@@ -19,6 +19,12 @@
  *   nodirect        open(2) with O_DIRECT fails with EINVAL
  *   dio             the file is opened with FOPEN_DIRECT_IO (no page cache)
  *   tag=WORD        ignored: makes names unique, so state is not shared
+ *   rw              the file can be written: it starts as size= pattern
+ *                   bytes and holds what is written (in memory); O_TRUNC
+ *                   and truncate(2) work
+ *   weio=N          a write request covering byte N fails with EIO
+ *   wnospc=N        ... with ENOSPC
+ *   wdquot=N        ... with EDQUOT (no kernel quota needed)
  *
  * Folders whose names start with "dir-" exist wherever they are looked up,
  * so the same file name can be had fresh in dir-a/ and dir-b/ (a file's
@@ -40,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,6 +66,9 @@ struct spec {
 	uint64_t change_to;
 	int nodirect;
 	int dio;
+	int rw;
+	int64_t werr_at;		/* -1: none */
+	int werr;			/* errno of a write covering werr_at */
 };
 
 /* What a file has become: only its size changes. */
@@ -66,6 +76,7 @@ struct file_state {
 	char name[1024];		/* the whole path: state is per path */
 	uint64_t size;
 	int changed;
+	int memfd;			/* rw files: the bytes, else -1 */
 };
 
 static struct {
@@ -117,6 +128,8 @@ static int parse_item(struct spec *sp, const char *s, const char *end)
 #define KEY(k) (klen == strlen(k) && !memcmp(s, k, klen))
 	if (KEY("nodirect") && !eq)
 		sp->nodirect = 1;
+	else if (KEY("rw") && !eq)
+		sp->rw = 1;
 	else if (KEY("dio") && !eq)
 		sp->dio = 1;
 	else if (!eq)
@@ -137,6 +150,12 @@ static int parse_item(struct spec *sp, const char *s, const char *end)
 		sp->short_len = n, sp->dio = 1;
 	else if (KEY("delay"))
 		sp->delay_ms = n;
+	else if (KEY("weio"))
+		sp->werr_at = n, sp->werr = EIO;
+	else if (KEY("wnospc"))
+		sp->werr_at = n, sp->werr = ENOSPC;
+	else if (KEY("wdquot"))
+		sp->werr_at = n, sp->werr = EDQUOT;
 	else
 		return -1;
 #undef KEY
@@ -146,7 +165,7 @@ static int parse_item(struct spec *sp, const char *s, const char *end)
 /* Parse a file name (without the leading '/'); 0, or -1 when it is none. */
 static int spec_parse(const char *name, struct spec *ret)
 {
-	struct spec sp = { .seed = 7, .eio = -1, .change_at = -1 };
+	struct spec sp = { .seed = 7, .eio = -1, .change_at = -1, .werr_at = -1 };
 	const char *s = name;
 	int have_size = 0;
 
@@ -197,6 +216,24 @@ static int path_spec(const char *path, struct spec *ret)
 	return spec_parse(name, ret);
 }
 
+/* A memfd holding the initial bytes of a rw file, or -1. */
+static int memfd_fill(const struct spec *sp)
+{
+	char buf[65536];
+	int fd = memfd_create("faultfs", MFD_CLOEXEC);
+
+	for (uint64_t off = 0; fd >= 0 && off < sp->size; off += sizeof(buf)) {
+		size_t n = sp->size - off < sizeof(buf) ? sp->size - off : sizeof(buf);
+
+		t_pattern_fill(buf, off, n, sp->seed);
+		if (pwrite(fd, buf, n, off) != (ssize_t)n) {
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
 /* The state of @name, created from @sp on first use; fs.lock held. */
 static struct file_state *state_of(const char *name, const struct spec *sp)
 {
@@ -210,6 +247,7 @@ static struct file_state *state_of(const char *name, const struct spec *sp)
 	f = &fs.files[fs.nfiles++];
 	snprintf(f->name, sizeof(f->name), "%s", name);
 	f->size = sp->size;
+	f->memfd = sp->rw ? memfd_fill(sp) : -1;
 	return f;
 }
 
@@ -277,7 +315,7 @@ static int ff_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		return 0;
 	}
 	if (!path_spec(path, &sp)) {
-		st->st_mode = S_IFREG | 0444;
+		st->st_mode = S_IFREG | (sp.rw ? 0644 : 0444);
 		st->st_nlink = 1;
 		st->st_size = current_size(path + 1, &sp);
 		st->st_blksize = 4096;
@@ -290,15 +328,19 @@ static int ff_getattr(const char *path, struct stat *st, struct fuse_file_info *
 	return lstat(real, st) < 0 ? -errno : 0;
 }
 
+static int ff_truncate(const char *path, off_t size, struct fuse_file_info *fi);
+
 static int ff_open(const char *path, struct fuse_file_info *fi)
 {
 	char real[4096];
 	struct spec sp;
 	int fd, ret;
 
-	if ((fi->flags & O_ACCMODE) != O_RDONLY)
-		return -EROFS;
 	if (!path_spec(path, &sp)) {
+		if ((fi->flags & O_ACCMODE) != O_RDONLY && !sp.rw)
+			return -EROFS;
+		if (sp.rw && (fi->flags & O_TRUNC) && ff_truncate(path, 0, fi))
+			return -EIO;
 		if (sp.nodirect && (fi->flags & O_DIRECT))
 			return -EINVAL;
 		fi->direct_io = sp.dio;
@@ -306,6 +348,8 @@ static int ff_open(const char *path, struct fuse_file_info *fi)
 		fi->fh = UINT64_MAX;
 		return 0;
 	}
+	if ((fi->flags & O_ACCMODE) != O_RDONLY)
+		return -EROFS;
 	ret = backing_path(path, real, sizeof(real));
 	if (ret)
 		return ret;
@@ -331,6 +375,84 @@ static void sleep_ms(unsigned int ms)
 		;
 }
 
+/* The memfd of a rw file, or -1; its size in *ret_size. */
+static int rw_fd(const char *name, const struct spec *sp, uint64_t *ret_size)
+{
+	struct file_state *f;
+	int fd;
+
+	pthread_mutex_lock(&fs.lock);
+	f = state_of(name, sp);
+	fd = f ? f->memfd : -1;
+	*ret_size = f ? f->size : 0;
+	pthread_mutex_unlock(&fs.lock);
+	return fd;
+}
+
+static int rw_read(const char *name, const struct spec *sp, char *buf,
+		   size_t len, off_t off)
+{
+	uint64_t size;
+	int fd = rw_fd(name, sp, &size);
+	ssize_t got;
+
+	if (fd < 0)
+		return -EIO;
+	if ((uint64_t)off >= size)
+		return 0;
+	if (size - off < len)
+		len = size - off;
+	got = pread(fd, buf, len, off);
+	return got < 0 ? -errno : got;
+}
+
+/* Writes of rw files; a request covering werr_at fails with werr. */
+static int ff_write(const char *path, const char *buf, size_t len, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct file_state *f;
+	struct spec sp;
+	uint64_t size;
+	ssize_t put;
+	int fd;
+
+	if (path_spec(path, &sp) || !sp.rw)
+		return -EROFS;
+	if (sp.werr_at >= 0 && (uint64_t)sp.werr_at >= (uint64_t)off &&
+	    (uint64_t)sp.werr_at - off < len)
+		return -sp.werr;
+	fd = rw_fd(path + 1, &sp, &size);
+	if (fd < 0)
+		return -EIO;
+	put = pwrite(fd, buf, len, off);
+	if (put < 0)
+		return -errno;
+	pthread_mutex_lock(&fs.lock);
+	f = state_of(path + 1, &sp);
+	if (f && f->size < (uint64_t)off + put)
+		f->size = off + put;
+	pthread_mutex_unlock(&fs.lock);
+	return put;
+}
+
+static int ff_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+{
+	struct file_state *f;
+	struct spec sp;
+	int ret = 0;
+
+	if (path_spec(path, &sp) || !sp.rw)
+		return -EROFS;
+	pthread_mutex_lock(&fs.lock);
+	f = state_of(path + 1, &sp);
+	if (!f || f->memfd < 0 || ftruncate(f->memfd, size) < 0)
+		ret = -EIO;
+	else
+		f->size = size;
+	pthread_mutex_unlock(&fs.lock);
+	return ret;
+}
+
 static int ff_read(const char *path, char *buf, size_t len, off_t off,
 		   struct fuse_file_info *fi)
 {
@@ -344,6 +466,8 @@ static int ff_read(const char *path, char *buf, size_t len, off_t off,
 	}
 	if (path_spec(path, &sp))
 		return -ENOENT;
+	if (sp.rw)
+		return rw_read(path + 1, &sp, buf, len, off);
 	if (sp.delay_ms)
 		sleep_ms(sp.delay_ms);
 	if (sp.eio >= 0 && (uint64_t)sp.eio >= (uint64_t)off &&
@@ -377,6 +501,8 @@ static const struct fuse_operations ff_ops = {
 	.open = ff_open,
 	.release = ff_release,
 	.read = ff_read,
+	.write = ff_write,
+	.truncate = ff_truncate,
 	.readdir = ff_readdir,
 };
 

@@ -117,11 +117,18 @@ static int test_foreign(const char *dir)
 	       (unsigned long long)wt_cached(fd, 5 * MIB, BATCH),
 	       (unsigned long long)wt_cached(fd, 9 * MIB, 64 * 1024),
 	       (unsigned long long)(wt_cached(fd, 0, 5 * MIB) + wt_cached(fd, 6 * MIB, 3 * MIB)));
-	T_CHECK(wt_cached(fd, 5 * MIB, BATCH) == BATCH, "foreign batch dropped");
+	/*
+	 * Dirty at the snapshot: its whole batch is left alone.  Written back
+	 * by the kernel in between (the machine is shared): a clean page cached
+	 * before, kept alone.
+	 */
+	T_CHECK(wt_cached(fd, 5 * MIB, page) == page, "someone else's page dropped");
+	T_CHECK(wt_cached(fd, 5 * MIB, BATCH) == BATCH || wt_cached(fd, 5 * MIB, BATCH) == page,
+		"batch 5 half dropped");
 	T_CHECK(wt_cached(fd, 9 * MIB, 64 * 1024) == 64 * 1024, "pages cached before dropped");
 	T_CHECK(wt_cached(fd, 0, 5 * MIB) == 0, "own batches left");
 	T_CHECK(wt_cached(fd, 6 * MIB, 3 * MIB) == 0, "own batches left");
-	T_CHECK(f.bytes_kept >= BATCH + 64 * 1024, "kept %llu", (unsigned long long)f.bytes_kept);
+	T_CHECK(f.bytes_kept >= page + 64 * 1024, "kept %llu", (unsigned long long)f.bytes_kept);
 	pc_flusher_release(&f);
 	T_CHECK(!fsync(fd), "fsync: %s", strerror(errno));
 	close(fd);

@@ -21,6 +21,7 @@ static struct {
 	char mnt[300];		/* the file system on the loop device */
 	char dev[64];
 	int tmpfs_mounted, mounted;
+	pid_t owner;		/* the process that made it undoes it */
 } thin;
 
 static int sh(const char *cmd)
@@ -30,17 +31,21 @@ static int sh(const char *cmd)
 	return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
-static void thin_teardown(void)
+void wt_teardown(void)
 {
 	char cmd[1024];
 
+	if (thin.owner != getpid())
+		return;
 	if (thin.mounted) {
 		snprintf(cmd, sizeof(cmd), "umount '%s' 2>/dev/null || umount -l '%s'",
 			 thin.mnt, thin.mnt);
 		sh(cmd);
 		thin.mounted = 0;
-		rmdir(thin.mnt);
 	}
+	if (thin.mnt[0])
+		rmdir(thin.mnt);
+	thin.mnt[0] = 0;
 	if (thin.dev[0]) {
 		snprintf(cmd, sizeof(cmd), "losetup -d '%s' 2>/dev/null", thin.dev);
 		sh(cmd);
@@ -59,7 +64,7 @@ static void thin_teardown(void)
 
 static void thin_signal(int sig)
 {
-	thin_teardown();
+	wt_teardown();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -78,7 +83,8 @@ static void thin_attach(uint64_t size)
 	thin.dev[strcspn(thin.dev, "\n")] = 0;
 }
 
-const char *wt_thinfs(const char *fstype, uint64_t size, uint64_t room)
+static const char *thin_make(const char *fstype, uint64_t size, uint64_t room,
+			     const char *mkfs_options, const char *options)
 {
 	char cmd[1024];
 
@@ -87,7 +93,8 @@ const char *wt_thinfs(const char *fstype, uint64_t size, uint64_t room)
 	snprintf(cmd, sizeof(cmd), "command -v mkfs.%s >/dev/null", fstype);
 	if (sh(cmd))
 		t_skip("mkfs.%s is not installed", fstype);
-	atexit(thin_teardown);
+	thin.owner = getpid();
+	atexit(wt_teardown);
 	signal(SIGINT, thin_signal);
 	signal(SIGTERM, thin_signal);
 	snprintf(thin.top, sizeof(thin.top), "/tmp/pagecliff-thin-XXXXXX");
@@ -99,16 +106,22 @@ const char *wt_thinfs(const char *fstype, uint64_t size, uint64_t room)
 		t_skip("cannot mount a tmpfs");
 	thin.tmpfs_mounted = 1;
 	thin_attach(size);
-	snprintf(cmd, sizeof(cmd), "mkfs.%s -q %s '%s' >/dev/null 2>&1", fstype,
-		 strcmp(fstype, "xfs") ? "-F" : "-f", thin.dev);
+	snprintf(cmd, sizeof(cmd), "mkfs.%s -q %s %s '%s' >/dev/null 2>&1", fstype,
+		 strcmp(fstype, "xfs") ? "-F" : "-f", mkfs_options ? mkfs_options : "",
+		 thin.dev);
 	if (sh(cmd))
 		t_fail("mkfs.%s on %s failed", fstype, thin.dev);
 	snprintf(thin.mnt, sizeof(thin.mnt), "%s-mnt", thin.top);
 	if (mkdir(thin.mnt, 0700))
 		t_fail("cannot make a mount point: %s", strerror(errno));
-	snprintf(cmd, sizeof(cmd), "mount -t %s '%s' '%s'", fstype, thin.dev, thin.mnt);
-	if (sh(cmd))
-		t_fail("cannot mount %s on %s", thin.dev, thin.mnt);
+	snprintf(cmd, sizeof(cmd), "mount -t %s -o '%s' '%s' '%s' 2>/dev/null", fstype,
+		 options ? options : "defaults", thin.dev, thin.mnt);
+	if (sh(cmd)) {
+		if (!options)
+			t_fail("cannot mount %s on %s", thin.dev, thin.mnt);
+		wt_teardown();
+		return NULL;	/* the options are not supported here */
+	}
 	thin.mounted = 1;
 	return thin.mnt;
 }
@@ -162,4 +175,40 @@ void wt_check_file(const char *path, uint64_t size, uint32_t seed)
 	if (off != size)
 		t_fail("'%s' has %llu bytes, expected %llu", path,
 		       (unsigned long long)off, (unsigned long long)size);
+}
+
+const char *wt_thinfs(const char *fstype, uint64_t size, uint64_t room)
+{
+	return thin_make(fstype, size, room, NULL, NULL);
+}
+
+const char *wt_mountfs(const char *fstype, uint64_t size, const char *mkfs_options,
+		       const char *options)
+{
+	return thin_make(fstype, size, size + (64u << 20), mkfs_options, options);
+}
+
+const char *wt_dev(void)
+{
+	return thin.dev;
+}
+
+int wt_in_child(int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		t_fail("fork: %s", strerror(errno));
+	if (!pid) {
+		st = fn(arg);
+		fflush(NULL);
+		wt_teardown();
+		_exit(st);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		t_fail("waitpid: %s", strerror(errno));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

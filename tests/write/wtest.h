@@ -18,6 +18,27 @@
  */
 const char *wt_thinfs(const char *fstype, uint64_t size, uint64_t room);
 
+/*
+ * As wt_thinfs() with room for everything, made with @mkfs_options and
+ * mounted with @options (-o); either may be NULL.  Returns NULL (all undone)
+ * when the kernel refuses to mount with @options.
+ */
+const char *wt_mountfs(const char *fstype, uint64_t size, const char *mkfs_options,
+		       const char *options);
+
+/* The loop device under wt_thinfs()'s or wt_mountfs()'s file system. */
+const char *wt_dev(void);
+
+/* Undo wt_thinfs() / wt_mountfs() now (also at exit); safe twice. */
+void wt_teardown(void);
+
+/*
+ * Run @fn in a child process; returns its exit status (or 128 + signal).
+ * The child flushes its output and undoes a file system it made itself;
+ * t_fail() and t_skip() in it go through exit() and undo it too.
+ */
+int wt_in_child(int (*fn)(void *), void *arg);
+
 uint64_t wt_page(void);
 
 /* cachestat(2) of [@off, @off + @len) of @fd in bytes; fails the test. */
