@@ -19,6 +19,9 @@
 #define BENCH_MAX_DIRS 16
 #define BENCH_MAX_MODES 8
 #define BENCH_FOLDER "pagecliff-bench"
+/* In every chart bench writes: the default chart is replaced only when it
+ * carries it. */
+#define BENCH_CHART_MARKER "<!-- written by pagecliff bench -->"
 
 enum bench_format { BENCH_TEXT, BENCH_JSON, BENCH_CSV };
 enum bench_api { BENCH_COPY, BENCH_ZEROCOPY };

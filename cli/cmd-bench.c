@@ -7,11 +7,14 @@
  * writes the report.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -110,45 +113,93 @@ static int parse_time(const char *str, double *ret)
 	return 0;
 }
 
+/* Split @list at @sep into @ret_items (at most @max); an empty item, or
+ * more than @max, is a usage error naming @opt. */
+static unsigned int split_list(const char *opt, char *list, char sep, char **ret_items,
+			       unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (char *p = list;; p++) {
+		char *end = strchr(p, sep);
+
+		if (end)
+			*end = '\0';
+		if (!*p)
+			usage_error("empty item in %s (items are separated by '%c')", opt, sep);
+		if (n == max)
+			usage_error("too many items in %s (at most %u)", opt, max);
+		ret_items[n++] = p;
+		if (!end)
+			break;
+		p = end;
+	}
+	return n;
+}
+
 static void parse_modes(struct bench_job *job, const char *list)
 {
-	char *copy = strdup(list), *tok, *save = NULL;
+	char *copy = strdup(list), *items[BENCH_MAX_MODES];
+	unsigned int n;
 
 	if (!copy)
 		die("out of memory");
+	n = split_list("--mode", copy, ',', items, BENCH_MAX_MODES);
 	job->nmodes = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (job->nmodes == BENCH_MAX_MODES)
-			usage_error("too many modes in --mode '%s' (at most %d)", list, BENCH_MAX_MODES);
-		if (pc_strategy_parse(tok, &job->modes[job->nmodes++]))
+	for (unsigned int i = 0; i < n; i++)
+		if (pc_strategy_parse(items[i], &job->modes[job->nmodes++]))
 			usage_error("unknown mode '%s' in --mode (buffered, direct, dontcache, "
-				    "dropbehind, auto)", tok);
-	}
+				    "dropbehind, auto)", items[i]);
 	free(copy);
-	if (!job->nmodes)
-		usage_error("empty --mode");
+}
+
+/*
+ * Whether bench can make its files under @dir: write and search permission
+ * in the folder when it is there, else in @dir; checked up front so that a
+ * read-only directory is a usage error, not a failure after setting up.
+ */
+static int dir_writable(const char *dir)
+{
+	char folder[4096 + 32];
+	struct stat st;
+
+	snprintf(folder, sizeof(folder), "%s/" BENCH_FOLDER, dir);
+	if (!lstat(folder, &st) && S_ISDIR(st.st_mode))
+		dir = folder;
+	return faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) ? -errno : 0;
 }
 
 static void parse_dirs(struct bench_job *job, const char *list)
 {
-	char *copy = strdup(list), *tok, *save = NULL;
+	char *copy = strdup(list), *items[BENCH_MAX_DIRS];
+	struct stat seen[BENCH_MAX_DIRS];
+	unsigned int n;
 
 	if (!copy)
 		die("out of memory");
-	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-		struct stat st;
+	n = split_list("--directory", copy, ':', items, BENCH_MAX_DIRS - job->ndirs);
+	for (unsigned int i = 0; i < job->ndirs; i++)
+		if (stat(job->dirs[i], &seen[i]))
+			usage_error("cannot use directory '%s': %s", job->dirs[i], strerror(errno));
+	for (unsigned int i = 0; i < n; i++) {
+		const char *tok = items[i];
+		struct stat *st = &seen[job->ndirs];
+		int ret;
 
-		if (job->ndirs == BENCH_MAX_DIRS)
-			usage_error("too many directories (at most %d)", BENCH_MAX_DIRS);
-		if (stat(tok, &st))
+		if (stat(tok, st))
 			usage_error("cannot use directory '%s': %s", tok, strerror(errno));
-		if (!S_ISDIR(st.st_mode))
+		if (!S_ISDIR(st->st_mode))
 			usage_error("cannot use directory '%s': not a directory", tok);
+		for (unsigned int j = 0; j < job->ndirs; j++)
+			if (seen[j].st_dev == st->st_dev && seen[j].st_ino == st->st_ino)
+				usage_error("directory '%s' is given twice (as '%s' before): "
+					    "its threads would read the same files", tok,
+					    job->dirs[j]);
+		if ((ret = dir_writable(tok)))
+			usage_error("cannot write in directory '%s': %s", tok, strerror(-ret));
 		job->dirs[job->ndirs++] = strdup(tok);
 	}
 	free(copy);
-	if (!job->ndirs)
-		usage_error("empty --directory");
 }
 
 static uint64_t size_arg(const char *opt, const char *arg, uint64_t min, uint64_t max)
@@ -435,7 +486,7 @@ static int setup_testbed(struct bench_run *run, struct testbed *tb)
 		 "%s on %s over a %s file in a tmpfs, mounted at %s", tb->fstype, tb->loopdev,
 		 bench_size(tb->size, a, sizeof(a)), tb->mnt);
 	if (strcmp(tb->fstype, "xfs"))
-		bench_note(run, "mkfs.xfs not found: the testbed uses ext4");
+		bench_note(run, "the testbed uses ext4: no mkfs.xfs, or under the 320 MiB XFS needs");
 	fprintf(stderr, "testbed: %s\n", run->testbed_desc);
 	return 0;
 }
@@ -488,43 +539,186 @@ static int join_cgroup(struct bench_run *run, struct cgroup *cg)
 	return 0;
 }
 
-static int write_file_with(const char *path, const char *what,
-			   const struct bench_run *run,
-			   void (*fn)(const struct bench_run *, FILE *))
-{
-	FILE *f = fopen(path, "w");
+/*
+ * The files a run writes, opened before anything is made so that a path
+ * that cannot be written is a usage error with nothing lost; truncated only
+ * when the report is written, removed when bench made them and nothing came.
+ */
+struct output {
+	const char *what;		/* "report", "timeline", "plot" */
+	const char *path;
+	char name[64];			/* the default chart's free name */
+	int fd;
+	int made;			/* this run created it */
+};
 
-	if (!f)
-		return error("cannot write %s '%s': %s", what, path, strerror(errno));
-	fn(run, f);
-	if (fclose(f))
-		return error("cannot write %s '%s': %s", what, path, strerror(errno));
-	return 0;
+enum { OUT_REPORT, OUT_TIMELINE, OUT_PLOT, OUT_N };
+static struct output outputs[OUT_N] = {
+	{ .what = "report", .fd = -1 }, { .what = "timeline", .fd = -1 },
+	{ .what = "plot", .fd = -1 },
+};
+
+/* Whether @path is a chart bench wrote: a regular file with the marker. */
+static int is_own_chart(const char *path)
+{
+	char head[512] = "";
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, head, sizeof(head) - 1);
+	close(fd);
+	if (n > 0)
+		head[n] = '\0';
+	return strstr(head, BENCH_CHART_MARKER) != NULL;
 }
 
-static int report(struct bench_run *run)
+/* Open the default chart: ours to replace, or the first free name. */
+static int open_default_chart(struct output *o)
 {
-	FILE *out = stdout;
+	for (int n = 0; n < 100; n++) {
+		int fd;
+
+		if (n)
+			snprintf(o->name, sizeof(o->name), "pagecliff-bench-%d.svg", n);
+		else
+			snprintf(o->name, sizeof(o->name), "pagecliff-bench.svg");
+		fd = open(o->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			o->made = 1;
+		else if (errno == EEXIST && is_own_chart(o->name))
+			fd = open(o->name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		else if (errno == EEXIST)
+			continue;
+		o->path = o->name;
+		return fd < 0 ? -errno : fd;
+	}
+	return -EEXIST;
+}
+
+/* Close the outputs; remove those this run made. */
+static void outputs_abandon(void)
+{
+	for (int i = 0; i < OUT_N; i++) {
+		if (outputs[i].fd < 0)
+			continue;
+		close(outputs[i].fd);
+		outputs[i].fd = -1;
+		if (outputs[i].made)
+			unlink(outputs[i].path);
+	}
+}
+
+static noreturn void outputs_refuse(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static noreturn void outputs_refuse(const char *fmt, ...)
+{
+	char msg[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	outputs_abandon();
+	usage_error("%s", msg);
+}
+
+/* Open (never truncate yet) each output the job names; exits 2 on failure. */
+static void open_outputs(struct bench_run *run, const struct given *g)
+{
+	const char *paths[OUT_N] = { run->job.output, run->job.timeline, run->job.plot };
+	struct stat st[OUT_N];
+
+	for (int i = 0; i < OUT_N; i++) {
+		struct output *o = &outputs[i];
+
+		if (!paths[i])
+			continue;
+		o->path = paths[i];
+		if (i == OUT_PLOT && !g->plot) {
+			o->fd = open_default_chart(o);
+		} else {
+			o->fd = open(o->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			o->made = o->fd >= 0;
+			if (o->fd < 0 && errno == EEXIST)
+				o->fd = open(o->path, O_WRONLY | O_CLOEXEC);
+		}
+		if (o->fd < 0)
+			outputs_refuse("cannot write %s '%s': %s", o->what, o->path,
+				       strerror(errno));
+		if (fstat(o->fd, &st[i]))
+			outputs_refuse("cannot write %s '%s': %s", o->what, o->path,
+				       strerror(errno));
+		for (int j = 0; j < i; j++)
+			if (outputs[j].fd >= 0 && S_ISREG(st[i].st_mode) &&
+			    st[j].st_dev == st[i].st_dev && st[j].st_ino == st[i].st_ino)
+				outputs_refuse("the %s and the %s are the same file '%s'",
+					       outputs[j].what, o->what, o->path);
+	}
+	if (outputs[OUT_PLOT].fd >= 0)
+		run->job.plot = outputs[OUT_PLOT].path;
+	if (outputs[OUT_PLOT].name[0] && strcmp(outputs[OUT_PLOT].name, "pagecliff-bench.svg"))
+		bench_note(run, "the chart goes to %s: pagecliff-bench.svg was not made by "
+			   "pagecliff bench and is left alone", outputs[OUT_PLOT].name);
+}
+
+/* Write output @i with @fn: now truncated and filled. */
+static int write_output(int i, const struct bench_run *run,
+			void (*fn)(const struct bench_run *, FILE *))
+{
+	struct output *o = &outputs[i];
+	struct stat st;
+	FILE *f;
 	int ret = 0;
 
-	bench_analyse(run);
-	if (run->job.output && !(out = fopen(run->job.output, "w")))
-		return error("cannot write report '%s': %s", run->job.output, strerror(errno));
+	if (!fstat(o->fd, &st) && S_ISREG(st.st_mode) && ftruncate(o->fd, 0))
+		ret = error("cannot write %s '%s': %s", o->what, o->path, strerror(errno));
+	f = ret ? NULL : fdopen(o->fd, "w");
+	if (!ret && !f)
+		ret = error("cannot write %s '%s': %s", o->what, o->path, strerror(errno));
+	if (f) {
+		fn(run, f);
+		if (fclose(f))
+			ret = error("cannot write %s '%s': %s", o->what, o->path,
+				    strerror(errno));
+	} else {
+		close(o->fd);
+	}
+	o->fd = -1;
+	o->made = 0;
+	return ret;
+}
+
+static void report_any(const struct bench_run *run, FILE *out)
+{
 	if (run->job.format == BENCH_JSON)
 		bench_report_json(run, out);
 	else if (run->job.format == BENCH_CSV)
 		bench_report_csv(run, out);
 	else
 		bench_report_text(run, out);
-	if (out != stdout && fclose(out))
-		ret = error("cannot write report '%s': %s", run->job.output, strerror(errno));
-	fflush(stdout);
-	if (run->job.timeline && run->nrows)
-		ret |= write_file_with(run->job.timeline, "timeline", run, bench_timeline_csv);
-	if (run->job.plot && run->nrows) {
-		ret |= write_file_with(run->job.plot, "plot", run, bench_plot_svg);
-		if (!ret)
+}
+
+static int report(struct bench_run *run)
+{
+	int ret = 0;
+
+	bench_analyse(run);
+	if (outputs[OUT_REPORT].fd >= 0) {
+		ret = write_output(OUT_REPORT, run, report_any);
+	} else {
+		report_any(run, stdout);
+		fflush(stdout);
+	}
+	if (outputs[OUT_TIMELINE].fd >= 0 && run->nrows)
+		ret |= write_output(OUT_TIMELINE, run, bench_timeline_csv);
+	if (outputs[OUT_PLOT].fd >= 0 && run->nrows) {
+		int err = write_output(OUT_PLOT, run, bench_plot_svg);
+
+		if (!err)
 			fprintf(stderr, "chart: %s\n", run->job.plot);
+		ret |= err;
 	}
 	return ret;
 }
@@ -588,6 +782,7 @@ static int bench_main(struct bench_run *run, const struct given *g)
 	}
 	apply_defaults(run, g);
 	check_job(run);
+	open_outputs(run, g);
 	cleanup_stale();
 	if (run->job.builtin && !run->job.testbed)
 		builtin_dir(run);
@@ -595,10 +790,13 @@ static int bench_main(struct bench_run *run, const struct given *g)
 		bench_note(run, "--keep has no effect on the testbed: it is torn down");
 	run->started = (double)time(NULL);
 	ret = run_job(run);
-	if (ret == -EXIT_USAGE)
+	if (ret == -EXIT_USAGE) {
+		outputs_abandon();
 		return EXIT_USAGE;
+	}
 	if (run->nrows || run->interrupted)
 		ret |= report(run);
+	outputs_abandon();	/* what got no rows */
 	if (stop_signal) {
 		fprintf(stderr, "%s: interrupted by signal %d; cleaned up\n", progname,
 			(int)stop_signal);

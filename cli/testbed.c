@@ -363,13 +363,16 @@ out_ctl:
 	return ret;
 }
 
+/* mkfs.xfs refuses file systems below 300 MB: smaller testbeds get ext4. */
+#define XFS_MIN_BYTES (320ull << 20)
+
 static int make_fs(struct testbed *tb)
 {
 	char *xfs[] = { "mkfs.xfs", "-q", "-f", tb->loopdev, NULL };
 	char *ext4[] = { "mkfs.ext4", "-q", "-F", "-E", "nodiscard", tb->loopdev, NULL };
 	int ret;
 
-	if (have_program("mkfs.xfs")) {
+	if (have_program("mkfs.xfs") && tb->size >= XFS_MIN_BYTES) {
 		snprintf(tb->fstype, sizeof(tb->fstype), "xfs");
 		ret = run_quiet(xfs);
 	} else {
