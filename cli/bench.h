@@ -104,6 +104,7 @@ struct bench_run {
 	int cgroup_version;
 	char testbed_desc[512];		/* "xfs on /dev/loop0 over ..." or "" */
 	char numa_desc[256];
+	char cache_desc[128];		/* what "page cache" counts */
 	char notes[8][256];		/* what it could not do, and why */
 	unsigned int nnotes;
 	int interrupted;
