@@ -90,29 +90,6 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-/* Parse a time: a number with s (default), ms, m or h. */
-static int parse_time(const char *str, double *ret)
-{
-	char *end;
-	double v;
-
-	if (!str || !*str || *str == '-')
-		return -EINVAL;
-	v = strtod(str, &end);
-	if (end == str || isnan(v) || isinf(v))
-		return -EINVAL;
-	if (!strcmp(end, "ms"))
-		v /= 1000;
-	else if (!strcmp(end, "m"))
-		v *= 60;
-	else if (!strcmp(end, "h"))
-		v *= 3600;
-	else if (*end && strcmp(end, "s"))
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 /* Split @list at @sep into @ret_items (at most @max); an empty item, or
  * more than @max, is a usage error naming @opt. */
 static unsigned int split_list(const char *opt, char *list, char sep, char **ret_items,
@@ -241,13 +218,15 @@ static void parse_value_opt(struct bench_job *job, struct given *g, int c, const
 		job->iodepth = count_arg("--iodepth", arg, 4096);
 		break;
 	case OPT_RUNTIME:
-		if (parse_time(arg, &job->runtime) || job->runtime <= 0)
+		if (parse_duration(arg, &job->runtime) || job->runtime <= 0)
 			usage_error("bad --runtime '%s': a positive time (30, 30s, 500ms, 2m)", arg);
 		g->runtime = 1;
 		break;
 	case OPT_INTERVAL:
-		if (parse_time(arg, &job->interval) || job->interval < 0.1 || job->interval > 3600)
-			usage_error("bad --interval '%s': from 100ms to 1h", arg);
+		if (parse_duration(arg, &job->interval) || job->interval < 0.1 ||
+		    job->interval > 3600)
+			usage_error("bad --interval '%s': a time from 100ms to 1h (500ms, 2s, 1m; "
+				    "a bare number is seconds)", arg);
 		g->interval = 1;
 		break;
 	case OPT_DIRECT:
