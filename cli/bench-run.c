@@ -470,6 +470,11 @@ static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
 		error("%s phase: cannot read: %s", pc_strategy_name(ph->mode),
 		      strerror(-ph->error));
 		run->failed = 1;
+	} else if (!ph->bytes && !ph->interrupted) {
+		/* 0.00 GB/s would be a figure of nothing */
+		error("%s phase: read nothing in %.1f s: its figures measure no I/O",
+		      pc_strategy_name(ph->mode), ph->secs);
+		run->failed = 1;
 	}
 	return 0;
 }

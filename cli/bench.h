@@ -17,6 +17,13 @@
 #include "bench-detect.h"
 
 #define BENCH_MAX_DIRS 16
+#define BENCH_MAX_IODEPTH 1024
+#define BENCH_MAX_BS (1ull << 30)
+/* The library's bound on one direct stream's bytes in flight: direct reads
+ * fewer or smaller requests when --iodepth x --bs is more. */
+#define BENCH_DIRECT_CEILING (64ull << 20)
+/* Threads' stacks, the timeline, the program: beside the buffers. */
+#define BENCH_MEM_BASE (16ull << 20)
 #define BENCH_MAX_MODES 8
 #define BENCH_FOLDER "pagecliff-bench"
 /* In every chart bench writes: the default chart is replaced only when it

@@ -215,7 +215,7 @@ static void parse_value_opt(struct bench_job *job, struct given *g, int c, const
 			usage_error("unknown --ioengine '%s' (sync, psync, io_uring)", arg);
 		break;
 	case OPT_IODEPTH:
-		job->iodepth = count_arg("--iodepth", arg, 4096);
+		job->iodepth = count_arg("--iodepth", arg, BENCH_MAX_IODEPTH);
 		break;
 	case OPT_RUNTIME:
 		if (parse_duration(arg, &job->runtime) || job->runtime <= 0)
@@ -307,7 +307,7 @@ static void parse_opts(int argc, char **argv, struct bench_job *job, struct give
 		case 'd': parse_dirs(job, optarg); break;
 		case 'j': job->numjobs = count_arg("--numjobs", optarg, 64); g->numjobs = 1; break;
 		case 's': job->size = size_arg("--size", optarg, 4096, UINT64_MAX / 2); g->size = 1; break;
-		case 'b': job->bs = size_arg("--bs", optarg, 512, 1u << 30); break;
+		case 'b': job->bs = size_arg("--bs", optarg, 512, BENCH_MAX_BS); break;
 		case 'm': parse_modes(job, optarg); g->modes = 1; break;
 		case 'o': job->output = optarg; break;
 		case 'q': job->quiet = 1; break;
@@ -380,6 +380,64 @@ static void apply_defaults(struct bench_run *run, const struct given *g)
 			    (unsigned long long)job->bs, (unsigned long long)job->size);
 }
 
+/* Reads in flight per direct stream, as worker_opts() sets them. */
+static uint64_t job_depth(const struct bench_job *job)
+{
+	if (job->engine == BENCH_ENGINE_URING)
+		return job->iodepth ? job->iodepth : 1;
+	if (job->engine != BENCH_ENGINE_DEFAULT)
+		return 1;
+	return job->iodepth ? job->iodepth : 8;	/* the library's default */
+}
+
+/*
+ * The memory the workers need beside the page cache (see the man page):
+ * per thread its read buffer (bs + a page; the library's with --api
+ * zerocopy) and, when a mode may read direct, min(depth x bs, ceiling) in
+ * flight; plus BENCH_MEM_BASE.
+ */
+static uint64_t job_memory(const struct bench_job *job, uint64_t *ret_inflight)
+{
+	uint64_t threads = (uint64_t)(job->ndirs ? job->ndirs : 1) * job->numjobs, inflight = 0;
+
+	for (unsigned int m = 0; m < job->nmodes; m++)
+		if (job->modes[m] == PC_DIRECT || job->modes[m] == PC_AUTO)
+			inflight = job_depth(job) * job->bs;
+	if (inflight > BENCH_DIRECT_CEILING)
+		inflight = BENCH_DIRECT_CEILING;
+	*ret_inflight = inflight;
+	return threads * (job->bs + 4096 + inflight) + BENCH_MEM_BASE;
+}
+
+/* Refuse a job whose buffers cannot fit: in half of --mem-limit (the rest is
+ * for the page cache the run is about), or in half of the available memory. */
+static void check_memory(const struct bench_job *job)
+{
+	uint64_t inflight, need = job_memory(job, &inflight);
+	unsigned int threads = (job->ndirs ? job->ndirs : 1) * job->numjobs;
+	struct sample_meminfo mi;
+	char a[32], b[32], c[32], d[32];
+
+	bench_size(job->bs + 4096, a, sizeof(a));
+	bench_size(inflight, b, sizeof(b));
+	bench_size(need, c, sizeof(c));
+	if (job->mem_limit && need > job->mem_limit / 2)
+		usage_error("--mem-limit %s cannot hold the job's buffers: %u thread%s x (%s read "
+			    "buffer + %s of direct reads in flight) + %llu MiB = %s, more than "
+			    "half the cap; use a smaller --bs or --numjobs, or a larger "
+			    "--mem-limit", bench_size(job->mem_limit, d, sizeof(d)), threads,
+			    threads == 1 ? "" : "s", a, b,
+			    (unsigned long long)(BENCH_MEM_BASE >> 20), c);
+	if (!sample_read_meminfo(NULL, &mi) && sample_known(mi.available) &&
+	    need > mi.available / 2)
+		usage_error("the job's buffers need %s (%u thread%s x (%s read buffer + %s of "
+			    "direct reads in flight) + %llu MiB), more than half of the %s "
+			    "available; use a smaller --bs or --numjobs", c, threads,
+			    threads == 1 ? "" : "s", a, b,
+			    (unsigned long long)(BENCH_MEM_BASE >> 20),
+			    bench_size(mi.available, d, sizeof(d)));
+}
+
 /* Root-only options, memory and testbed size: before anything is made. */
 static void check_job(struct bench_run *run)
 {
@@ -404,6 +462,7 @@ static void check_job(struct bench_run *run)
 			    (unsigned long long)mi.available);
 	if (job->mem_align >= job->bs)
 		usage_error("--mem-align must be below --bs");
+	check_memory(job);
 	if (job->direct == 1 && job->mem_align)
 		warning("--mem-align %llu: direct mode reads into the library's aligned buffers",
 			(unsigned long long)job->mem_align);
