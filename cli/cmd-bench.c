@@ -776,8 +776,10 @@ static int run_job(struct bench_run *run)
 	unsigned int ndirs = run->job.ndirs;
 	int ret = 0;
 
-	if (bench_claim(run, 0))
+	if (bench_claim(run, 0)) {
+		bench_release(run);
 		return -EXIT_USAGE;
+	}
 	if (!geteuid())
 		state_open();
 	if (run->job.mem_limit && (ret = make_cgroup(run, &cg)))
