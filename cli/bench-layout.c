@@ -467,6 +467,8 @@ static int take_lock(struct bench_claim *c, char *who, size_t len, int *ret_made
 		if (fd < 0 && errno == EEXIST) {
 			made = 0;
 			fd = openat(c->dir_fd, LOCK_NAME, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0 && errno == EACCES)	/* another user's: flock reads too */
+				fd = openat(c->dir_fd, LOCK_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		}
 		if (fd < 0)
 			return -errno;

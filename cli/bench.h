@@ -17,8 +17,18 @@
 #include "bench-detect.h"
 
 #define BENCH_MAX_DIRS 16
+#define BENCH_MAX_IODEPTH 1024
+#define BENCH_MAX_BS (1ull << 30)
+/* The library's bound on one direct stream's bytes in flight: direct reads
+ * fewer or smaller requests when --iodepth x --bs is more. */
+#define BENCH_DIRECT_CEILING (64ull << 20)
+/* Threads' stacks, the timeline, the program: beside the buffers. */
+#define BENCH_MEM_BASE (16ull << 20)
 #define BENCH_MAX_MODES 8
 #define BENCH_FOLDER "pagecliff-bench"
+/* In every chart bench writes: the default chart is replaced only when it
+ * carries it. */
+#define BENCH_CHART_MARKER "<!-- written by pagecliff bench -->"
 
 enum bench_format { BENCH_TEXT, BENCH_JSON, BENCH_CSV };
 enum bench_api { BENCH_COPY, BENCH_ZEROCOPY };
@@ -113,6 +123,7 @@ struct bench_run {
 	int cgroup_version;
 	char testbed_desc[512];		/* "xfs on /dev/loop0 over ..." or "" */
 	char numa_desc[256];
+	char cache_desc[128];		/* what "page cache" counts */
 	char notes[8][256];		/* what it could not do, and why */
 	unsigned int nnotes;
 	int interrupted;

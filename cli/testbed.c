@@ -208,6 +208,14 @@ static int same_file(int fd, const char *path)
 	       a.st_ino == b.st_ino;
 }
 
+/* Whether @fd was last changed over a minute ago. */
+static int old_file(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && st.st_mtime < time(NULL) - 60;
+}
+
 int state_cleanup_stale(state_undo_fn fn, void *arg)
 {
 	char file[PATH_MAX + 300];
@@ -222,15 +230,22 @@ int state_cleanup_stale(state_undo_fn fn, void *arg)
 		size_t len = strlen(de->d_name);
 		int fd, ret;
 
+		int fresh = len > 10 && !strcmp(de->d_name + len - 4, ".new");
+
 		if (strncmp(de->d_name, "bench-", 6) || !isdigit((unsigned char)de->d_name[6]) ||
-		    len < 12 || strcmp(de->d_name + len - 6, ".state"))
+		    (!fresh && (len < 12 || strcmp(de->d_name + len - 6, ".state"))))
 			continue;
 		snprintf(file, sizeof(file), STATE_DIR "/%s", de->d_name);
 		fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
+		if (fresh && !old_file(fd)) {
+			close(fd);	/* maybe being made this instant */
+			continue;
+		}
 		if (!flock(fd, LOCK_EX | LOCK_NB) && same_file(fd, file)) {
-			ret = undo_file(file, fn, arg);	/* its run is gone */
+			/* its run is gone; a .new one died before it recorded anything */
+			ret = fresh ? (unlink(file), 0) : undo_file(file, fn, arg);
 			if (ret > 0)
 				total += ret;
 		}
@@ -363,13 +378,16 @@ out_ctl:
 	return ret;
 }
 
+/* mkfs.xfs refuses file systems below 300 MB: smaller testbeds get ext4. */
+#define XFS_MIN_BYTES (320ull << 20)
+
 static int make_fs(struct testbed *tb)
 {
 	char *xfs[] = { "mkfs.xfs", "-q", "-f", tb->loopdev, NULL };
 	char *ext4[] = { "mkfs.ext4", "-q", "-F", "-E", "nodiscard", tb->loopdev, NULL };
 	int ret;
 
-	if (have_program("mkfs.xfs")) {
+	if (have_program("mkfs.xfs") && tb->size >= XFS_MIN_BYTES) {
 		snprintf(tb->fstype, sizeof(tb->fstype), "xfs");
 		ret = run_quiet(xfs);
 	} else {

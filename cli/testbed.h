@@ -53,7 +53,7 @@ int state_cleanup_stale(state_undo_fn fn, void *arg);
 
 /*
  * Build a testbed of @size bytes: tmpfs, backing file, loop device, mkfs
- * (xfs, else ext4), mount.  Every step is recorded before it is taken.
+ * (xfs, else ext4; ext4 below 320 MiB), mount.  Every step is recorded before it is taken.
  * On failure everything done so far is undone; *ret_step names the step
  * that failed ("tmpfs", "loop", "mkfs", "mount").
  */
