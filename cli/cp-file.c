@@ -367,13 +367,13 @@ static void side_cache(char *buf, size_t size, uint64_t before, uint64_t after)
 static void print_stats(const struct cp_job *j, double secs)
 {
 	char rc[96], wc[96];
-	uint64_t pg = page_size();
+	uint64_t pg = page_size(), bytes = j->copied + j->holes;	/* as far as it got */
 
 	side_cache(rc, sizeof(rc), j->src_before, cached_now(j->sfd));
 	side_cache(wc, sizeof(wc), j->dst_before, cached_now(j->dfd));
 	fprintf(stderr, "%s -> %s: %llu bytes, %.3f s, %.2f GB/s, %s",
-		j->src, j->dst, (unsigned long long)j->sst->st_size, secs,
-		secs > 0 ? j->sst->st_size / secs / 1e9 : 0.0, how_name(j));
+		j->src, j->dst, (unsigned long long)bytes, secs,
+		secs > 0 ? bytes / secs / 1e9 : 0.0, how_name(j));
 	if (j->how == CP_STREAM)
 		fprintf(stderr, " (no shared blocks: %s)", j->clone_why);
 	if (j->holes)
