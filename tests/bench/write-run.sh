@@ -41,7 +41,8 @@ with open(T + "/t.csv") as f:
     t = list(csv.DictReader(f))
 for k in ("dirty_bytes", "writeback_bytes", "throttled_pct", "reclaim_wait_pct", "flushing"):
     assert k in t[0], k
-assert sum(int(r["bytes"]) for r in t) == 5 * 2 * size
+last = {r["mode"]: float(r["gib"]) for r in t}	# bytes so far, in GiB
+assert sorted(last) == sorted(modes) and all(abs(g - 2 * size / 2**30) < 1e-4 for g in last.values()), last
 PY
 "$PAGECLIFF" bench --rw write -d "$T" --numjobs 1 --size 8m --mode direct --api zerocopy --interval 100ms \
 	-q --output-format csv -o "$T/r.csv" 2>"$T/err" || fail "csv run: $(cat "$T/err")"
