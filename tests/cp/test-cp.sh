@@ -4,7 +4,8 @@
 # 64 MiB + 3), into a directory, trees with -r (links kept as links, empty
 # and nested directories), -p keeps mode, times and (as root) owner, sparse
 # files stay sparse, an existing destination is truncated and rewritten, a
-# copy onto itself (also through a hard link) is refused, a missing source
+# copy onto itself (also through a hard link or a symbolic link) and onto a
+# directory is refused, a missing source
 # is named and the rest still copied with exit 1, bad options exit 2, and
 # the streaming modes leave at most 64 MiB of a 192 MiB file cached.
 set -u
@@ -98,7 +99,14 @@ sum=$(sha256sum <odd)
 [ $rc = 1 ] && grep -q "'odd' and 'odd.hard' are the same file" err || fail "hard link: '$(cat err)'"
 "$pc" cp odd . 2>err; rc=$?
 [ $rc = 1 ] && grep -q "'odd' and './odd' are the same file" err || fail "into its own directory: '$(cat err)'"
+ln -s odd odd.link
+"$pc" cp odd odd.link 2>err; rc=$?
+[ $rc = 1 ] && grep -q "'odd' and 'odd.link' are the same file" err || fail "through a link: '$(cat err)'"
 [ "$(sha256sum <odd)" = "$sum" ] || fail "the source changed"
+mkdir -p dirdst/odd
+"$pc" cp odd dirdst 2>err; rc=$?
+[ $rc = 1 ] && grep -q "cannot overwrite directory 'dirdst/odd' with non-directory" err ||
+	fail "onto a directory: $rc '$(cat err)'"
 
 # A missing source: named, the next one still copied, exit 1.
 rm -rf into && mkdir into
