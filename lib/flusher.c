@@ -171,22 +171,30 @@ static int snap_pages(struct pc_flusher *f, uint64_t k, unsigned char *vec)
 }
 
 /*
- * Without cachestat(2) dirtiness is unknown: only a batch with nothing cached
- * (so nothing dirty) may be touched.
+ * Without cachestat(2) (before Linux 6.5) dirtiness is unknown: only a batch
+ * with nothing cached (so nothing dirty) may be touched.  mincore(2) in
+ * pieces through a small buffer on the stack: nothing is allocated.
  */
-static int snap_without_cachestat(struct pc_flusher *f, uint64_t k, unsigned char *vec)
+static int snap_without_cachestat(struct pc_flusher *f, uint64_t k)
 {
-	uint64_t n = f->batch / f->page;
-	unsigned char small[64];
-	unsigned char *v = vec;
+	unsigned char v[256];
+	uint64_t off = batch_off(f, k), end = off + f->batch, step = sizeof(v) * f->page;
+	int fd = f->wait_fd >= 0 ? f->wait_fd : f->fd;
 
-	if (!v && n <= sizeof(small))
-		v = small;
-	if (!v || snap_pages(f, k, v))
-		return SNAP_FOREIGN;
-	for (uint64_t i = 0; i < n; i++)
-		if (v[i] & 1)
+	for (; off < end; off += step) {
+		uint64_t len = end - off < step ? end - off : step;
+		int ret;
+
+		f->syscalls += 3;
+		ret = pc_mincore(fd, off, len, v);
+		if (ret == -ENXIO)
+			return SNAP_CLEAN;	/* the rest is past the end of the file */
+		if (ret)
 			return SNAP_FOREIGN;
+		for (uint64_t i = 0; i < len / f->page; i++)
+			if (v[i] & 1)
+				return SNAP_FOREIGN;
+	}
 	return SNAP_CLEAN;
 }
 
@@ -196,7 +204,7 @@ static int snap_state(struct pc_flusher *f, uint64_t k, unsigned char *vec)
 
 	f->syscalls++;
 	if (pc_cachestat(f->fd, batch_off(f, k), f->batch, &cs))
-		return snap_without_cachestat(f, k, vec);
+		return snap_without_cachestat(f, k);
 	if (cs.nr_dirty || cs.nr_writeback)
 		return SNAP_FOREIGN;
 	if (!cs.nr_cache)

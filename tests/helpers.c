@@ -327,6 +327,9 @@ void t_refuse(enum t_refuse what)
 		refuse(SYS_openat, 2, O_DIRECT, EINVAL);
 		refuse(SYS_open, 1, O_DIRECT, EINVAL);
 		break;
+	case T_REFUSE_CACHESTAT:
+		refuse(451, 0, 0, ENOSYS);	/* __NR_cachestat, every architecture */
+		break;
 	}
 }
 

@@ -67,6 +67,7 @@ enum t_refuse {
 	T_REFUSE_URING,		/* io_uring_setup fails with ENOSYS */
 	T_REFUSE_DONTCACHE,	/* preadv2 with RWF_DONTCACHE fails EOPNOTSUPP */
 	T_REFUSE_DIRECT,	/* open/openat with O_DIRECT fail EINVAL */
+	T_REFUSE_CACHESTAT,	/* cachestat fails ENOSYS, as before Linux 6.5 */
 };
 
 /* Install a seccomp filter on this process; skips when seccomp is missing. */

@@ -143,7 +143,12 @@ static struct pc_cachestat cstat(int fd, uint64_t off, uint64_t len)
 
 uint64_t wt_cached(int fd, uint64_t off, uint64_t len)
 {
-	return cstat(fd, off, len).nr_cache * wt_page();
+	uint64_t bytes;
+	int ret = pc_cached_bytes(fd, off, len, &bytes);
+
+	if (ret)
+		t_fail("cannot count cached pages: %s", strerror(-ret));
+	return bytes;
 }
 
 uint64_t wt_dirty(int fd, uint64_t off, uint64_t len)

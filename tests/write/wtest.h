@@ -41,7 +41,11 @@ int wt_in_child(int (*fn)(void *), void *arg);
 
 uint64_t wt_page(void);
 
-/* cachestat(2) of [@off, @off + @len) of @fd in bytes; fails the test. */
+/*
+ * Bytes of [@off, @off + @len) of @fd (0: to the end) cached (cachestat(2),
+ * else mincore(2) on a readable @fd), and dirty or under writeback
+ * (cachestat only); fail the test when they cannot be counted.
+ */
 uint64_t wt_cached(int fd, uint64_t off, uint64_t len);
 uint64_t wt_dirty(int fd, uint64_t off, uint64_t len);
 
