@@ -208,6 +208,19 @@ static int same_file(int fd, const char *path)
 	       a.st_ino == b.st_ino;
 }
 
+/*
+ * Whether the pid at the start of @id exists here.  A live pid keeps a state
+ * file even with its lock free (a run of a bench that took no locks, or a
+ * reused pid: left for a later sweep); a missing one proves nothing (another
+ * PID namespace), so the lock decides then.
+ */
+static int pid_lives(const char *id)
+{
+	long pid = strtol(id, NULL, 10);
+
+	return pid > 0 && !(kill((pid_t)pid, 0) && errno == ESRCH);
+}
+
 /* Whether @fd was last changed over a minute ago. */
 static int old_file(int fd)
 {
@@ -239,7 +252,7 @@ int state_cleanup_stale(state_undo_fn fn, void *arg)
 		fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (fresh && !old_file(fd)) {
+		if (pid_lives(de->d_name + 6) || (fresh && !old_file(fd))) {
 			close(fd);	/* maybe being made this instant */
 			continue;
 		}

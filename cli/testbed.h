@@ -44,9 +44,9 @@ void state_close(void);
 typedef void (*state_undo_fn)(const char *what, const char *path, int result,
 			      void *arg);
 /*
- * Undo the state files whose lock nobody holds (their run is dead: a pid
- * proves nothing across PID namespaces), newest record first, and remove
- * them.  Returns how many things were undone (0 when
+ * Undo the state files whose pid does not exist here and whose lock nobody
+ * holds (a missing pid alone proves nothing across PID namespaces), newest
+ * record first, and remove them.  Returns how many things were undone (0 when
  * nothing was left), or -errno.
  */
 int state_cleanup_stale(state_undo_fn fn, void *arg);

@@ -12,6 +12,7 @@ expect_usage() {
 	n=$((n + 1))
 	"$PAGECLIFF" bench "$@" >"$T/out" 2>"$T/err" </dev/null
 	rc=$?
+	drop_cleanup_lines "$T/err"
 	[ $rc -eq 2 ] || fail "'$*' exited $rc, want 2: $(cat "$T/err")"
 	[ "$(wc -l <"$T/err")" -eq 1 ] || fail "'$*' said $(wc -l <"$T/err") lines: $(cat "$T/err")"
 	grep -qxF -- "$want" "$T/err" || fail "'$*' said '$(cat "$T/err")', want '$want'"

@@ -21,6 +21,7 @@ before=$(state)
 "$PAGECLIFF" bench -d "$T" --size 8m --mode buffered --runtime 1 -q \
 	>"$T/out" 2>"$T/err"
 rc=$?
+drop_cleanup_lines "$T/err"
 [ $rc -eq 2 ] || fail "second run exited $rc, want 2: $(cat "$T/err")"
 [ "$(wc -l <"$T/err")" -eq 1 ] || fail "second run said $(wc -l <"$T/err") lines: $(cat "$T/err")"
 grep -q "^pagecliff: error: '$T' is in use by another pagecliff bench run (pid $PID, started 20[0-9-]* [0-9:]* UTC): wait for it to end or choose another --directory$" \

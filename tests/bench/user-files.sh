@@ -16,6 +16,7 @@ expect_usage() {
 	n=$((n + 1))
 	"$PAGECLIFF" bench "$@" >"$T/out" 2>"$T/err" </dev/null
 	rc=$?
+	drop_cleanup_lines "$T/err"
 	[ $rc -eq 2 ] || fail "'$*' exited $rc, want 2: $(cat "$T/err")"
 	[ "$(wc -l <"$T/err")" -eq 1 ] || fail "'$*' said $(wc -l <"$T/err") lines: $(cat "$T/err")"
 	grep -qF -- "$want" "$T/err" || fail "'$*' said '$(cat "$T/err")', want '$want'"
@@ -95,7 +96,7 @@ echo "<svg>the user's own drawing</svg>" >"$T/w/pagecliff-bench.svg"
 chmod 666 "$T/w/pagecliff-bench.svg"
 sum=$(sha256sum <"$T/w/pagecliff-bench.svg")
 for i in 1 2; do
-	(cd "$T/w" && TMPDIR=$T/w as_user "$PAGECLIFF" bench --size 8m --numjobs 1 --runtime 0.3 \
+	(cd "$T/w" && TMPDIR=$T/w as_user "$PAGECLIFF" bench --size 8m --numjobs 1 --runtime 1 \
 		--time_based --interval 100ms -q -o "$T/w/report.txt") 2>"$T/err" ||
 		fail "built-in job: $(cat "$T/err")"
 	[ "$(sha256sum <"$T/w/pagecliff-bench.svg")" = "$sum" ] || fail "the user's chart was overwritten"
