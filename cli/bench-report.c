@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +44,72 @@ void bench_note(struct bench_run *run, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A row of the final fdatasync only: no bytes, a worker flushing. */
+static int flush_only(const struct bench_row *r)
+{
+	return !r->bytes && r->flushing;
+}
+
+/* Mean of the known values of one share over the phase's rows. */
+static double mean_pct(const struct bench_row *r, size_t n, size_t field)
+{
+	double sum = 0;
+	size_t known = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double v = *(const double *)((const char *)&r[i] + field);
+
+		if (!isnan(v)) {
+			sum += v;
+			known++;
+		}
+	}
+	return known ? sum / known : NAN;
+}
+
+/* Write phases: peaks of dirty and writeback, shares of throttling. */
+static void write_figures(const struct bench_run *run, struct bench_phase *ph)
+{
+	const struct bench_row *r = run->rows + ph->first_row;
+
+	ph->peak_dirty = ph->peak_writeback = NAN;	/* unknown until a sample knows it */
+	for (size_t i = 0; i < ph->nrows; i++) {
+		if (!isnan(r[i].dirty))
+			ph->peak_dirty = fmax(ph->peak_dirty, r[i].dirty);
+		if (!isnan(r[i].writeback))
+			ph->peak_writeback = fmax(ph->peak_writeback, r[i].writeback);
+	}
+	ph->throttled_pct = mean_pct(r, ph->nrows, offsetof(struct bench_row, throttled_pct));
+	ph->reclaim_wait_pct = mean_pct(r, ph->nrows,
+					offsetof(struct bench_row, reclaim_wait_pct));
+	ph->reclaim_pct = mean_pct(r, ph->nrows, offsetof(struct bench_row, reclaim_pct));
+}
+
 static const struct bench_row *rows_of(const struct bench_run *run,
 				       const struct bench_phase *ph)
 {
 	return run->rows + ph->first_row;
+}
+
+/* @v, or 0 when unknown (to start a sum). */
+static double nz(double v)
+{
+	return isnan(v) ? 0 : v;
+}
+
+/* Whether @v is a figure: NAN (unknown) and infinities are not. */
+static int known(double v)
+{
+	return !isnan(v) && !isinf(v);
+}
+
+/* @v with @prec decimals into @buf, or "unknown". */
+static const char *fig(char *buf, size_t len, int prec, double v)
+{
+	if (!known(v))
+		return "unknown";
+	snprintf(buf, len, "%.*f", prec, v);
+	return buf;
 }
 
 /* Averages, medians, CPU per GiB, peak cache and pages reclaimed. */
@@ -55,24 +118,30 @@ static void phase_figures(const struct bench_run *run, struct bench_phase *ph)
 	const struct bench_row *r = rows_of(run, ph);
 	double *v = malloc((ph->nrows + 1) * sizeof(*v));
 	double proc = 0, sys = 0, ksw = 0, gib = ph->bytes / GIB;
+	size_t nv = 0;
 
 	ph->gbps_avg = ph->secs > 0 ? ph->bytes / ph->secs / 1e9 : NAN;
 	ph->gbps_min = ph->nrows ? INFINITY : NAN;
-	ph->peak_cache = 0;
-	ph->pages_reclaimed = 0;
+	ph->peak_cache = NAN;		/* unknown until a sample knows it */
+	ph->pages_reclaimed = NAN;
+	write_figures(run, ph);
 	for (size_t i = 0; i < ph->nrows; i++) {
-		if (v)
-			v[i] = r[i].gbps;
-		ph->gbps_min = fmin(ph->gbps_min, r[i].gbps);
+		if (!flush_only(&r[i])) {	/* the average counts the flush */
+			if (v)
+				v[nv++] = r[i].gbps;
+			ph->gbps_min = fmin(ph->gbps_min, r[i].gbps);
+		}
 		proc += isnan(r[i].proc_cpu) ? 0 : r[i].proc_cpu;
 		sys += isnan(r[i].sys_cpu) ? 0 : r[i].sys_cpu;
 		ksw += isnan(r[i].kswapd_cpu) ? 0 : r[i].kswapd_cpu;
 		if (!isnan(r[i].cache))
 			ph->peak_cache = fmax(ph->peak_cache, r[i].cache);
 		if (!isnan(r[i].reclaim))
-			ph->pages_reclaimed += r[i].reclaim * r[i].dt;
+			ph->pages_reclaimed = nz(ph->pages_reclaimed) + r[i].reclaim * r[i].dt;
 	}
-	ph->gbps_median = v ? detect_median(v, ph->nrows) : NAN;
+	ph->gbps_median = v && nv ? detect_median(v, nv) : NAN;
+	if (isinf(ph->gbps_min))
+		ph->gbps_min = NAN;
 	free(v);
 	ph->cpu_proc_per_gib = gib > 0 ? proc / gib : NAN;
 	ph->cpu_sys_per_gib = gib > 0 ? sys / gib : NAN;
@@ -83,17 +152,21 @@ static void detect_phase(const struct bench_run *run, struct bench_phase *ph)
 {
 	const struct bench_row *r = rows_of(run, ph);
 	struct detect_point *p = calloc(ph->nrows + 1, sizeof(*p));
+	size_t n = 0;
 
 	if (!p)
 		return;
 	for (size_t i = 0; i < ph->nrows; i++) {
-		p[i].gib = r[i].bytes_total / GIB;
-		p[i].gbps = r[i].gbps;
-		p[i].cache = r[i].cache;
-		p[i].limit = r[i].cache_limit;
-		p[i].reclaim = r[i].reclaim;
+		if (flush_only(&r[i]))
+			continue;	/* the final fdatasync is no cliff */
+		p[n].gib = r[i].bytes_total / GIB;
+		p[n].gbps = r[i].gbps;
+		p[n].cache = r[i].cache;
+		p[n].limit = r[i].cache_limit;
+		p[n].reclaim = r[i].reclaim;
+		n++;
 	}
-	detect_cliff(p, ph->nrows, run->best_gbps, &ph->det);
+	detect_cliff(p, n, run->best_gbps, &ph->det);
 	free(p);
 }
 
@@ -141,9 +214,10 @@ static int say_not_full(const struct bench_run *run, const struct bench_phase *p
 				d->after_gbps);
 	if (grew < ph->bytes / 10.0)
 		return snprintf(buf, len, "%s: no cliff: this mode kept the page cache small (it "
-				"grew by %s while %s were read), so nothing had to be reclaimed; "
+				"grew by %s while %s were %s), so nothing had to be reclaimed; "
 				"%.2f GB/s throughout", name, bench_size(grew, a, sizeof(a)),
-				bench_size(ph->bytes, b, sizeof(b)), d->after_gbps);
+				bench_size(ph->bytes, b, sizeof(b)),
+				run->job.rw == BENCH_WRITE ? "written" : "read", d->after_gbps);
 	if (!isnan(d->limit))
 		return snprintf(buf, len, "%s: no cliff: the page cache stayed at %s at most, below "
 				"its limit of %s, so nothing had to be reclaimed; %.2f GB/s", name,
@@ -151,6 +225,38 @@ static int say_not_full(const struct bench_run *run, const struct bench_phase *p
 				bench_size(d->limit, b, sizeof(b)), d->after_gbps);
 	return snprintf(buf, len, "%s: no cliff: nothing was reclaimed (use --mem-limit to cap "
 			"the cache); %.2f GB/s", name, d->after_gbps);
+}
+
+/* Shares of the workers' time (polled stacks) that name a write-side cause. */
+#define WRITE_CAUSE_PCT 5.0
+
+/* The write side's cause, where the polled stacks show one. */
+static int say_write_cause(const struct bench_phase *ph, char *buf, size_t len)
+{
+	char a[32], b[32];
+	int n;
+
+	if (isnan(ph->throttled_pct))
+		return snprintf(buf, len, "; dirty throttling and reclaim waits unknown "
+				"(kernel stacks unreadable: needs root)");
+	n = snprintf(buf, len, "; peak dirty %s, under writeback %s",
+		     bench_size(ph->peak_dirty, a, sizeof(a)),
+		     bench_size(ph->peak_writeback, b, sizeof(b)));
+	if (ph->throttled_pct >= WRITE_CAUSE_PCT && (size_t)n < len)
+		n += snprintf(buf + n, len - n, "; dirty throttling: the writers waited in "
+			      "balance_dirty_pages %.0f%% of the time", ph->throttled_pct);
+	if (ph->reclaim_wait_pct >= WRITE_CAUSE_PCT && (size_t)n < len)
+		n += snprintf(buf + n, len - n, "; reclaim waiting for writeback: the writers "
+			      "waited on pages under writeback in reclaim %.0f%% of the time",
+			      ph->reclaim_wait_pct);
+	if (ph->reclaim_pct >= WRITE_CAUSE_PCT && (size_t)n < len)
+		n += snprintf(buf + n, len - n, "; the writers were in direct reclaim %.0f%% "
+			      "of the time", ph->reclaim_pct);
+	if (ph->throttled_pct < WRITE_CAUSE_PCT && ph->reclaim_wait_pct < WRITE_CAUSE_PCT &&
+	    ph->reclaim_pct < WRITE_CAUSE_PCT && (size_t)n < len)
+		n += snprintf(buf + n, len - n, "; no dirty throttling or reclaim wait "
+			      "(under %.0f%% of the time)", WRITE_CAUSE_PCT);
+	return n;
 }
 
 static void say_verdict(const struct bench_run *run, struct bench_phase *ph)
@@ -179,8 +285,8 @@ static void say_verdict(const struct bench_run *run, struct bench_phase *ph)
 		break;
 	case DETECT_NO_DATA:
 		n = snprintf(buf, len, "%s: no verdict: fewer than two intervals (%.1f s); use a "
-			     "larger --size, --runtime with --time_based, or a shorter --interval",
-			     name, ph->secs);
+			     "larger --size, %sor a shorter --interval", name, ph->secs,
+			     run->job.rw == BENCH_WRITE ? "" : "--runtime with --time_based, ");
 		break;
 	}
 	if (d->growth_drop && n > 0 && (size_t)n < len)
@@ -188,6 +294,8 @@ static void say_verdict(const struct bench_run *run, struct bench_phase *ph)
 			      "(%.2f GB/s) while the cache grew and nothing was reclaimed: likely the "
 			      "first touch of memory (free page reporting on VMs), not the cliff",
 			      d->growth_gbps);
+	if (run->job.rw == BENCH_WRITE && n > 0 && (size_t)n < len)
+		n += say_write_cause(ph, buf + n, len - n);
 	if (ph->interrupted && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - n, " (interrupted)");
 }
@@ -244,7 +352,7 @@ static void text_job(const struct bench_run *run, FILE *out)
 		fprintf(out, " iodepth %u", j->iodepth);
 	if (j->time_based)
 		fprintf(out, ", %.0f s per mode", j->runtime);
-	fprintf(out, "\n");
+	fprintf(out, ", %s\n", j->rw == BENCH_WRITE ? "writes (end_fsync=1)" : "reads");
 	for (unsigned int d = 0; d < j->ndirs; d++)
 		fprintf(out, "directory: %s\n", j->dirs[d]);
 	if (run->testbed_desc[0])
@@ -254,6 +362,55 @@ static void text_job(const struct bench_run *run, FILE *out)
 	if (run->cgroup_dir[0])
 		fprintf(out, "memory cgroup: %s (v%d)\n", run->cgroup_dir, run->cgroup_version);
 	fprintf(out, "numa: %s\n", run->numa_desc);
+	if (run->cache_desc[0])
+		fprintf(out, "page cache counted as: %s\n", run->cache_desc);
+}
+
+/* One phase's line of the text table; unknown figures say so. */
+static void text_phase(const struct bench_phase *ph, FILE *out)
+{
+	char f[8][32], cpu[3 * 32 + 3], a[32];
+
+	snprintf(cpu, sizeof(cpu), "%s/%s/%s",
+		 fig(f[5], sizeof(f[5]), 2, ph->cpu_proc_per_gib),
+		 fig(f[6], sizeof(f[6]), 2, ph->cpu_sys_per_gib),
+		 fig(f[7], sizeof(f[7]), 2, ph->cpu_kswapd_per_gib));
+	fprintf(out, "%-10s %-10s %7s %7s %7s %7s %7s %21s %10s %11s %s\n",
+		pc_strategy_name(ph->mode), pc_strategy_name(ph->strategy),
+		fig(f[0], sizeof(f[0]), 2, ph->gbps_avg),
+		fig(f[1], sizeof(f[1]), 2, ph->gbps_median),
+		fig(f[2], sizeof(f[2]), 2, ph->gbps_min),
+		fig(f[3], sizeof(f[3]), 2, ph->det.before_gbps),
+		fig(f[4], sizeof(f[4]), 2, ph->det.after_gbps), cpu,
+		known(ph->peak_cache) ? bench_size(ph->peak_cache, a, sizeof(a)) : "unknown",
+		fig(f[5], sizeof(f[5]), 0, ph->pages_reclaimed),
+		ph->det.cliff ? "yes" : "no");
+}
+
+/* "-" for an unknown share. */
+static const char *pct_str(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "unknown");
+	else
+		snprintf(buf, len, "%.0f%%", v);
+	return buf;
+}
+
+static void text_write_phase(const struct bench_phase *ph, FILE *out)
+{
+	char a[32], b[32], c[16], d[16], e[16];
+
+	fprintf(out, "%s: %s%s; fresh files, fdatasync of each at the end counted in the "
+		"phase (fio's end_fsync=1): %.2f s of %.2f s; peak dirty %s, writeback %s; "
+		"writers throttled (balance_dirty_pages) %s, in reclaim waiting for writeback "
+		"%s, in direct reclaim %s of the time\n",
+		pc_strategy_name(ph->mode), ph->reason[0] ? "" : "strategy ",
+		ph->reason[0] ? ph->reason : pc_strategy_name(ph->strategy), ph->sync_secs,
+		ph->secs, bench_size(ph->peak_dirty, a, sizeof(a)),
+		bench_size(ph->peak_writeback, b, sizeof(b)),
+		pct_str(ph->throttled_pct, c, sizeof(c)),
+		pct_str(ph->reclaim_wait_pct, d, sizeof(d)), pct_str(ph->reclaim_pct, e, sizeof(e)));
 }
 
 void bench_report_text(const struct bench_run *run, FILE *out)
@@ -269,14 +426,8 @@ void bench_report_text(const struct bench_run *run, FILE *out)
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {
 		const struct bench_phase *ph = &run->phases[m];
 
-		if (!ph->ran)
-			continue;
-		fprintf(out, "%-10s %-10s %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f/%6.2f/%6.2f %10s %11.0f %s\n",
-			pc_strategy_name(ph->mode), pc_strategy_name(ph->strategy), ph->gbps_avg,
-			ph->gbps_median, ph->gbps_min, ph->det.before_gbps, ph->det.after_gbps,
-			ph->cpu_proc_per_gib, ph->cpu_sys_per_gib, ph->cpu_kswapd_per_gib,
-			bench_size(ph->peak_cache, a, sizeof(a)), ph->pages_reclaimed,
-			ph->det.cliff ? "yes" : "no");
+		if (ph->ran)
+			text_phase(ph, out);
 	}
 	fprintf(out, "\n");
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {
@@ -284,6 +435,10 @@ void bench_report_text(const struct bench_run *run, FILE *out)
 
 		if (!ph->ran)
 			continue;
+		if (run->job.rw == BENCH_WRITE) {
+			text_write_phase(ph, out);
+			continue;
+		}
 		fprintf(out, "%s: %s%s; cold start: %s of the files cached%s\n",
 			pc_strategy_name(ph->mode), ph->reason[0] ? "" : "strategy ",
 			ph->reason[0] ? ph->reason : pc_strategy_name(ph->strategy),
@@ -377,7 +532,13 @@ static void json_row(FILE *out, const struct bench_run *run, const struct bench_
 	json_kv_num(out, "cgroup_pgsteal_s", r->cg_pgsteal, 1);
 	json_kv_num(out, "psi_some_pct", r->psi_some, 1);
 	json_kv_num(out, "psi_full_pct", r->psi_full, 1);
-	json_kv_num(out, "threads_in_d_state", r->dstate, 0);
+	json_kv_num(out, "threads_in_d_state", r->dstate, 1);
+	json_kv_num(out, "dirty_bytes", r->dirty, 1);
+	json_kv_num(out, "writeback_bytes", r->writeback, 1);
+	json_kv_num(out, "throttled_pct", r->throttled_pct, 1);
+	json_kv_num(out, "reclaim_wait_pct", r->reclaim_wait_pct, 1);
+	json_kv_num(out, "direct_reclaim_pct", r->reclaim_pct, 1);
+	json_kv_num(out, "threads_flushing", r->flushing, 0);
 	fputs("}", out);
 }
 
@@ -415,6 +576,12 @@ static void json_phase(FILE *out, const struct bench_run *run, const struct benc
 	json_kv_num(out, "page_cache_at_start_bytes", ph->cache_start, 1);
 	json_kv_num(out, "cache_limit_bytes", d->limit, 1);
 	json_kv_num(out, "pages_reclaimed", ph->pages_reclaimed, 1);
+	json_kv_num(out, "fdatasync_seconds", run->job.rw == BENCH_WRITE ? ph->sync_secs : NAN, 1);
+	json_kv_num(out, "peak_dirty_bytes", ph->peak_dirty, 1);
+	json_kv_num(out, "peak_writeback_bytes", ph->peak_writeback, 1);
+	json_kv_num(out, "throttled_pct", ph->throttled_pct, 1);
+	json_kv_num(out, "reclaim_wait_pct", ph->reclaim_wait_pct, 1);
+	json_kv_num(out, "direct_reclaim_pct", ph->reclaim_pct, 1);
 	fputs("\"intervals\": [\n", out);
 	for (size_t i = 0; i < ph->nrows; i++) {
 		fputs("      ", out);
@@ -433,6 +600,8 @@ static void json_job(FILE *out, const struct bench_run *run)
 		json_str(out, j->dirs[d]);
 		fputs(d + 1 < j->ndirs ? ", " : "], ", out);
 	}
+	json_kv_str(out, "rw", j->rw == BENCH_WRITE ? "write" : "read", 1);
+	fprintf(out, "\"end_fsync\": %s, ", j->rw == BENCH_WRITE ? "true" : "false");
 	json_kv_num(out, "numjobs", j->numjobs, 1);
 	json_kv_num(out, "threads", run->nfiles, 1);
 	json_kv_num(out, "size", (double)j->size, 1);
@@ -449,6 +618,7 @@ static void json_job(FILE *out, const struct bench_run *run)
 	json_kv_num(out, "cgroup_version", run->cgroup_dir[0] ? run->cgroup_version : NAN, 1);
 	json_kv_num(out, "testbed_bytes", j->testbed ? (double)j->testbed : NAN, 1);
 	json_kv_str(out, "testbed", run->testbed_desc, 1);
+	json_kv_str(out, "page_cache_counted_as", run->cache_desc, 1);
 	json_kv_str(out, "numa", run->numa_desc, 0);
 	fputs("},\n", out);
 }
@@ -457,7 +627,8 @@ void bench_report_json(const struct bench_run *run, FILE *out)
 {
 	fputs("{\n", out);
 	json_job(out, run);
-	json_kv_str(out, "  best_mode", run->best >= 0 ?
+	fputs("  ", out);
+	json_kv_str(out, "best_mode", run->best >= 0 ?
 		    pc_strategy_name(run->phases[run->best].mode) : "", 1);
 	json_kv_num(out, "best_gbps", run->best_gbps, 0);
 	fputs(",\n  \"interrupted\": ", out);
@@ -498,26 +669,51 @@ static void csv_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* A CSV figure with @prec decimals: empty when unknown. */
+static void csv_num(FILE *out, int prec, double v, int comma)
+{
+	if (known(v))
+		fprintf(out, "%.*f", prec, v);
+	if (comma)
+		fputc(',', out);
+}
+
 void bench_report_csv(const struct bench_run *run, FILE *out)
 {
 	fputs("mode,strategy,cliff,bytes,seconds,gbps_avg,gbps_median,gbps_min,"
 	      "gbps_before,gbps_after,cache_full_gib,reclaim_pages_s,ratio_to_best,"
 	      "cpu_s_per_gib_process,cpu_s_per_gib_system,cpu_s_per_gib_kswapd,"
-	      "peak_cache_bytes,pages_reclaimed,mem_align,verdict\n", out);
+	      "peak_cache_bytes,pages_reclaimed,mem_align,fdatasync_seconds,"
+	      "peak_dirty_bytes,peak_writeback_bytes,throttled_pct,reclaim_wait_pct,"
+	      "direct_reclaim_pct,verdict\n", out);
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {
 		const struct bench_phase *ph = &run->phases[m];
 		const struct detect_result *d = &ph->det;
 
 		if (!ph->ran)
 			continue;
-		fprintf(out, "%s,%s,%d,%llu,%.3f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.0f,%.4f,"
-			"%.4f,%.4f,%.4f,%.0f,%.0f,%llu,", pc_strategy_name(ph->mode),
-			pc_strategy_name(ph->strategy), d->cliff, (unsigned long long)ph->bytes,
-			ph->secs, ph->gbps_avg, ph->gbps_median, ph->gbps_min, d->before_gbps,
-			d->after_gbps, d->at_gib, d->reclaim_rate, d->vs_best,
-			ph->cpu_proc_per_gib, ph->cpu_sys_per_gib, ph->cpu_kswapd_per_gib,
-			ph->peak_cache, ph->pages_reclaimed,
-			(unsigned long long)run->job.mem_align);
+		const double f4[] = { ph->gbps_avg, ph->gbps_median, ph->gbps_min,
+				      d->before_gbps, d->after_gbps, d->at_gib };
+		const double g4[] = { d->vs_best, ph->cpu_proc_per_gib, ph->cpu_sys_per_gib,
+				      ph->cpu_kswapd_per_gib };
+
+		fprintf(out, "%s,%s,%d,%llu,", pc_strategy_name(ph->mode),
+			pc_strategy_name(ph->strategy), d->cliff, (unsigned long long)ph->bytes);
+		csv_num(out, 3, ph->secs, 1);
+		for (size_t i = 0; i < sizeof(f4) / sizeof(f4[0]); i++)
+			csv_num(out, 4, f4[i], 1);
+		csv_num(out, 0, d->reclaim_rate, 1);
+		for (size_t i = 0; i < sizeof(g4) / sizeof(g4[0]); i++)
+			csv_num(out, 4, g4[i], 1);
+		csv_num(out, 0, ph->peak_cache, 1);
+		csv_num(out, 0, ph->pages_reclaimed, 1);
+		fprintf(out, "%llu,", (unsigned long long)run->job.mem_align);
+		csv_num(out, 3, run->job.rw == BENCH_WRITE ? ph->sync_secs : NAN, 1);
+		csv_num(out, 0, ph->peak_dirty, 1);
+		csv_num(out, 0, ph->peak_writeback, 1);
+		csv_num(out, 1, ph->throttled_pct, 1);
+		csv_num(out, 1, ph->reclaim_wait_pct, 1);
+		csv_num(out, 1, ph->reclaim_pct, 1);
 		csv_str(out, ph->verdict);
 		fputc('\n', out);
 	}
@@ -529,24 +725,47 @@ void bench_timeline_csv(const struct bench_run *run, FILE *out)
 	      "cpu_softirq_pct,cpu_idle_pct,process_cpu_s,system_cpu_s,kswapd_cpu_s,"
 	      "cache_bytes,cache_limit,reclaim_pages_s,pgscan_direct_s,pgsteal_direct_s,"
 	      "pgscan_kswapd_s,pgsteal_kswapd_s,allocstall_s,cg_pgscan_s,cg_pgsteal_s,"
-	      "psi_some_pct,psi_full_pct,dstate", out);
+	      "psi_some_pct,psi_full_pct,dstate,dirty_bytes,writeback_bytes,throttled_pct,"
+	      "reclaim_wait_pct,direct_reclaim_pct,flushing", out);
 	for (unsigned int d = 0; d < run->job.ndirs; d++)
 		fprintf(out, ",dir%u_gbps", d);
 	fputc('\n', out);
 	for (size_t i = 0; i < run->nrows; i++) {
 		const struct bench_row *r = &run->rows[i];
 
-		fprintf(out, "%s,%.3f,%.3f,%llu,%.4f,%.4f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,"
-			"%.4f,%.4f,%.0f,%.0f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.2f,%.2f,%u",
-			pc_strategy_name(run->job.modes[r->mode]), r->t, r->dt,
-			(unsigned long long)r->bytes, r->bytes_total / GIB, r->gbps, r->usr,
-			r->sys, r->iowait, r->irq, r->softirq, r->idle, r->proc_cpu,
-			r->sys_cpu, r->kswapd_cpu, r->cache, r->cache_limit, r->reclaim,
-			r->pgscan_direct, r->pgsteal_direct, r->pgscan_kswapd,
-			r->pgsteal_kswapd, r->allocstall, r->cg_pgscan, r->cg_pgsteal,
-			r->psi_some, r->psi_full, r->dstate);
-		for (unsigned int d = 0; d < run->job.ndirs; d++)
-			fprintf(out, ",%.4f", r->dir_gbps[d]);
+		const double pct[] = { r->usr, r->sys, r->iowait, r->irq, r->softirq, r->idle };
+		const double cpu[] = { r->proc_cpu, r->sys_cpu, r->kswapd_cpu };
+		const double rate[] = { r->reclaim, r->pgscan_direct, r->pgsteal_direct,
+					r->pgscan_kswapd, r->pgsteal_kswapd, r->allocstall,
+					r->cg_pgscan, r->cg_pgsteal };
+
+		fprintf(out, "%s,", pc_strategy_name(run->job.modes[r->mode]));
+		csv_num(out, 3, r->t, 1);
+		csv_num(out, 3, r->dt, 1);
+		fprintf(out, "%llu,", (unsigned long long)r->bytes);
+		csv_num(out, 4, r->bytes_total / GIB, 1);
+		csv_num(out, 4, r->gbps, 1);
+		for (size_t k = 0; k < sizeof(pct) / sizeof(pct[0]); k++)
+			csv_num(out, 2, pct[k], 1);
+		for (size_t k = 0; k < sizeof(cpu) / sizeof(cpu[0]); k++)
+			csv_num(out, 4, cpu[k], 1);
+		csv_num(out, 0, r->cache, 1);
+		csv_num(out, 0, r->cache_limit, 1);
+		for (size_t k = 0; k < sizeof(rate) / sizeof(rate[0]); k++)
+			csv_num(out, 1, rate[k], 1);
+		csv_num(out, 2, r->psi_some, 1);
+		csv_num(out, 2, r->psi_full, 1);
+		fprintf(out, "%u,", r->dstate);
+		csv_num(out, 0, r->dirty, 1);
+		csv_num(out, 0, r->writeback, 1);
+		csv_num(out, 1, r->throttled_pct, 1);
+		csv_num(out, 1, r->reclaim_wait_pct, 1);
+		csv_num(out, 1, r->reclaim_pct, 1);
+		fprintf(out, "%u", r->flushing);
+		for (unsigned int d = 0; d < run->job.ndirs; d++) {
+			fputc(',', out);
+			csv_num(out, 4, r->dir_gbps[d], 0);
+		}
 		fputc('\n', out);
 	}
 }

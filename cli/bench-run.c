@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * The phases of pagecliff bench: for each mode, a cold start, one worker
- * thread per file reading it through the library, and the main thread
- * sampling the system every interval (via sample.c) into timeline rows.
+ * thread per file reading it through the library (or, with --rw write,
+ * writing a fresh file through the write stream and fdatasync'ing it inside
+ * the phase), and the main thread sampling the system every interval (via
+ * sample.c) into timeline rows; for writes it also polls the workers' kernel
+ * stacks to tell dirty throttling from reclaim waiting for writeback.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,10 +34,20 @@ struct worker {
 	int node;			/* NUMA node to pin to, -1 none */
 	_Atomic uint64_t bytes;
 	_Atomic int done;
+	_Atomic int flushing;		/* in the final fdatasync */
+	_Atomic pid_t tid;
 	int error;
 	struct pc_stats stats;
+	struct pc_wstats wstats;
+	double sync_secs;
 	int have_stats;
 } __attribute__((aligned(64)));
+
+/* Kernel-stack polls of the write workers within one interval. */
+struct polls {
+	unsigned int n, throttled, reclaim_wait, reclaim;
+	int unreadable;
+};
 
 static atomic_int phase_stop;
 
@@ -130,6 +144,114 @@ static int read_pass(struct worker *w, char *buf)
 	return ret;
 }
 
+static void worker_wopts(const struct bench_job *job, enum pc_strategy mode,
+			 struct pc_wopts *o)
+{
+	pc_wopts_init(o);
+	o->strategy = mode;
+	o->chunk_size = job->bs;
+	if (job->engine == BENCH_ENGINE_URING)
+		o->inflight = job->iodepth ? job->iodepth : 1;
+	else if (job->engine != BENCH_ENGINE_DEFAULT)
+		o->inflight = 1;	/* sync/psync: one write at a time */
+	else if (job->iodepth)
+		o->inflight = job->iodepth;
+}
+
+/* The buffers a write stream lent that bench has filled already. */
+struct lent_seen {
+	void *buf[64];
+	unsigned int n;
+};
+
+/*
+ * One chunk: from bench's buffer (copy API), or in the buffer the stream
+ * lends, committed (zero-copy API).  Bench fills each lent buffer once and
+ * then reuses its contents, as fio reuses its buffer (refill_buffers=0); the
+ * first chunk, with the header, is always copied in.
+ */
+static ssize_t write_chunk(struct pc_wstream *s, const struct bench_job *job,
+			   const char *src, size_t len, int first, struct lent_seen *seen)
+{
+	unsigned int i;
+	void *lent;
+	ssize_t size;
+
+	if (job->api == BENCH_COPY)
+		return pc_wstream_write(s, src, len);
+	size = pc_wstream_lend(s, &lent);
+	if (size < 0)
+		return size;
+	if ((size_t)size < len)
+		len = size;
+	for (i = 0; i < seen->n && seen->buf[i] != lent; i++)
+		;
+	if (first || i == seen->n)
+		memcpy(lent, src, len);
+	if (i == seen->n && seen->n < sizeof(seen->buf) / sizeof(seen->buf[0]))
+		seen->buf[seen->n++] = lent;
+	return pc_wstream_commit(s, len);
+}
+
+/*
+ * Write a fresh file of --size bytes through the write stream (the first
+ * chunk from @first, which carries bench's header), then fdatasync it: the
+ * flush is part of the phase, as fio's end_fsync=1.
+ */
+static int write_pass(struct worker *w, const char *buf, const char *first)
+{
+	const struct bench_job *job = &w->run->job;
+	struct pc_wstream *s = NULL;
+	struct lent_seen seen = { .n = 0 };
+	struct pc_wopts o;
+	uint64_t off = 0;
+	double t;
+	int ret, cret;
+
+	worker_wopts(job, w->opts.strategy, &o);
+	/* made empty and recorded by bench_fresh_files() */
+	ret = pc_wstream_open(&s, w->run->files[w->k], O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
+			      0, &o);
+	if (ret)
+		return ret;
+	while (off < job->size && !atomic_load_explicit(&phase_stop, memory_order_relaxed)) {
+		size_t len = job->size - off < job->bs ? job->size - off : job->bs;
+		ssize_t n = write_chunk(s, job, off ? buf : first, len, !off, &seen);
+
+		if (n <= 0) {
+			ret = n ? (int)n : -EIO;
+			break;
+		}
+		off += (uint64_t)n;
+		atomic_fetch_add_explicit(&w->bytes, (uint64_t)n, memory_order_relaxed);
+	}
+	atomic_store(&w->flushing, 1);
+	t = now_sec();
+	if (!ret)
+		ret = pc_wstream_sync(s);
+	w->sync_secs = now_sec() - t;
+	pc_wstream_stats(s, &w->wstats);
+	w->have_stats = 1;
+	cret = pc_wstream_close(s);
+	return ret ? ret : cret;
+}
+
+/* A write worker's two buffers: the first chunk with the header, the rest. */
+static int write_worker(struct worker *w, char *buf)
+{
+	const struct bench_job *job = &w->run->job;
+	char *first = pc_buf_alloc(job->bs);
+	int ret;
+
+	if (!first)
+		return -ENOMEM;
+	bench_fill((uint8_t *)first, job->bs, w->k + 1, 1);
+	bench_fill((uint8_t *)buf, job->bs, w->k + 1, 0);
+	ret = write_pass(w, buf, first);
+	pc_buf_free(first, job->bs);
+	return ret;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -138,6 +260,7 @@ static void *worker_main(void *arg)
 	char *buf;
 	cpu_set_t set;
 
+	atomic_store(&w->tid, (pid_t)syscall(SYS_gettid));
 	if (w->node >= 0 && !node_cpus(w->node, &set))
 		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	buf = pc_buf_alloc(size);	/* after pinning: first touch is local */
@@ -146,10 +269,13 @@ static void *worker_main(void *arg)
 		goto out;
 	}
 	memset(buf, 0, size);
-	do
-		w->error = read_pass(w, buf + job->mem_align);
-	while (!w->error && job->time_based &&
-	       !atomic_load_explicit(&phase_stop, memory_order_relaxed));
+	if (job->rw == BENCH_WRITE)
+		w->error = write_worker(w, buf + job->mem_align);
+	else
+		do
+			w->error = read_pass(w, buf + job->mem_align);
+		while (!w->error && job->time_based &&
+		       !atomic_load_explicit(&phase_stop, memory_order_relaxed));
 	pc_buf_free(buf, size);
 out:
 	atomic_store(&w->done, 1);
@@ -265,10 +391,64 @@ static void take(struct bench_run *run, struct worker *w, struct tick *tk)
 	sample_take(&tk->s, &so);
 }
 
+/*
+ * Where each write worker's kernel stack is now: throttled for dirty pages
+ * (balance_dirty_pages), in reclaim waiting for writeback (reclaim_throttle,
+ * or shrink_folio_list waiting on a folio), or elsewhere in direct reclaim.
+ * A running thread has an empty stack; reading stacks needs root.
+ */
+static void poll_stacks(const struct bench_run *run, struct worker *w, struct polls *pl)
+{
+	char path[64], text[4096];
+
+	for (unsigned int k = 0; k < run->nfiles; k++) {
+		pid_t tid = atomic_load(&w[k].tid);
+
+		if (!tid || atomic_load(&w[k].done))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stack", (int)tid);
+		if (sample_read_text(NULL, path, text, sizeof(text))) {
+			pl->unreadable = 1;
+			continue;
+		}
+		pl->n++;
+		if (strstr(text, "balance_dirty_pages"))
+			pl->throttled++;
+		else if (strstr(text, "reclaim_throttle") ||
+			 (strstr(text, "shrink_folio_list") && strstr(text, "folio_wait")))
+			pl->reclaim_wait++;
+		else if (strstr(text, "try_to_free_mem_cgroup_pages") ||
+			 strstr(text, "try_to_free_pages"))
+			pl->reclaim++;
+	}
+}
+
+/* The polls' shares into the row; NAN when no stack could be read. */
+static void row_polls(const struct bench_run *run, struct bench_row *r, struct polls *pl)
+{
+	int known = run->job.rw == BENCH_WRITE && (pl->n || !pl->unreadable);
+
+	r->throttled_pct = !known ? NAN : pl->n ? 100.0 * pl->throttled / pl->n : 0;
+	r->reclaim_wait_pct = !known ? NAN : pl->n ? 100.0 * pl->reclaim_wait / pl->n : 0;
+	r->reclaim_pct = !known ? NAN : pl->n ? 100.0 * pl->reclaim / pl->n : 0;
+	memset(pl, 0, sizeof(*pl));
+}
+
 /* @v, or 0 when unknown (for sums). */
 static double nz(double v)
 {
 	return isnan(v) ? 0 : v;
+}
+
+/*
+ * File pages in the page cache system-wide: Cached less Shmem, so that the
+ * RAM testbed's own tmpfs (and every other tmpfs) is not counted.
+ */
+static double system_file_cache(const struct sample *s)
+{
+	if (!sample_known(s->mem.cached) || !sample_known(s->mem.shmem))
+		return NAN;
+	return s->mem.cached > s->mem.shmem ? (double)(s->mem.cached - s->mem.shmem) : 0;
 }
 
 /* The row for the interval from @a to @b. */
@@ -313,6 +493,13 @@ static void make_row(const struct bench_run *run, unsigned int mode, double t0,
 	r->psi_full = d.psi_full_us / 1e4;
 	r->dstate = b->s.dstate;
 	if (run->cgroup_dir[0] && b->s.cg_ok) {
+		r->dirty = sample_known(b->s.cg.dirty) ? (double)b->s.cg.dirty : NAN;
+		r->writeback = sample_known(b->s.cg.writeback) ? (double)b->s.cg.writeback : NAN;
+	} else {
+		r->dirty = sample_known(b->s.mem.dirty) ? (double)b->s.mem.dirty : NAN;
+		r->writeback = sample_known(b->s.mem.writeback) ? (double)b->s.mem.writeback : NAN;
+	}
+	if (run->cgroup_dir[0] && b->s.cg_ok) {
 		r->cache = sample_known(b->s.cg.file) ? (double)b->s.cg.file : NAN;
 		r->cache_limit = sample_known(b->s.cg.limit) ? (double)b->s.cg.limit : NAN;
 		/* v2 counts the cgroup's reclaim in pages; v1 memory.stat has
@@ -320,7 +507,7 @@ static void make_row(const struct bench_run *run, unsigned int mode, double t0,
 		 * cgroup reclaim to the global pgsteal_file */
 		r->reclaim = !isnan(d.cg_pgsteal) ? d.cg_pgsteal : d.pgsteal_file;
 	} else {
-		r->cache = sample_known(b->s.mem.cached) ? (double)b->s.mem.cached : NAN;
+		r->cache = system_file_cache(&b->s);
 		r->cache_limit = NAN;
 		r->reclaim = isnan(d.pgsteal_direct) ? NAN : d.pgsteal_direct + nz(d.pgsteal_kswapd);
 	}
@@ -366,26 +553,37 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 {
 	struct tick *a = &ticks[0], *b = &ticks[1], *tmp;
 	int tty = isatty(STDERR_FILENO) && !run->job.quiet;
+	int writes = run->job.rw == BENCH_WRITE;
+	struct polls pl = { 0 };
 	double t0, next;
 	struct bench_row row;
 
 	take(run, w, a);
 	t0 = next = a->t;
 	ph->cache_start = run->cgroup_dir[0] && a->s.cg_ok && sample_known(a->s.cg.file) ?
-		(double)a->s.cg.file : sample_known(a->s.mem.cached) ? (double)a->s.mem.cached : NAN;
+		(double)a->s.cg.file : run->cgroup_dir[0] ? NAN : system_file_cache(&a->s);
 	for (;;) {
-		int finished;
+		int finished, timeout;
 
 		next += run->job.interval;
-		while (now_sec() < next && !bench_stop && !all_done(run, w))
+		while (now_sec() < next && !bench_stop && !all_done(run, w)) {
 			sleep_until(fmin(next, now_sec() + 0.05));
-		finished = all_done(run, w) || bench_stop ||
-			   (run->job.runtime > 0 && now_sec() - t0 >= run->job.runtime - 1e-3);
-		if (finished)
+			if (writes)
+				poll_stacks(run, w, &pl);
+		}
+		timeout = run->job.runtime > 0 && now_sec() - t0 >= run->job.runtime - 1e-3;
+		/* writers stop at the runtime but their fdatasync counts */
+		finished = all_done(run, w) || bench_stop || (timeout && !writes);
+		if (finished || timeout)
 			atomic_store(&phase_stop, 1);
 		take(run, w, b);
-		if (b->t - a->t >= run->job.interval / 4 || run->nrows == ph->first_row) {
+		/* writes keep a short last interval: the flush ends there */
+		if (b->t - a->t >= run->job.interval / 4 || run->nrows == ph->first_row ||
+		    (finished && writes)) {
 			make_row(run, mode, t0, a, b, &row);
+			row_polls(run, &row, &pl);
+			for (unsigned int k = 0; k < run->nfiles; k++)
+				row.flushing += atomic_load(&w[k].flushing) && !atomic_load(&w[k].done);
 			if (push_row(run, &row)) {
 				error("cannot keep the timeline: %s", strerror(ENOMEM));
 				atomic_store(&phase_stop, 1);
@@ -413,10 +611,14 @@ static void finish_phase(struct bench_run *run, struct bench_phase *ph, struct w
 		ph->bytes += atomic_load(&w[k].bytes);
 		if (w[k].error && !ph->error)
 			ph->error = w[k].error;
-		if (w[k].have_stats && !ph->reason[0]) {
+		if (w[k].have_stats && !ph->reason[0] && run->job.rw == BENCH_WRITE) {
+			ph->strategy = w[k].wstats.strategy;
+			snprintf(ph->reason, sizeof(ph->reason), "%s", w[k].wstats.reason);
+		} else if (w[k].have_stats && !ph->reason[0]) {
 			ph->strategy = w[k].stats.strategy;
 			snprintf(ph->reason, sizeof(ph->reason), "%s", w[k].stats.reason);
 		}
+		ph->sync_secs = fmax(ph->sync_secs, w[k].sync_secs);
 	}
 	ph->nrows = run->nrows - ph->first_row;
 	ph->interrupted = bench_stop != 0;
@@ -432,7 +634,12 @@ static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
 
 	ph->mode = run->job.modes[mode];
 	ph->strategy = ph->mode;
-	cold_start(run, ph);
+	if (run->job.rw == BENCH_READ)
+		cold_start(run, ph);
+	else if (bench_fresh_files(run))
+		return -1;
+	else
+		ph->cold_ok = 1;	/* fresh files: nothing of them is cached */
 	ph->first_row = run->nrows;
 	atomic_store(&phase_stop, 0);
 	memset(w, 0, sizeof(*w) * run->nfiles);
@@ -455,9 +662,16 @@ static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	sample_loop(run, ph, mode, w, ticks);
 	finish_phase(run, ph, w);
+	if (run->job.rw == BENCH_WRITE)
+		bench_remove_files(run);
 	if (ph->error) {
-		error("%s phase: cannot read: %s", pc_strategy_name(ph->mode),
-		      strerror(-ph->error));
+		error("%s phase: cannot %s: %s", pc_strategy_name(ph->mode),
+		      run->job.rw == BENCH_WRITE ? "write" : "read", strerror(-ph->error));
+		run->failed = 1;
+	} else if (!ph->bytes && !ph->interrupted) {
+		/* 0.00 GB/s would be a figure of nothing */
+		error("%s phase: read nothing in %.1f s: its figures measure no I/O",
+		      pc_strategy_name(ph->mode), ph->secs);
 		run->failed = 1;
 	}
 	return 0;
@@ -474,6 +688,9 @@ int bench_run_phases(struct bench_run *run)
 		goto out;
 	}
 	numa_plan(run, nodes);
+	snprintf(run->cache_desc, sizeof(run->cache_desc), "%s", run->cgroup_dir[0] ?
+		 "file pages of the memory cgroup (memory.stat file, v1 cache)" :
+		 "file pages system-wide: Cached - Shmem of /proc/meminfo (tmpfs not counted)");
 	for (unsigned int m = 0; m < run->job.nmodes && !bench_stop && !ret; m++)
 		ret = run_phase(run, m, w, ticks, nodes);
 	run->interrupted = bench_stop != 0;

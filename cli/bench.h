@@ -17,11 +17,22 @@
 #include "bench-detect.h"
 
 #define BENCH_MAX_DIRS 16
+#define BENCH_MAX_IODEPTH 1024
+#define BENCH_MAX_BS (1ull << 30)
+/* The library's bound on one direct stream's bytes in flight: direct reads
+ * fewer or smaller requests when --iodepth x --bs is more. */
+#define BENCH_DIRECT_CEILING (64ull << 20)
+/* Threads' stacks, the timeline, the program: beside the buffers. */
+#define BENCH_MEM_BASE (16ull << 20)
 #define BENCH_MAX_MODES 8
 #define BENCH_FOLDER "pagecliff-bench"
+/* In every chart bench writes: the default chart is replaced only when it
+ * carries it. */
+#define BENCH_CHART_MARKER "<!-- written by pagecliff bench -->"
 
 enum bench_format { BENCH_TEXT, BENCH_JSON, BENCH_CSV };
 enum bench_api { BENCH_COPY, BENCH_ZEROCOPY };
+enum bench_rw { BENCH_READ, BENCH_WRITE };
 enum bench_engine { BENCH_ENGINE_DEFAULT, BENCH_ENGINE_SYNC, BENCH_ENGINE_PSYNC,
 		    BENCH_ENGINE_URING };
 
@@ -50,6 +61,7 @@ struct bench_job {
 	enum bench_api api;
 	int builtin;			/* the built-in default job */
 	int quiet;			/* no live status line */
+	enum bench_rw rw;		/* --rw: read the data set, or write fresh files */
 };
 
 /* One sampling interval of one phase: every figure the report shows. */
@@ -67,6 +79,13 @@ struct bench_row {
 	double allocstall, cg_pgscan, cg_pgsteal;	/* per second */
 	double psi_some, psi_full;	/* % of the interval stalled on memory */
 	unsigned int dstate;		/* worker threads in D state at the end */
+	double dirty, writeback;	/* bytes (cgroup when capped), at the end */
+	/* Write phases: share of the workers' kernel stacks, polled every
+	 * 50 ms, caught in each place; NAN when stacks cannot be read. */
+	double throttled_pct;		/* balance_dirty_pages: dirty throttling */
+	double reclaim_wait_pct;	/* reclaim waiting for writeback */
+	double reclaim_pct;		/* direct reclaim, any other wait */
+	unsigned int flushing;		/* workers in their final fdatasync at the end */
 };
 
 /* What one phase (mode) measured, beside its rows. */
@@ -86,6 +105,9 @@ struct bench_phase {
 	double cpu_proc_per_gib, cpu_sys_per_gib, cpu_kswapd_per_gib;
 	double peak_cache, pages_reclaimed;
 	double cache_start;		/* page cache at the phase's first sample */
+	double sync_secs;		/* write phases: longest fdatasync at the end */
+	double peak_dirty, peak_writeback;	/* bytes */
+	double throttled_pct, reclaim_wait_pct, reclaim_pct;	/* over the phase */
 	char verdict[512];
 };
 
@@ -101,6 +123,7 @@ struct bench_run {
 	int cgroup_version;
 	char testbed_desc[512];		/* "xfs on /dev/loop0 over ..." or "" */
 	char numa_desc[256];
+	char cache_desc[128];		/* what "page cache" counts */
 	char notes[8][256];		/* what it could not do, and why */
 	unsigned int nnotes;
 	int interrupted;
@@ -108,6 +131,7 @@ struct bench_run {
 	int best;			/* index of the best mode, -1 none */
 	double best_gbps;
 	double started;			/* wall clock, seconds since the epoch */
+	struct bench_claim *claims;	/* per directory: folder, lock, what we made */
 };
 
 /* Set by the signal handler: stop workers and tear down. */
@@ -117,9 +141,21 @@ void bench_note(struct bench_run *run, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* bench-layout.c */
+/*
+ * Claim DIR/pagecliff-bench/ of directories @from.. for this run: make or
+ * check the folder (never a symlink), take its lock (bench.lock, flock: it
+ * dies with its holder) and read what earlier runs of bench recorded making
+ * there (bench.made).  0, or -1 after one line (a second run, a symlink).
+ */
+int bench_claim(struct bench_run *run, unsigned int from);
+/* Give the folders back: record (--keep) or remove what bench made, unlock. */
+void bench_release(struct bench_run *run);
 int bench_layout_check(struct bench_run *run, uint64_t *ret_to_write);
 int bench_layout(struct bench_run *run);
-void bench_unlayout(struct bench_run *run);
+/* Write phases: the header and fill of bench's files, and their removal. */
+void bench_fill(uint8_t *buf, size_t len, uint64_t seed, int first);
+int bench_fresh_files(struct bench_run *run);
+void bench_remove_files(struct bench_run *run);
 
 /* bench-run.c */
 int bench_run_phases(struct bench_run *run);

@@ -18,6 +18,7 @@ struct cmd {
 static const struct cmd commands[] = {
 	{ "bench", cmd_bench, "reproduce the page-cache cliff and show where and why it falls" },
 	{ "cat", cmd_cat, "stream files to stdout without flooding the page cache" },
+	{ "cp", cmd_cp, "copy files and trees without leaving them in the page cache" },
 	{ "doctor", cmd_doctor, "diagnose this host for the page-cache cliff" },
 	{ "watch", cmd_watch, "show page cache and reclaim per interval, like vmstat" },
 	{ "run", cmd_run, "run a program with the page-cache shim preloaded" },

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pagecliff cp: copy files and trees like cp(1) without leaving either side
+ * in the page cache.  This file parses the command line, resolves where each
+ * source goes and walks trees; cp-file.c copies one regular file.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "cp.h"
+#include "util.h"
+
+static const char cp_usage[] =
+	"usage: pagecliff cp [--mode MODE] [--bs SIZE] [--stats] [-r] [-p] SRC... DST\n"
+	"\n"
+	"Copy SRC to DST, or SRCs into the directory DST, like cp(1), reading and\n"
+	"writing so that neither file is left in the page cache.  Blocks are shared\n"
+	"instead (FICLONE) where the file system can; sparse files stay sparse.\n"
+	"\n"
+	"  -m, --mode MODE  read and write strategy: auto (default), buffered,\n"
+	"                   dontcache, dropbehind, direct\n"
+	"  -b, --bs SIZE    bytes per request, fio units (4k, 1m); default 1m\n"
+	"  -r, -R, --recursive\n"
+	"                   copy directories and their contents; symbolic links\n"
+	"                   are copied as links; hard links become separate files\n"
+	"  -p, --preserve   keep mode, access and modification times and, as\n"
+	"                   root, owner and group\n"
+	"  -s, --stats      per file on stderr: bytes, GB/s, strategy of each side\n"
+	"                   and why, page cache added and dropped on each side\n"
+	"  -h, --help       this text\n";
+
+static int copy_entry(const char *src, const char *dst, const struct cp_opts *o);
+
+/* The last component of @path, ignoring trailing slashes, into @buf. */
+static const char *base_name(const char *path, char *buf, size_t size)
+{
+	size_t len = strlen(path);
+	const char *start;
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	start = path + len;
+	while (start > path && start[-1] != '/')
+		start--;
+	snprintf(buf, size, "%.*s", (int)(path + len - start), start);
+	return buf;
+}
+
+/* @dir/@name into @buf; -1 after a message when it does not fit. */
+static int join(char *buf, size_t size, const char *dir, const char *name)
+{
+	size_t len = strlen(dir);
+	const char *sep = len && dir[len - 1] == '/' ? "" : "/";
+
+	if ((size_t)snprintf(buf, size, "%s%s%s", dir, sep, name) >= size)
+		return error("'%s%s%s': file name too long", dir, sep, name);
+	return 0;
+}
+
+/*
+ * Is the directory @sst an ancestor of (or the same as) the directory that
+ * will hold @dst?  Walks up from @dst's parent through "..".
+ */
+static int holds_itself(const struct stat *sst, const char *dst)
+{
+	char parent[PATH_MAX];
+	struct stat st, up;
+	char *slash;
+	int fd, next, found = 0;
+
+	snprintf(parent, sizeof(parent), "%s", dst);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		snprintf(parent, sizeof(parent), ".");
+	else if (slash == parent)
+		parent[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	while (fd >= 0 && !fstat(fd, &st)) {
+		if (st.st_dev == sst->st_dev && st.st_ino == sst->st_ino) {
+			found = 1;
+			break;
+		}
+		next = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0 || fstat(next, &up) ||
+		    (up.st_dev == st.st_dev && up.st_ino == st.st_ino)) {
+			if (next >= 0)
+				close(next);
+			break;
+		}
+		close(fd);
+		fd = next;
+	}
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+/* -p on a directory or symbolic link, by name. */
+static int keep_path(const char *dst, const struct stat *sst, int is_link)
+{
+	struct timespec times[2] = { sst->st_atim, sst->st_mtim };
+	int flags = is_link ? AT_SYMLINK_NOFOLLOW : 0;
+
+	if (!geteuid() && fchownat(AT_FDCWD, dst, sst->st_uid, sst->st_gid, flags))
+		return error("cannot keep the owner of '%s': %s", dst, strerror(errno));
+	if (!is_link && chmod(dst, sst->st_mode & 07777))
+		return error("cannot keep the mode of '%s': %s", dst, strerror(errno));
+	if (utimensat(AT_FDCWD, dst, times, flags))
+		return error("cannot keep the times of '%s': %s", dst, strerror(errno));
+	return 0;
+}
+
+static int copy_link(const char *src, const char *dst, const struct stat *sst,
+		     const struct cp_opts *o)
+{
+	char target[PATH_MAX];
+	ssize_t n;
+
+	n = readlink(src, target, sizeof(target) - 1);
+	if (n < 0)
+		return error("cannot read symbolic link '%s': %s", src, strerror(errno));
+	target[n] = '\0';
+	if (symlink(target, dst))
+		return error("cannot create symbolic link '%s': %s", dst, strerror(errno));
+	return o->preserve ? keep_path(dst, sst, 1) : 0;
+}
+
+/* Copy each entry of the open directory @d from @src into @dst. */
+static int copy_children(DIR *d, const char *src, const char *dst,
+			 const struct cp_opts *o)
+{
+	char s[PATH_MAX], t[PATH_MAX];
+	struct dirent *de;
+	int ret = 0;
+
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de)
+			break;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (join(s, sizeof(s), src, de->d_name) ||
+		    join(t, sizeof(t), dst, de->d_name) || copy_entry(s, t, o))
+			ret = -1;
+	}
+	if (errno)
+		ret = error("cannot read directory '%s': %s", src, strerror(errno));
+	return ret;
+}
+
+/* Make @dst for the directory @src unless it is one already; 1 if made. */
+static int make_dir(const char *src, const char *dst, const struct stat *sst)
+{
+	struct stat st;
+
+	if (!stat(dst, &st)) {
+		if (!S_ISDIR(st.st_mode))
+			return error("cannot overwrite non-directory '%s' with directory '%s'",
+				     dst, src);
+		return 0;
+	}
+	/* Writable by us while the copy fills it; the mode is set after. */
+	if (mkdir(dst, (sst->st_mode & 07777) | S_IRWXU))
+		return error("cannot create directory '%s': %s", dst, strerror(errno));
+	return 1;
+}
+
+static int copy_dir(const char *src, const char *dst, const struct stat *sst,
+		    const struct cp_opts *o)
+{
+	mode_t mask;
+	int made, ret;
+	DIR *d;
+
+	if (holds_itself(sst, dst))
+		return error("cannot copy a directory, '%s', into itself, '%s'", src, dst);
+	made = make_dir(src, dst, sst);
+	if (made < 0)
+		return -1;
+	d = opendir(src);
+	if (!d)
+		return error("cannot open directory '%s': %s", src, strerror(errno));
+	ret = copy_children(d, src, dst, o);
+	closedir(d);
+	if (o->preserve)
+		return keep_path(dst, sst, 0) ? -1 : ret;
+	mask = umask(0);
+	umask(mask);
+	if (made && ((sst->st_mode | S_IRWXU) & 07777 & ~mask) !=
+		    (sst->st_mode & 07777 & ~mask) &&
+	    chmod(dst, sst->st_mode & 07777 & ~mask))
+		return error("cannot set the mode of '%s': %s", dst, strerror(errno));
+	return ret;
+}
+
+static int copy_regular(const char *src, const char *dst, int follow,
+			const struct cp_opts *o)
+{
+	struct stat st;
+	int fd, ret;
+
+	fd = open(src, O_RDONLY | O_CLOEXEC | O_NOCTTY | (follow ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		return error("cannot open '%s' for reading: %s", src, strerror(errno));
+	if (fstat(fd, &st)) {
+		ret = error("cannot stat '%s': %s", src, strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		ret = error("'%s' is not a regular file, directory or symbolic link; not copied",
+			    src);
+	} else {
+		ret = cp_file(src, fd, &st, dst, o);
+	}
+	close(fd);
+	return ret;
+}
+
+/*
+ * Copy @src to exactly @dst: a file, a link (with -r) or a tree (with -r).
+ * Without -r symbolic links are followed, as cp(1) does.
+ */
+static int copy_entry(const char *src, const char *dst, const struct cp_opts *o)
+{
+	struct stat st;
+	int r = o->recursive;
+
+	if ((r ? lstat(src, &st) : stat(src, &st)))
+		return error("cannot stat '%s': %s", src, strerror(errno));
+	if (S_ISDIR(st.st_mode)) {
+		if (!r)
+			return error("-r not specified; omitting directory '%s'", src);
+		return copy_dir(src, dst, &st, o);
+	}
+	if (S_ISLNK(st.st_mode))
+		return copy_link(src, dst, &st, o);
+	if (!S_ISREG(st.st_mode))
+		return error("'%s' is not a regular file, directory or symbolic link; not copied",
+			     src);
+	return copy_regular(src, dst, !r, o);
+}
+
+static void parse_cp_opts(int argc, char **argv, struct cp_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "bs", required_argument, NULL, 'b' },
+		{ "recursive", no_argument, NULL, 'r' },
+		{ "preserve", no_argument, NULL, 'p' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t bs;
+	int c;
+
+	pc_opts_init(&o->lib);
+	while ((c = getopt_long(argc, argv, "m:b:rRpsh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (pc_strategy_parse(optarg, &o->lib.strategy))
+				usage_error("unknown mode '%s' (auto, buffered, dontcache, dropbehind, direct)", optarg);
+			break;
+		case 'b':
+			if (parse_size(optarg, &bs) || !bs || bs > (1u << 30))
+				usage_error("bad --bs '%s': a size from 1 byte to 1g", optarg);
+			o->lib.chunk_size = bs;
+			break;
+		case 'r':
+		case 'R':
+			o->recursive = 1;
+			break;
+		case 'p':
+			o->preserve = 1;
+			break;
+		case 's':
+			o->stats = 1;
+			break;
+		case 'h':
+			fputs(cp_usage, stdout);
+			exit(0);
+		default:
+			fputs(cp_usage, stderr);
+			exit(EXIT_USAGE);
+		}
+	}
+	o->wmode = o->lib.strategy;
+	o->bs = o->lib.chunk_size;
+}
+
+int cmd_cp(int argc, char **argv)
+{
+	struct cp_opts o = { 0 };
+	char path[PATH_MAX], name[NAME_MAX + 1];
+	const char *dst;
+	struct stat st;
+	int nsrc, into, failed = 0;
+
+	parse_cp_opts(argc, argv, &o);
+	nsrc = argc - optind - 1;
+	if (nsrc < 0)
+		usage_error("missing file operand; see 'pagecliff cp --help'");
+	if (nsrc == 0)
+		usage_error("missing destination file operand after '%s'", argv[argc - 1]);
+	dst = argv[argc - 1];
+	if (stat(dst, &st))
+		into = -errno;
+	else
+		into = S_ISDIR(st.st_mode) ? 1 : -ENOTDIR;
+	if (nsrc > 1 && into < 0)
+		die("target '%s': %s", dst, strerror(-into));
+	into = into > 0;
+	for (int i = optind; i < argc - 1; i++) {
+		const char *to = dst;
+
+		if (into) {
+			if (join(path, sizeof(path), dst,
+				 base_name(argv[i], name, sizeof(name)))) {
+				failed = 1;
+				continue;
+			}
+			to = path;
+		}
+		if (copy_entry(argv[i], to, &o))
+			failed = 1;
+	}
+	return failed;
+}

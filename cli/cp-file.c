@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pagecliff cp: one regular file.  Shares the source's blocks where the file
+ * system can (FICLONE; copy_file_range on network file systems that copy on
+ * the server), otherwise reads through the read stream and writes through the
+ * write stream, only the data extents of a sparse file.  Counts what each side
+ * left in the page cache for --stats.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "cp.h"
+#include "util.h"
+
+/* How the data got there, for --stats. */
+enum cp_how {
+	CP_STREAM,		/* read stream -> write stream */
+	CP_CLONE,		/* FICLONE: blocks shared */
+	CP_OFFLOAD,		/* copy_file_range on the server */
+};
+
+struct cp_job {
+	const char *src, *dst;
+	int sfd, dfd;
+	const struct stat *sst;
+	const struct cp_opts *o;
+	int created;		/* cp made @dst (else it truncated one) */
+	enum cp_how how;
+	char clone_why[96];	/* why no clone, when streamed */
+	uint64_t copied;	/* bytes of data written (holes not counted) */
+	uint64_t holes;		/* bytes of holes kept */
+	uint64_t src_before, dst_before;
+	struct pc_stats rstats;
+	struct pc_wstats wstats;
+	int have_rstats, have_wstats;
+};
+
+static uint64_t page_size(void)
+{
+	long p = sysconf(_SC_PAGESIZE);
+
+	return p > 0 ? (uint64_t)p : 4096;
+}
+
+/* Cached bytes of @fd, or UINT64_MAX when it cannot be told. */
+static uint64_t cached_now(int fd)
+{
+	uint64_t bytes;
+
+	return pc_cached_bytes(fd, 0, 0, &bytes) ? UINT64_MAX : bytes;
+}
+
+/*
+ * Open @dst for writing: create it (mode of the source, less the umask) or
+ * open an existing one, refuse it when it is the source, truncate it.
+ */
+static int open_dst(struct cp_job *j)
+{
+	struct stat st;
+
+	j->dfd = open(j->dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY,
+		      j->sst->st_mode & 0777);
+	if (j->dfd >= 0) {
+		j->created = 1;
+		return 0;
+	}
+	if (errno == EEXIST)
+		j->dfd = open(j->dst, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (j->dfd < 0 && errno == EISDIR)
+		return error("cannot overwrite directory '%s' with non-directory", j->dst);
+	if (j->dfd < 0)
+		return error("cannot create regular file '%s': %s", j->dst, strerror(errno));
+	if (fstat(j->dfd, &st))
+		return error("cannot stat '%s': %s", j->dst, strerror(errno));
+	if (st.st_dev == j->sst->st_dev && st.st_ino == j->sst->st_ino)
+		return error("'%s' and '%s' are the same file", j->src, j->dst);
+	if (S_ISREG(st.st_mode) && ftruncate(j->dfd, 0))
+		return error("cannot truncate '%s': %s", j->dst, strerror(errno));
+	return 0;
+}
+
+/* Share all blocks of the source; 1 done, 0 not possible (why noted). */
+static int try_clone(struct cp_job *j)
+{
+	if (!j->sst->st_size) {
+		snprintf(j->clone_why, sizeof(j->clone_why), "empty file");
+		return 0;
+	}
+	if (!ioctl(j->dfd, FICLONE, j->sfd)) {
+		j->how = CP_CLONE;
+		j->copied = j->sst->st_size;
+		return 1;
+	}
+	snprintf(j->clone_why, sizeof(j->clone_why), "FICLONE: %s", strerror(errno));
+	return 0;
+}
+
+/* Network file systems whose copy_file_range copies on the server. */
+static int offloads(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf))
+		return 0;
+	switch ((unsigned long)sf.f_type) {
+	case 0x6969:		/* NFS */
+	case 0xFE534D42:	/* SMB2 */
+	case 0xFF534D42:	/* CIFS */
+	case 0x00C36400:	/* Ceph */
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * copy_file_range where it runs on the server; 1 done, 0 not possible, -1
+ * failed (reported).  On local file systems without shared blocks it would
+ * copy through the page cache, so it is not tried there.
+ */
+static int try_offload(struct cp_job *j)
+{
+	loff_t in = 0, out = 0;
+	ssize_t n;
+
+	if (!j->sst->st_size || !offloads(j->sfd) || !offloads(j->dfd))
+		return 0;
+	while ((n = copy_file_range(j->sfd, &in, j->dfd, &out, 1 << 30, 0)) > 0)
+		j->copied += n;
+	if (n == 0) {
+		j->how = CP_OFFLOAD;
+		return 1;
+	}
+	if (!j->copied && (errno == EXDEV || errno == EOPNOTSUPP ||
+			   errno == EINVAL || errno == ENOSYS))
+		return 0;
+	return error("cannot copy '%s' to '%s': %s", j->src, j->dst, strerror(errno));
+}
+
+/* Find the next data extent at or after @off: [*ret_start, *ret_end). */
+static int next_extent(struct cp_job *j, uint64_t off, uint64_t size,
+		       uint64_t *ret_start, uint64_t *ret_end)
+{
+	off_t d, h;
+
+	d = lseek(j->sfd, off, SEEK_DATA);
+	if (d < 0 && errno == ENXIO)
+		d = size;
+	if (d < 0)
+		return -errno;
+	h = d >= (off_t)size ? (off_t)size : lseek(j->sfd, d, SEEK_HOLE);
+	if (h < 0)
+		return -errno;
+	*ret_start = d;
+	*ret_end = (uint64_t)h > size ? size : (uint64_t)h;
+	return 0;
+}
+
+/* Which side an error came from, for the message. */
+struct cp_err {
+	int err;
+	int on_write;
+	uint64_t at;
+};
+
+/* Copy [@start, @end) by positioned reads and writes. */
+static int copy_range(struct cp_job *j, struct pc_stream *in, struct pc_wstream *out,
+		      void *buf, uint64_t start, uint64_t end, struct cp_err *e)
+{
+	for (uint64_t off = start; off < end;) {
+		size_t want = end - off < j->o->bs ? end - off : j->o->bs;
+		ssize_t n = pc_stream_pread(in, buf, want, off);
+
+		if (n <= 0) {
+			*e = (struct cp_err){ n ? (int)-n : EIO, 0, off };
+			return -1;
+		}
+		for (ssize_t done = 0; done < n;) {
+			ssize_t w = pc_wstream_pwrite(out, (char *)buf + done, n - done,
+						      off + done);
+
+			if (w <= 0) {
+				*e = (struct cp_err){ w ? (int)-w : EIO, 1, off + done };
+				return -1;
+			}
+			done += w;
+			j->copied += w;
+		}
+		off += n;
+	}
+	return 0;
+}
+
+/* A sparse source: only its data extents, then the size. */
+static int copy_sparse(struct cp_job *j, struct pc_stream *in, struct pc_wstream *out,
+		       struct cp_err *e)
+{
+	uint64_t size = j->sst->st_size, off = 0, start = 0, end = 0;
+	void *buf = pc_buf_alloc(j->o->bs);
+	int ret = 0;
+
+	if (!buf) {
+		*e = (struct cp_err){ ENOMEM, 0, 0 };
+		return -1;
+	}
+	while (off < size) {
+		ret = next_extent(j, off, size, &start, &end);
+		if (ret) {
+			*e = (struct cp_err){ -ret, 0, off };
+			ret = -1;
+			break;
+		}
+		j->holes += start - off;
+		if (start >= size)
+			break;
+		ret = copy_range(j, in, out, buf, start, end, e);
+		if (ret)
+			break;
+		off = end;
+	}
+	pc_buf_free(buf, j->o->bs);
+	return ret;
+}
+
+/*
+ * A dense source front to back: read into the buffer the write stream lends
+ * and commit it, so that direct reads land in it and direct writes submit it
+ * without a copy.  A short commit means an error the next call returns.
+ */
+static int copy_dense(struct cp_job *j, struct pc_stream *in, struct pc_wstream *out,
+		      struct cp_err *e)
+{
+	for (;;) {
+		void *buf;
+		ssize_t size = pc_wstream_lend(out, &buf), n, c;
+
+		if (size <= 0) {
+			*e = (struct cp_err){ size ? (int)-size : EINVAL, 1, j->copied };
+			return -1;
+		}
+		n = pc_stream_read(in, buf, (size_t)size < j->o->bs ? (size_t)size : j->o->bs);
+		if (n == 0)
+			return 0;
+		if (n < 0) {
+			*e = (struct cp_err){ (int)-n, 0, j->copied };
+			return -1;
+		}
+		c = pc_wstream_commit(out, n);
+		if (c > 0)
+			j->copied += c;
+		if (c != n) {
+			int err = c < 0 ? (int)-c : -pc_wstream_sync(out);
+
+			*e = (struct cp_err){ err > 0 ? err : EIO, 1, j->copied };
+			return -1;
+		}
+	}
+}
+
+static int is_sparse(const struct stat *st)
+{
+	return (uint64_t)st->st_blocks * 512 < (uint64_t)st->st_size;
+}
+
+/* Name the error, and what it left of the destination. */
+static int report_copy_error(struct cp_job *j, const struct cp_err *e)
+{
+	if (e->on_write)
+		error("cannot write '%s' at byte %llu: %s", j->dst,
+		      (unsigned long long)e->at, strerror(e->err));
+	else
+		error("cannot read '%s' at byte %llu: %s", j->src,
+		      (unsigned long long)e->at, strerror(e->err));
+	warning("'%s' is partial: %llu of %llu bytes copied%s", j->dst,
+		(unsigned long long)j->copied, (unsigned long long)j->sst->st_size,
+		j->created ? "" : " (it existed before and was truncated)");
+	return -1;
+}
+
+/* Read stream into write stream; 0, or -1 reported. */
+static int copy_streams(struct cp_job *j)
+{
+	struct pc_wopts wo;
+	struct pc_stream *in;
+	struct pc_wstream *out;
+	struct cp_err e = { 0 };
+	int ret, cret;
+
+	ret = pc_stream_fdopen(&in, j->sfd, &j->o->lib);
+	if (ret)
+		return error("cannot read '%s': %s", j->src, strerror(-ret));
+	pc_wopts_init(&wo);
+	wo.strategy = j->o->wmode;
+	wo.chunk_size = j->o->bs;
+	ret = pc_wstream_fdopen(&out, j->dfd, &wo);
+	if (ret) {
+		pc_stream_close(in);
+		return report_copy_error(j, &(struct cp_err){ -ret, 1, 0 });
+	}
+	if (is_sparse(j->sst))
+		ret = copy_sparse(j, in, out, &e);
+	else
+		ret = copy_dense(j, in, out, &e);
+	pc_stream_stats(in, &j->rstats);
+	j->have_rstats = 1;
+	pc_stream_close(in);
+	pc_wstream_stats(out, &j->wstats);
+	cret = pc_wstream_close(out);
+	j->have_wstats = 1;
+	if (!ret && cret) {
+		e = (struct cp_err){ -cret, 1, j->copied };
+		ret = -1;
+	}
+	if (!ret && j->holes && ftruncate(j->dfd, j->sst->st_size)) {
+		e = (struct cp_err){ errno, 1, j->sst->st_size };
+		ret = -1;
+	}
+	return ret ? report_copy_error(j, &e) : 0;
+}
+
+int cp_keep_fd(const char *dst, int dfd, const struct stat *sst)
+{
+	struct timespec times[2] = { sst->st_atim, sst->st_mtim };
+
+	if (!geteuid() && fchown(dfd, sst->st_uid, sst->st_gid))
+		return error("cannot keep the owner of '%s': %s", dst, strerror(errno));
+	if (fchmod(dfd, sst->st_mode & 07777))
+		return error("cannot keep the mode of '%s': %s", dst, strerror(errno));
+	if (futimens(dfd, times))
+		return error("cannot keep the times of '%s': %s", dst, strerror(errno));
+	return 0;
+}
+
+static const char *how_name(const struct cp_job *j)
+{
+	switch (j->how) {
+	case CP_CLONE:
+		return "cloned (FICLONE): blocks shared, no data read or written";
+	case CP_OFFLOAD:
+		return "copied on the server (copy_file_range)";
+	default:
+		return "streamed";
+	}
+}
+
+/* One side's cache change in pages: "+N pages (B before, A after)". */
+static void side_cache(char *buf, size_t size, uint64_t before, uint64_t after)
+{
+	uint64_t pg = page_size();
+
+	if (before == UINT64_MAX || after == UINT64_MAX) {
+		snprintf(buf, size, "page cache unknown (cannot count it)");
+		return;
+	}
+	snprintf(buf, size, "page cache %+lld pages (%llu before, %llu after)",
+		 ((long long)after - (long long)before) / (long long)pg,
+		 (unsigned long long)(before / pg), (unsigned long long)(after / pg));
+}
+
+static void print_stats(const struct cp_job *j, double secs)
+{
+	char rc[96], wc[96];
+	uint64_t pg = page_size(), bytes = j->copied + j->holes;	/* as far as it got */
+
+	side_cache(rc, sizeof(rc), j->src_before, cached_now(j->sfd));
+	side_cache(wc, sizeof(wc), j->dst_before, cached_now(j->dfd));
+	fprintf(stderr, "%s -> %s: %llu bytes, %.3f s, %.2f GB/s, %s",
+		j->src, j->dst, (unsigned long long)bytes, secs,
+		secs > 0 ? bytes / secs / 1e9 : 0.0, how_name(j));
+	if (j->how == CP_STREAM)
+		fprintf(stderr, " (no shared blocks: %s)", j->clone_why);
+	if (j->holes)
+		fprintf(stderr, ", sparse: %llu bytes of data, %llu bytes of holes kept",
+			(unsigned long long)j->copied, (unsigned long long)j->holes);
+	fprintf(stderr, "\n  read:  ");
+	if (j->have_rstats)
+		fprintf(stderr, "strategy %s (%s), %llu pages dropped, ",
+			pc_strategy_name(j->rstats.strategy), j->rstats.reason,
+			(unsigned long long)(j->rstats.bytes_dropped / pg));
+	fprintf(stderr, "%s\n  write: ", rc);
+	if (j->have_wstats)
+		fprintf(stderr, "strategy %s (%s), %llu pages dropped, ",
+			pc_strategy_name(j->wstats.strategy), j->wstats.reason,
+			(unsigned long long)(j->wstats.bytes_dropped / pg));
+	fprintf(stderr, "%s\n", wc);
+}
+
+int cp_file(const char *src, int sfd, const struct stat *sst, const char *dst,
+	    const struct cp_opts *o)
+{
+	struct cp_job j = { .src = src, .dst = dst, .sfd = sfd, .sst = sst, .o = o };
+	double t0;
+	int ret;
+
+	ret = open_dst(&j);
+	if (ret)
+		goto out_close;
+	j.src_before = o->stats ? cached_now(sfd) : 0;
+	j.dst_before = o->stats ? cached_now(j.dfd) : 0;
+	t0 = now_sec();
+	if (!try_clone(&j))
+		ret = try_offload(&j) < 0 ? -1 : 0;
+	if (!ret && j.how == CP_STREAM)
+		ret = copy_streams(&j);
+	if (!ret && o->preserve)
+		ret = cp_keep_fd(dst, j.dfd, sst);
+	if (o->stats)
+		print_stats(&j, now_sec() - t0);
+	if (!ret && close(j.dfd)) {
+		j.dfd = -1;
+		ret = error("cannot close '%s': %s", dst, strerror(errno));
+	}
+	if (!ret)
+		return 0;
+out_close:
+	if (j.dfd >= 0)
+		close(j.dfd);
+	return -1;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pagecliff cp: the tree walk (cmd-cp.c) and the copy of one regular file
+ * (cp-file.c), which reads through the read stream and writes through the
+ * write stream, or shares blocks where the file system can.
+ */
+#ifndef PC_CLI_CP_H
+#define PC_CLI_CP_H
+
+#include <sys/stat.h>
+
+#include "pagecliff.h"
+
+struct cp_opts {
+	struct pc_opts lib;	/* read side */
+	enum pc_strategy wmode;	/* write side */
+	size_t bs;		/* bytes per request on both sides */
+	int recursive;
+	int preserve;
+	int stats;
+};
+
+/*
+ * Copy the regular file @src (open on @sfd, described by @sst) to @dst,
+ * creating it or truncating an existing regular file like cp(1).  Refuses a
+ * destination that is the source.  Returns 0, or -1 after naming the file and
+ * the reason (and saying when @dst is left partial).
+ */
+int cp_file(const char *src, int sfd, const struct stat *sst, const char *dst,
+	    const struct cp_opts *o);
+
+/* -p on an open destination: owner (as root), mode, times; 0 or -1 reported. */
+int cp_keep_fd(const char *dst, int dfd, const struct stat *sst);
+
+#endif
