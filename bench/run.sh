@@ -64,7 +64,9 @@ fi
 # the tmpfs file behind the loop device (the loop worker's copy, on one core).
 LIMITS=()
 limit_dev=$(findmnt -no SOURCE -T "$DIR" 2>/dev/null | head -n1)
-if [ -b "$limit_dev" ]; then
+if [ -b "$limit_dev" ] && ! err=$(dd if="$limit_dev" of=/dev/null bs=1M count=1 iflag=direct status=none 2>&1); then
+	echo "bench/run.sh: cannot read $limit_dev (${err##*: }): no device limit" >&2
+elif [ -b "$limit_dev" ]; then
 	limit_bytes=$((JOBS * size_b))
 	dev_size=$(blockdev --getsize64 "$limit_dev")
 	[ "$dev_size" -lt "$limit_bytes" ] && limit_bytes=$((dev_size >> 20 << 20))

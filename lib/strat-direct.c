@@ -51,7 +51,7 @@ struct slot {
  * caller's buffer.  The stream times each way over TUNE_TRIAL bytes, keeps
  * the faster for TUNE_KEEP bytes, and tries again.
  */
-#define TUNE_TRIAL (32ull << 20)
+#define TUNE_TRIAL (128ull << 20)
 #define TUNE_KEEP (1ull << 30)
 
 enum way { WAY_USER, WAY_PIPE };
@@ -591,9 +591,12 @@ static enum way tune_way(struct tune *t)
 	return t->way;
 }
 
-/* A window of the depth tuner: at least this much, and 4 x the bytes in flight. */
-#define WIN_BYTES (32ull << 20)
-#define WIN_SEC 0.02
+/*
+ * A window of the depth tuner: at least 64 MiB, 4 x the bytes in flight and
+ * 100 ms (on the VM's disk 32 MiB windows varied 10-fold at one depth).
+ */
+#define WIN_BYTES (64ull << 20)
+#define WIN_SEC 0.1
 
 /*
  * Count @n bytes handed out by the pipeline; when the window is full, hand
