@@ -77,7 +77,12 @@ int main(void)
 
 	srand(16);
 
-	/* Rises then flattens at 24: settles at 32 (the first doubling past it). */
+	/* Rises then flattens at 24: at 32 (the first doubling past it) within 4 windows... */
+	pc_tune_depth_init(&t, 8, 2, 64);
+	for (int w = 0; w < 4; w++)
+		pc_tune_depth_step(&t, knee_curve(t.depth, 24));
+	T_CHECK(t.depth == 32, "knee 24 from 8: at %u after 4 windows, not 32", t.depth);
+	/* ...and settles there. */
 	pc_tune_depth_init(&t, 8, 2, 64);
 	run_curve(&t, 0, 24, 0, &r);
 	T_CHECK(r.mode == 32, "knee 24 from 8: settled at %u, not 32", r.mode);
