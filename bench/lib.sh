@@ -54,6 +54,7 @@ make_testbed() {
 	mount -o loop "$W/ram/disk.img" "$W/mnt" || die "cannot mount $W/ram/disk.img on a loop device"
 	MNT=$W/mnt
 	DIR=$MNT
+	BACKING=$W/ram/disk.img
 }
 
 # A memory cgroup of cap_b bytes (v2 where it has the memory controller,
@@ -123,4 +124,43 @@ prepare() {
 	FILES=()
 	for ((i = 0; i < JOBS; i++)); do FILES+=("$DIR/pagecliff-bench/job$i.dat"); done
 	make_filler
+}
+
+# shares RAW.tsv: every contender's median GB/s as a share of the limits of
+# the same run (bench/run.sh's limit-* rows): the raw device at its better
+# iodepth, and the single-thread read of the RAM testbed's backing file.
+shares() {
+	python3 - "$1" <<'EOF'
+import statistics, sys
+
+runs = {}
+for line in open(sys.argv[1]):
+    f = line.rstrip("\n").split("\t")
+    runs.setdefault(f[0], []).append(int(f[6]) / float(f[1]) / 1e9)
+med = {n: statistics.median(v) for n, v in runs.items()}
+devs = {n: g for n, g in med.items() if n.startswith("limit-dev-")}
+dev = max(devs.values()) if devs else None
+back = med.get("limit-backing-dd")
+if dev is None and back is None:
+    sys.exit(0)
+print()
+head = "| contender | GB/s median |"
+rule = "|---|---|"
+if dev is not None:
+    best = max(devs, key=devs.get)[len("limit-dev-"):]
+    head += f" share of the device ({best}, {dev:.2f} GB/s) |"
+    rule += "---|"
+if back is not None:
+    head += f" share of one read of the backing file ({back:.2f} GB/s) |"
+    rule += "---|"
+print(head)
+print(rule)
+for n, g in med.items():
+    row = f"| {n} | {g:.2f} |"
+    if dev is not None:
+        row += f" {g / dev:.2f} |"
+    if back is not None:
+        row += f" {g / back:.2f} |"
+    print(row)
+EOF
 }

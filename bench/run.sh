@@ -7,7 +7,10 @@
 # same memory cgroup.  Prints one row per contender: median GB/s (min-max),
 # CPU seconds per GiB of the process, of the whole system and of kswapd, and
 # the peak bytes of the data set in the page cache; then the ratios the
-# targets are about.  Each run starts with the data set out of the cache and
+# targets are about, and every contender as a share of the limit measured in
+# the same run: the raw block device under the data set (fio O_DIRECT
+# io_uring, read-only, the better of iodepth 8 and 32) and, on the RAM
+# testbed, one thread reading the testbed's backing file out of tmpfs (dd).  Each run starts with the data set out of the cache and
 # the cgroup's cache full of a filler file (see cold() in bench/lib.sh).
 #
 # usage: sudo bench/run.sh [ram | DIR]
@@ -56,6 +59,27 @@ if [ -n "${BASELINE:-}" ]; then
 		CONTENDERS+=("base-cat-$m-zerocopy|$(PC=$BASELINE cats --mode $m)")
 	done
 fi
+# The limits, run whatever ONLY says: the block device under DIR, read-only
+# (--readonly), as many bytes as the data set; on the RAM testbed, one dd of
+# the tmpfs file behind the loop device (the loop worker's copy, on one core).
+LIMITS=()
+limit_dev=$(findmnt -no SOURCE -T "$DIR" 2>/dev/null | head -n1)
+if [ -b "$limit_dev" ] && ! err=$(dd if="$limit_dev" of=/dev/null bs=1M count=1 iflag=direct status=none 2>&1); then
+	echo "bench/run.sh: cannot read $limit_dev (${err##*: }): no device limit" >&2
+elif [ -b "$limit_dev" ]; then
+	limit_bytes=$((JOBS * size_b))
+	dev_size=$(blockdev --getsize64 "$limit_dev")
+	[ "$dev_size" -lt "$limit_bytes" ] && limit_bytes=$((dev_size >> 20 << 20))
+	for q in 8 32; do
+		LIMITS+=("limit-dev-uring-qd$q|fio --readonly --name=dev --filename=$limit_dev --direct=1 --ioengine=io_uring --iodepth=$q --rw=read --bs=1m --size=$limit_bytes --output=/dev/null|$limit_bytes")
+	done
+else
+	echo "bench/run.sh: '$DIR' is on ${limit_dev:-no device}, not a block device: no device limit" >&2
+fi
+if [ -n "${BACKING:-}" ]; then
+	LIMITS+=("limit-backing-dd|dd if=$BACKING of=/dev/null bs=1M count=$((JOBS * size_b >> 20)) status=none|$((JOBS * size_b))")
+fi
+
 for m in buffered dontcache dropbehind direct auto; do
 	CONTENDERS+=("cat-$m-copy|$(cats --mode $m --copy)")
 	CONTENDERS+=("cat-$m-zerocopy|$(cats --mode $m)")
@@ -63,9 +87,10 @@ for m in buffered dontcache dropbehind direct auto; do
 	CONTENDERS+=("bench-$m-zerocopy|$(bench_job $m zerocopy)")
 done
 
-# run NAME COMMAND: one cold run in the cgroup; appends a row to $W/raw.tsv.
+# run NAME COMMAND [BYTES]: one cold run in the cgroup; appends a row to
+# $W/raw.tsv (BYTES read, the data set's by default).
 run_one() {
-	local name=$1 cmd=$2 peak=0 c b0 b1 k0 k1 t0 t1 rc
+	local name=$1 cmd=$2 nbytes=${3:-$((JOBS * size_b))} peak=0 c b0 b1 k0 k1 t0 t1 rc
 	cold "${FILES[@]}"
 	b0=$(busy_ticks) k0=$(kswapd_ticks)
 	t0=$(date +%s.%N)
@@ -86,11 +111,16 @@ run_one() {
 	read -r u s <"$W/time"
 	printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$name" "$(echo "$t1 - $t0" | bc)" \
 		"$(echo "$u + $s" | bc)" $((b1 - b0)) $((k1 - k0)) "$peak" \
-		$((JOBS * size_b)) >>"$W/raw.tsv"
+		"$nbytes" >>"$W/raw.tsv"
 }
 
 echo "# bench/run.sh ${1:-ram}: $JOBS threads x $SIZE, 1 MiB reads, cap $CAP, $REPS reps, $(uname -r), $(nproc) CPUs"
 for ((r = 1; r <= REPS; r++)); do
+	for c in "${LIMITS[@]}"; do
+		name=${c%%|*} rest=${c#*|}
+		printf "\rrep %d/%d %-30s" "$r" "$REPS" "$name" >&2
+		run_one "$name" "${rest%|*}" "${rest##*|}"
+	done
 	for c in "${CONTENDERS[@]}"; do
 		name=${c%%|*}
 		[[ $name =~ $ONLY ]] || continue
@@ -101,3 +131,4 @@ done
 printf "\r%60s\r" "" >&2
 [ -n "${OUT:-}" ] && cp "$W/raw.tsv" "$OUT"
 python3 bench/summarize.py "$W/raw.tsv" "$(getconf CLK_TCK)" ${CHART:+"$CHART"}
+shares "$W/raw.tsv"

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The depth tuner of the direct pipeline: a pure function from what it has
+ * seen and one more throughput figure to the next number of reads in flight.
+ * No clock, no I/O: the caller measures a window and hands in its rate, so
+ * the tuner can be tested on synthetic curves (tests/lib/test-direct-tune.c).
+ */
+#ifndef PC_DIRECT_TUNE_H
+#define PC_DIRECT_TUNE_H
+
+enum pc_tune_phase { PC_TUNE_GROW, PC_TUNE_HOLD, PC_TUNE_UP, PC_TUNE_DOWN };
+
+struct pc_tune_depth {
+	unsigned int depth;		/* reads in flight for the next window */
+	unsigned int min, max;		/* the range it may use */
+	enum pc_tune_phase phase;
+	unsigned int best;		/* growing: the depth of best_rate */
+	double best_rate;
+	unsigned int hold;		/* holding or probing: the depth held */
+	double ref;			/* the held depth's smoothed rate */
+	unsigned int since;		/* windows held since the last probe */
+	unsigned int every[2];		/* windows between probes up, down */
+	int next_up;			/* the next probe goes up */
+	unsigned int low;		/* windows in a row well under ref */
+};
+
+/* Start at @start reads in flight, within [@min, @max]. */
+void pc_tune_depth_init(struct pc_tune_depth *t, unsigned int start,
+			unsigned int min, unsigned int max);
+
+/*
+ * One window at t->depth read at @rate (bytes per second, > 0): returns the
+ * depth for the next window (also t->depth).
+ */
+unsigned int pc_tune_depth_step(struct pc_tune_depth *t, double rate);
+
+#endif

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# bench/at-scale.sh at small scale: 2 devices x 4 threads x 64 MiB; its
+# folder has a report with all four modes that read every byte, the timeline
+# and the chart, and nothing it made (loop devices, mounts, cgroup) is left.
+# Without root it refuses in one line.
+set -u
+. "$(dirname "$0")/lib.sh"
+script=$(cd "$(dirname "$0")/../.." && pwd)/bench/at-scale.sh
+
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$script" /nonexistent 2>&1)
+rc=$?
+[ $rc = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [[ $out == *"needs root"* ]] ||
+	fail "as nobody: exit $rc, output '$out'"
+
+[ "$(id -u)" = 0 ] || skip "needs root (loop devices, mounts, a memory cgroup)"
+[ -e /dev/loop-control ] || skip "no loop devices"
+command -v mkfs.xfs >/dev/null || command -v mkfs.ext4 >/dev/null || skip "no mkfs.xfs or mkfs.ext4"
+tmpdir
+AT_SCALE_DEVICES=2 AT_SCALE_SIZE=64m AT_SCALE_TIME=20s "$script" "$T/out" >"$T/log" 2>&1 ||
+	fail "at-scale.sh failed: $(tail -n 3 "$T/log")"
+python3 - "$T/out/report.json" <<'PY' || fail "report.json: see above"
+import json, sys
+r = json.load(open(sys.argv[1]))
+modes = {m["mode"]: m for m in r["modes"]}
+want = ["buffered", "direct", "auto", "dontcache"]
+assert sorted(modes) == sorted(want), f"modes {sorted(modes)}"
+assert r["job"]["threads"] == 8 and len(r["job"]["directories"]) == 2, r["job"]
+for name in want:
+    m = modes[name]
+    assert m["error"] == 0, f"{name}: error {m['error']}"
+    assert m["bytes"] == 8 * (64 << 20), f"{name}: read {m['bytes']} bytes"
+    assert m["gbps_avg"] > 0, f"{name}: {m['gbps_avg']} GB/s"
+PY
+grep -q "<svg" "$T/out/chart.svg" || fail "chart.svg is no SVG"
+for m in buffered direct auto dontcache; do
+	grep -q "^$m," "$T/out/timeline.csv" || fail "timeline.csv has no $m interval"
+done
+grep -q "memory cap" "$T/out/machine.txt" || fail "machine.txt says no cap"
+losetup -a | grep -q pagecliff-at-scale && fail "a loop device is left: $(losetup -a | grep pagecliff-at-scale)"
+grep -q pagecliff-at-scale /proc/mounts && fail "a mount is left"
+ls -d /sys/fs/cgroup/pagecliff-at-scale-* /sys/fs/cgroup/memory/pagecliff-at-scale-* 2>/dev/null &&
+	fail "a cgroup is left"
+echo "at-scale: 4 modes x 512 MiB, report, timeline and chart written, nothing left"

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The direct pipeline's depth tuner on synthetic throughput curves, no I/O:
+ * a curve that rises and flattens settles at its knee; noise does not make
+ * it swing; a curve that falls past a depth, or a device that slows down
+ * with depth no longer helping, makes it shallower.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "direct-tune.h"
+#include "helpers.h"
+
+#define WINDOWS 400
+
+/* Rate at @depth: rises linearly to @knee, flat after (GB/s-like units). */
+static double knee_curve(unsigned int depth, unsigned int knee)
+{
+	return depth < knee ? 2.0 * depth / knee : 2.0;
+}
+
+/* Rises to @knee, then loses 20% per doubling: too deep hurts. */
+static double peak_curve(unsigned int depth, unsigned int knee)
+{
+	double r = 2.0;
+
+	if (depth < knee)
+		return 2.0 * depth / knee;
+	for (unsigned int d = knee; d < depth; d *= 2)
+		r *= 0.8;
+	return r;
+}
+
+/* Uniform noise of +-@amp, from a fixed seed: the test repeats exactly. */
+static double noise(double amp)
+{
+	return 1.0 + amp * (2.0 * rand() / RAND_MAX - 1.0);
+}
+
+struct run {
+	unsigned int mode;		/* the depth used most */
+	unsigned int off_mode;		/* windows at another depth */
+	unsigned int last;
+	double mean;			/* mean rate over the second half */
+};
+
+static void run_curve(struct pc_tune_depth *t, int peak, unsigned int knee,
+		      double amp, struct run *r)
+{
+	unsigned int count[257] = { 0 };
+	double sum = 0;
+
+	for (int w = 0; w < WINDOWS; w++) {
+		unsigned int d = t->depth;
+		double rate = (peak ? peak_curve(d, knee) : knee_curve(d, knee)) * noise(amp);
+
+		T_CHECK(d >= t->min && d <= t->max && d <= 256, "depth %u out of [%u, %u]",
+			d, t->min, t->max);
+		count[d]++;
+		if (w >= WINDOWS / 2)
+			sum += rate;
+		pc_tune_depth_step(t, rate);
+	}
+	r->mode = 1;
+	for (unsigned int d = 1; d <= 256; d++)
+		if (count[d] > count[r->mode])
+			r->mode = d;
+	r->off_mode = WINDOWS - count[r->mode];
+	r->last = t->depth;
+	r->mean = sum / (WINDOWS / 2);
+}
+
+int main(void)
+{
+	struct pc_tune_depth t;
+	struct run r;
+
+	srand(16);
+
+	/* Rises then flattens at 24: at 32 (the first doubling past it) within 4 windows... */
+	pc_tune_depth_init(&t, 8, 2, 64);
+	for (int w = 0; w < 4; w++)
+		pc_tune_depth_step(&t, knee_curve(t.depth, 24));
+	T_CHECK(t.depth == 32, "knee 24 from 8: at %u after 4 windows, not 32", t.depth);
+	/* ...and settles there. */
+	pc_tune_depth_init(&t, 8, 2, 64);
+	run_curve(&t, 0, 24, 0, &r);
+	T_CHECK(r.mode == 32, "knee 24 from 8: settled at %u, not 32", r.mode);
+	T_CHECK(r.mean >= 0.95 * 2.0, "knee 24: mean rate %.3f of 2.0", r.mean);
+	T_CHECK(r.off_mode <= WINDOWS / 10, "knee 24: %u windows off the knee", r.off_mode);
+
+	/* Already past the knee at the start: comes down to it (16), no further. */
+	pc_tune_depth_init(&t, 64, 2, 64);
+	run_curve(&t, 0, 16, 0, &r);
+	T_CHECK(r.mode == 16, "knee 16 from 64: settled at %u, not 16", r.mode);
+	T_CHECK(r.mean >= 0.95 * 2.0, "knee 16 from 64: mean rate %.3f", r.mean);
+
+	/* A CPU-bound device (flat from 1): never deeper than where it started. */
+	pc_tune_depth_init(&t, 8, 2, 64);
+	run_curve(&t, 0, 1, 0, &r);
+	T_CHECK(r.mode <= 8, "flat curve: settled at %u, deeper than 8", r.mode);
+
+	/* Noise of +-5% on the knee-24 curve: holds one depth, no wild swings. */
+	pc_tune_depth_init(&t, 8, 2, 64);
+	run_curve(&t, 0, 24, 0.05, &r);
+	T_CHECK(r.mode >= 24 && r.mode <= 64, "noisy knee 24: settled at %u", r.mode);
+	T_CHECK(r.off_mode <= WINDOWS / 8, "noisy knee 24: %u of %d windows off depth %u",
+		r.off_mode, WINDOWS, r.mode);
+	T_CHECK(r.mean >= 0.93 * 2.0, "noisy knee 24: mean rate %.3f", r.mean);
+
+	/* Past a peak at 16 deeper reads lose: stops at 16 growing from 4... */
+	pc_tune_depth_init(&t, 4, 2, 64);
+	run_curve(&t, 1, 16, 0, &r);
+	T_CHECK(r.mode == 16, "peak 16 from 4: settled at %u", r.mode);
+	/* ...and shrinks to it from 64. */
+	pc_tune_depth_init(&t, 64, 2, 64);
+	run_curve(&t, 1, 16, 0, &r);
+	T_CHECK(r.mode == 16 && r.last == 16, "peak 16 from 64: mode %u, last %u",
+		r.mode, r.last);
+
+	/* Settled at 32 on a knee-24 device that then only needs 4: shrinks. */
+	pc_tune_depth_init(&t, 8, 2, 64);
+	run_curve(&t, 0, 24, 0, &r);
+	T_CHECK(t.depth == 32, "before the change: %u", t.depth);
+	run_curve(&t, 0, 4, 0, &r);
+	T_CHECK(r.last <= 8 && r.mode <= 8, "after the device needs 4: mode %u, last %u",
+		r.mode, r.last);
+
+	/* One depth allowed: stays there. */
+	pc_tune_depth_init(&t, 8, 8, 8);
+	run_curve(&t, 0, 24, 0.05, &r);
+	T_CHECK(r.off_mode == 0 && r.mode == 8, "min == max: %u windows off 8", r.off_mode);
+	printf("direct-tune: all curves settle as expected\n");
+	return 0;
+}
