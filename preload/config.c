@@ -16,11 +16,14 @@
 
 #define DEFAULT_MIN_SIZE (8ull << 20)
 #define DEFAULT_BATCH (8ull << 20)
+/* Eight batches: one stream never reaches it, a hundred round robin do. */
+#define DEFAULT_BUDGET (64ull << 20)
 
 struct pl_config pl_cfg = {
 	.mode = PL_MODE_AUTO,
 	.min_size = DEFAULT_MIN_SIZE,
 	.batch = DEFAULT_BATCH,
+	.budget = DEFAULT_BUDGET,
 };
 
 static void complain(const char *what, const char *value)
@@ -55,6 +58,7 @@ void pl_config_load(void)
 	const char *mode = getenv("PAGECLIFF_MODE");
 	const char *min = getenv("PAGECLIFF_MIN_SIZE");
 	const char *stats = getenv("PAGECLIFF_STATS");
+	const char *budget = getenv("PAGECLIFF_BUDGET");
 
 	if (mode && *mode && parse_mode(mode, &pl_cfg.mode)) {
 		complain("PAGECLIFF_MODE", mode);
@@ -62,6 +66,10 @@ void pl_config_load(void)
 	}
 	if (min && *min && parse_size(min, &pl_cfg.min_size)) {
 		complain("PAGECLIFF_MIN_SIZE", min);
+		pl_cfg.mode = PL_MODE_OFF;
+	}
+	if (budget && *budget && parse_size(budget, &pl_cfg.budget)) {
+		complain("PAGECLIFF_BUDGET", budget);
 		pl_cfg.mode = PL_MODE_OFF;
 	}
 	if (stats && *stats && strcmp(stats, "0")) {

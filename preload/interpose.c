@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -60,6 +61,16 @@ __attribute__((constructor)) static void pl_init(void)
 	errno = saved;
 }
 
+/*
+ * Should a hook look at this call at all?  Not from the shim's own libc calls,
+ * not when off, and not in a vfork() child, which shares the parent's memory
+ * until it execs: Python's subprocess calls close_range() there.
+ */
+static int watching(void)
+{
+	return !pl_busy && pl_cfg.mode != PL_MODE_OFF && !pl_foreign();
+}
+
 static int needs_mode(int flags)
 {
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
@@ -70,7 +81,7 @@ static int opened(int fd, int flags, const char *path)
 {
 	int saved = errno;
 
-	if (fd < 0 || pl_busy || pl_cfg.mode == PL_MODE_OFF)
+	if (fd < 0 || !watching())
 		return fd;
 	pl_lock();
 	if ((flags & O_ACCMODE) == O_RDONLY &&
@@ -151,7 +162,7 @@ static FILE *fopened(FILE *fp, const char *mode, const char *path)
 {
 	int rdonly = mode[0] == 'r' && !strchr(mode, '+');
 
-	if (fp && !pl_busy)
+	if (fp)
 		opened(fileno(fp), rdonly ? O_RDONLY : O_RDWR, path);
 	return fp;
 }
@@ -168,7 +179,7 @@ PL_EXPORT FILE *fopen64(const char *path, const char *mode)
 
 static void closing(int fd)
 {
-	if (fd >= 0 && !pl_busy && pl_cfg.mode != PL_MODE_OFF)
+	if (fd >= 0 && watching())
 		pl_note_close(fd);
 }
 
@@ -200,7 +211,7 @@ static void forget_range(unsigned int lo, unsigned int hi)
 {
 	int saved = errno;
 
-	if (pl_busy || pl_cfg.mode == PL_MODE_OFF)
+	if (!watching())
 		return;
 	pl_lock();
 	pl_table_each(lo, hi, pl_table_del);
@@ -226,7 +237,7 @@ PL_EXPORT void closefrom(int lo)
 
 static int duped(int oldfd, int newfd)
 {
-	if (newfd >= 0 && !pl_busy && pl_cfg.mode != PL_MODE_OFF)
+	if (newfd >= 0 && watching())
 		pl_note_dup(oldfd, newfd);
 	return newfd;
 }
@@ -238,14 +249,14 @@ PL_EXPORT int dup(int fd)
 
 PL_EXPORT int dup2(int oldfd, int newfd)
 {
-	if (oldfd != newfd && fcntl(oldfd, F_GETFD) >= 0)
+	if (oldfd != newfd && watching() && fcntl(oldfd, F_GETFD) >= 0)
 		closing(newfd);
 	return duped(oldfd, CALL(int, dup2, oldfd, newfd));
 }
 
 PL_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
-	if (oldfd != newfd && fcntl(oldfd, F_GETFD) >= 0)
+	if (oldfd != newfd && watching() && fcntl(oldfd, F_GETFD) >= 0)
 		closing(newfd);
 	return duped(oldfd, CALL(int, dup3, oldfd, newfd, flags));
 }
@@ -292,7 +303,7 @@ static off_t seeked(int fd, off_t pos)
 {
 	int saved = errno;
 
-	if (pos >= 0 && !pl_busy && pl_cfg.mode != PL_MODE_OFF) {
+	if (pos >= 0 && watching()) {
 		pl_note_seek(fd, pos);
 		errno = saved;
 	}
@@ -313,8 +324,7 @@ static void *mapped(void *map, int flags, int fd)
 {
 	int saved = errno;
 
-	if (map != MAP_FAILED && fd >= 0 && !(flags & MAP_ANONYMOUS) && !pl_busy &&
-	    pl_cfg.mode != PL_MODE_OFF) {
+	if (map != MAP_FAILED && fd >= 0 && !(flags & MAP_ANONYMOUS) && watching()) {
 		pl_note_mmap(fd);
 		errno = saved;
 	}
@@ -341,12 +351,6 @@ PL_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off6
 		return MAP_FAILED;
 	}
 	return mapped(fn(addr, len, prot, flags, fd, off), flags, fd);
-}
-
-/* Is this a read the shim should look at at all? */
-static int watching(void)
-{
-	return !pl_busy && pl_cfg.mode != PL_MODE_OFF;
 }
 
 static size_t iov_len(const struct iovec *iov, int cnt)
@@ -613,4 +617,30 @@ PL_EXPORT ssize_t copy_file_range(int in, loff_t *off_in, int out, loff_t *off_o
 	n = CALL(ssize_t, copy_file_range, in, off_in, out, off_out, len, flags);
 	pl_read_end(&r, n);
 	return n;
+}
+
+/*
+ * _exit() skips destructors: a child that reads and leaves with _exit() still
+ * gets its final drops and stats lines (exit() reaches the destructor).
+ */
+PL_EXPORT void _exit(int status)
+{
+	void (*fn)(int) = REAL(_exit);
+
+	pl_track_exit();
+	if (fn)
+		fn(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+PL_EXPORT void _Exit(int status)
+{
+	void (*fn)(int) = REAL(_Exit);
+
+	pl_track_exit();
+	if (fn)
+		fn(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
 }

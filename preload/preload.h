@@ -31,6 +31,7 @@ struct pl_config {
 	enum pl_mode mode;
 	uint64_t min_size;	/* sequential bytes before acting */
 	uint64_t batch;		/* bytes per POSIX_FADV_DONTNEED */
+	uint64_t budget;	/* read but not yet dropped, all files together */
 	int stats;		/* print a line per file */
 	const char *stats_path;	/* NULL: stderr */
 };
@@ -46,6 +47,7 @@ void pl_stats_write(const char *line, size_t len) PL_HIDDEN;
 /* One open file description that the program reads. */
 struct pl_file {
 	int refs;		/* fds in the table that point here */
+	int fd;			/* the last fd it was read through (budget drops) */
 	int finished;		/* final drop done, stats printed */
 	dev_t dev;
 	ino_t ino;
@@ -54,6 +56,7 @@ struct pl_file {
 	uint64_t fpos;		/* the fd's offset as the shim believes it */
 	uint64_t cursor;	/* end of the last read */
 	uint64_t run_start;	/* where the current sequential run began */
+	uint64_t run_reads;	/* reads in the current run */
 	int active;		/* the run passed min_size: dropping */
 	int mapped;		/* mmap()ed: never drop again */
 	int stdio;		/* read through fread(): fpos lags the fd */
@@ -64,7 +67,21 @@ struct pl_file {
 	uint64_t bytes_dontcache;	/* read with RWF_DONTCACHE */
 	uint64_t runs;			/* sequential runs that reached min_size */
 	uint64_t seeks;
+	uint64_t inflight;	/* bytes asked of reads at the fd's offset running now */
+	uint64_t behind;	/* what this file adds to the process-wide budget */
+	struct pl_file *prev, *next;	/* all files with a dropper */
 };
+
+/*
+ * 1 in a child made by vfork() (or clone() without fork handlers) that has
+ * not exec'd yet: it shares the parent's memory, so the shim must change
+ * nothing and goes straight to libc.
+ */
+int pl_foreign(void) PL_HIDDEN;
+/* The fork handler's part for track.c: a forked child starts its own stats. */
+void pl_track_forked(int fd) PL_HIDDEN;
+/* The process ends (exit or _exit): final drops and stats of open files. */
+void pl_track_exit(void) PL_HIDDEN;
 
 /* The shim's one lock; held for table changes and file bookkeeping. */
 void pl_lock(void) PL_HIDDEN;
@@ -93,6 +110,7 @@ struct pl_read {
 	int fd;
 	int positional;		/* the read names its offset */
 	uint64_t off;
+	uint64_t len;		/* asked for */
 	int use_dontcache;
 	int stdio;		/* through fread(): the fd's offset runs ahead */
 };

@@ -70,6 +70,70 @@ static int same_file(const struct pl_file *f, int fd)
 	return !fstat(fd, &st) && st.st_dev == f->dev && st.st_ino == f->ino;
 }
 
+/*
+ * The process-wide budget: bytes read in sequential runs and not dropped yet,
+ * over all files.  Each file's share is kept in f->behind and the sum here,
+ * so that many files read a little at a time (round robin) stay bounded like
+ * one file read fast.  Only runs of two reads or more count: random access
+ * (every read a run of its own) is left alone.
+ */
+static struct pl_file *files;
+static uint64_t behind_total;
+
+static void list_add(struct pl_file *f)
+{
+	f->next = files;
+	if (files)
+		files->prev = f;
+	files = f;
+}
+
+static void list_del(struct pl_file *f)
+{
+	if (f->prev)
+		f->prev->next = f->next;
+	else if (files == f)
+		files = f->next;
+	if (f->next)
+		f->next->prev = f->prev;
+	f->prev = f->next = NULL;
+	behind_total -= f->behind;
+	f->behind = 0;
+}
+
+static void settle(struct pl_file *f)
+{
+	uint64_t b = 0;
+
+	if (f->have_dropper && !f->mapped && !f->finished &&
+	    f->run_reads >= 2 && f->cursor > f->drop.dropped_to)
+		b = f->cursor - f->drop.dropped_to;
+	behind_total += b - f->behind;
+	f->behind = b;
+}
+
+static int same_file(const struct pl_file *f, int fd);
+
+/* Over budget: drop behind the file with the most read and not dropped. */
+static void enforce_budget(void)
+{
+	for (int tries = 0; behind_total > pl_cfg.budget && tries < 64; tries++) {
+		struct pl_file *max = NULL;
+
+		for (struct pl_file *g = files; g; g = g->next)
+			if (g->behind && (!max || g->behind > max->behind))
+				max = g;
+		if (!max)
+			return;
+		if (same_file(max, max->fd))
+			pc_dropper_advance(&max->drop, max->fd,
+					   pc_align_down(max->cursor, PC_PAGE_SIZE), 1);
+		else
+			max->mapped = 1;	/* its fd was reused behind the shim's back */
+		settle(max);
+	}
+}
+
 static void finish(struct pl_file *f, int fd)
 {
 	if (f->finished)
@@ -87,6 +151,7 @@ void pl_file_release(struct pl_file *f, int fd)
 	int saved = errno;
 
 	finish(f, fd);
+	list_del(f);
 	if (f->have_dropper)
 		pc_dropper_release(&f->drop);
 	free(f->path);
@@ -143,6 +208,8 @@ void pl_track_fd(int fd, const char *path)
 	/* Small files never reach a run; don't pay for a snapshot. */
 	if ((uint64_t)st.st_size >= pl_cfg.min_size)
 		f->have_dropper = !pc_dropper_init(&f->drop, fd, pl_cfg.batch, f->fpos);
+	f->fd = fd;
+	list_add(f);
 out:
 	pl_table_set(fd, f);
 	errno = saved;
@@ -170,6 +237,7 @@ static void new_run(struct pl_file *f, int fd, uint64_t off)
 	else if (f->have_dropper)
 		pc_dropper_reset(&f->drop, off);
 	f->active = 0;
+	f->run_reads = 0;
 	f->run_start = off;
 	f->cursor = off;
 }
@@ -187,8 +255,9 @@ static int offset_agrees(struct pl_file *f, int fd, int positional)
 	real = lseek(fd, 0, SEEK_CUR);
 	if (real < 0)
 		return 0;
-	if ((uint64_t)real == f->fpos ||
-	    (f->stdio && (uint64_t)real > f->fpos && (uint64_t)real - f->fpos <= STDIO_SLACK))
+	if ((uint64_t)real >= f->fpos && (uint64_t)real - f->fpos <= f->inflight)
+		return 1;	/* other threads' reads of the same offset are running */
+	if ((f->stdio && (uint64_t)real > f->fpos && (uint64_t)real - f->fpos <= STDIO_SLACK))
 		return 1;
 	f->fpos = real;
 	new_run(f, fd, real);
@@ -202,6 +271,7 @@ static void account(struct pl_file *f, int fd, uint64_t off, uint64_t n,
 	if (off != f->cursor)
 		new_run(f, fd, off);
 	f->cursor = off + n;
+	f->run_reads++;
 	f->bytes_read += n;
 	if (f->mapped || pl_cfg.mode == PL_MODE_OFF)
 		return;
@@ -245,7 +315,10 @@ void pl_read_begin(struct pl_read *r, int fd, int64_t off, uint64_t len)
 	r->file = f;
 	r->fd = fd;
 	r->positional = off >= 0;
-	r->off = off >= 0 ? (uint64_t)off : f->fpos;
+	r->len = len;
+	r->off = off >= 0 ? (uint64_t)off : f->fpos + f->inflight;
+	if (!r->positional)
+		f->inflight += len;
 	r->use_dontcache = f->active && f->dontcache != 0 && !f->mapped &&
 			   (pl_cfg.mode == PL_MODE_DONTCACHE ||
 			    (pl_cfg.mode == PL_MODE_AUTO && len >= AUTO_DONTCACHE_MIN));
@@ -272,6 +345,16 @@ void pl_read_end(struct pl_read *r, int64_t n)
 	if (!f)
 		return;
 	pl_lock();
+	if (!r->positional) {
+		/*
+		 * Threads reading one fd's offset at once: each read takes the
+		 * next n bytes, in whatever order they finish, so the bytes are
+		 * counted where the offset was when this read came back.
+		 */
+		f->inflight -= f->inflight < r->len ? f->inflight : r->len;
+		r->off = f->fpos;
+	}
+	f->fd = r->fd;
 	if (n > 0 && !f->finished) {
 		if (r->use_dontcache) {
 			f->dontcache = 1;
@@ -282,8 +365,11 @@ void pl_read_end(struct pl_read *r, int64_t n)
 		if (!r->positional)
 			f->fpos = r->off + n;
 		account(f, r->fd, r->off, n, r->positional);
+		settle(f);
+		enforce_budget();
 	} else if (n == 0 && f->active && f->have_dropper && r->off == f->cursor) {
 		pc_dropper_advance(&f->drop, r->fd, f->cursor, 1);	/* end of file */
+		settle(f);
 	}
 	if (--f->refs == 0)
 		pl_file_release(f, r->fd);
@@ -343,13 +429,39 @@ static void finish_fd(int fd)
 		finish(f, fd);
 }
 
-/* At exit: the final drop and the stats of files still open. */
-__attribute__((destructor)) static void pl_at_exit(void)
+/*
+ * In a fork() child, lock held: the files are the parent's too, and the
+ * parent prints their stats; the child's lines count only its own reads.
+ */
+void pl_track_forked(int fd)
 {
+	struct pl_file *f = NULL;
+
+	if (!pl_table_get(fd, &f) || !f)
+		return;
+	f->bytes_read = f->bytes_dontcache = f->runs = f->seeks = 0;
+	f->drop.bytes_dropped = f->drop.bytes_kept = f->drop.syscalls = 0;
+	f->inflight = 0;	/* the parent's other threads are not here */
+}
+
+/* At exit or _exit: the final drop and the stats of files still open. */
+void pl_track_exit(void)
+{
+	static int done;
 	int saved = errno;
 
+	if (pl_busy || pl_foreign())
+		return;		/* a signal handler inside the shim, or a vfork child */
 	pl_lock();
-	pl_table_each(0, ~0u, finish_fd);
+	if (!done) {
+		done = 1;
+		pl_table_each(0, ~0u, finish_fd);
+	}
 	pl_unlock();
 	errno = saved;
+}
+
+__attribute__((destructor)) static void pl_at_exit(void)
+{
+	pl_track_exit();
 }
