@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,10 +297,22 @@ static void account(struct pl_file *f, int fd, uint64_t off, uint64_t n,
 		pc_dropper_advance(&f->drop, fd, f->cursor, 0);
 }
 
+/*
+ * The most one read(2) transfers (the kernel's MAX_RW_COUNT).  Above it a
+ * preadv2() would not check the buffer the way read() does (the kernel clamps
+ * an iovec before checking it, and takes a length over SSIZE_MAX as EINVAL,
+ * where read() says EFAULT), so such reads are never turned into preadv2().
+ */
+static uint64_t max_rw_count(void)
+{
+	return INT_MAX & ~((uint64_t)sysconf(_SC_PAGESIZE) - 1);
+}
+
 void pl_read_begin(struct pl_read *r, int fd, int64_t off, uint64_t len)
 {
 	struct pl_file *f = NULL;
 	int saved = errno;
+	int huge = len > max_rw_count();
 
 	*r = (struct pl_read){ .fd = fd };
 	if (pl_cfg.mode == PL_MODE_OFF || fd < 0)
@@ -315,11 +328,12 @@ void pl_read_begin(struct pl_read *r, int fd, int64_t off, uint64_t len)
 	r->file = f;
 	r->fd = fd;
 	r->positional = off >= 0;
-	r->len = len;
+	r->len = huge ? max_rw_count() : len;
+	len = r->len;
 	r->off = off >= 0 ? (uint64_t)off : f->fpos + f->inflight;
 	if (!r->positional)
 		f->inflight += len;
-	r->use_dontcache = f->active && f->dontcache != 0 && !f->mapped &&
+	r->use_dontcache = !huge && f->active && f->dontcache != 0 && !f->mapped &&
 			   (pl_cfg.mode == PL_MODE_DONTCACHE ||
 			    (pl_cfg.mode == PL_MODE_AUTO && len >= AUTO_DONTCACHE_MIN));
 	if (f->have_dropper && r->off == f->cursor)
