@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -187,6 +188,45 @@ static int wanted(int fd, struct stat *st)
 	return !fstat(fd, st) && S_ISREG(st->st_mode);
 }
 
+/* The file's read-ahead limit, from its backing device; 0 when unknown. */
+static uint64_t readahead_of(dev_t dev)
+{
+	char path[96], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/read_ahead_kb", major(dev), minor(dev));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return strtoull(buf, NULL, 10) << 10;
+}
+
+/*
+ * A file with cached pages is snapped PC_DROPPER_SNAP_AHEAD batches ahead
+ * of the reader, so that what its snapshots see cached was cached before.
+ * The kernel reads ahead up to four read-ahead windows (doubled by
+ * POSIX_FADV_SEQUENTIAL, plus the async window), so with a large
+ * read_ahead_kb the batches must grow, or read-ahead pages would pass for
+ * cached ones and be kept.
+ */
+static void start_dropper(struct pl_file *f, int fd, uint64_t from)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t need = readahead_of(f->dev) * 4 / PC_DROPPER_SNAP_AHEAD + 1;
+
+	f->have_dropper = !pc_dropper_init(&f->drop, fd, pl_cfg.batch, from);
+	if (!f->have_dropper || !f->drop.warm || need <= f->drop.batch)
+		return;
+	pc_dropper_release(&f->drop);
+	f->have_dropper = !pc_dropper_init(&f->drop, fd, (need + page - 1) / page * page, from);
+}
+
 void pl_track_fd(int fd, const char *path)
 {
 	int saved = errno;
@@ -208,7 +248,7 @@ void pl_track_fd(int fd, const char *path)
 	f->path = path_of(fd, path);
 	/* Small files never reach a run; don't pay for a snapshot. */
 	if ((uint64_t)st.st_size >= pl_cfg.min_size)
-		f->have_dropper = !pc_dropper_init(&f->drop, fd, pl_cfg.batch, f->fpos);
+		start_dropper(f, fd, f->fpos);
 	f->fd = fd;
 	list_add(f);
 out:
@@ -224,7 +264,7 @@ static void late_dropper(struct pl_file *f, int fd)
 {
 	uint64_t from = f->run_start > f->size_at_open ? f->run_start : f->size_at_open;
 
-	f->have_dropper = !pc_dropper_init(&f->drop, fd, pl_cfg.batch, from);
+	start_dropper(f, fd, from);
 	if (f->have_dropper)
 		pc_dropper_reset(&f->drop, pc_align_up(from, PC_PAGE_SIZE));
 }
