@@ -13,6 +13,7 @@
 #undef _FILE_OFFSET_BITS	/* define open and open64 as themselves */
 #undef _FORTIFY_SOURCE
 
+#include <aio.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -90,6 +91,8 @@ static int opened(int fd, int flags, const char *path)
 	else
 		pl_table_del(fd);
 	pl_unlock();
+	if ((flags & O_DIRECT) && (flags & O_ACCMODE) != O_WRONLY)
+		pl_note_direct(fd, path);
 	errno = saved;
 	return fd;
 }
@@ -567,6 +570,101 @@ PL_EXPORT size_t __fread_unlocked_chk(void *buf, size_t buflen, size_t size, siz
 }
 
 /*
+ * The rest of stdio's readers (getc, getline, fgets) refill their buffer
+ * through libc's internal read(), which no preload sees.  Around each call the
+ * shim notes where the buffer pointer was; when it did not move by what the
+ * call consumed, the buffer was refilled, and one lseek() tells how far the
+ * stream has read the file.  No system call otherwise.
+ */
+struct stdio_probe {
+	FILE *fp;
+	char *ptr;
+};
+
+static void stdio_before(struct stdio_probe *p, FILE *fp)
+{
+	p->fp = watching() && fp ? fp : NULL;
+	if (p->fp)
+		p->ptr = fp->_IO_read_ptr;
+}
+
+static void stdio_after(const struct stdio_probe *p, size_t consumed, int refilled)
+{
+	int fd;
+
+	if (!p->fp || (!refilled && p->fp->_IO_read_ptr == p->ptr + consumed))
+		return;
+	fd = fileno_unlocked(p->fp);
+	if (fd >= 0)
+		pl_note_stdio(fd);
+}
+
+#define STDIO_CHAR(name, ...)						\
+	PL_EXPORT int name(FILE *fp)					\
+	{								\
+		struct stdio_probe p;					\
+		int c;							\
+									\
+		stdio_before(&p, fp);					\
+		c = CALL(int, name, fp);				\
+		stdio_after(&p, c != EOF, __VA_ARGS__);			\
+		return c;						\
+	}
+
+#undef getc
+#undef getc_unlocked
+#undef fgetc_unlocked
+int _IO_getc(FILE *fp);
+int __uflow(FILE *fp);
+int __underflow(FILE *fp);
+STDIO_CHAR(getc, 0)
+STDIO_CHAR(fgetc, 0)
+STDIO_CHAR(_IO_getc, 0)
+STDIO_CHAR(getc_unlocked, 0)
+STDIO_CHAR(fgetc_unlocked, 0)
+/* What the getc_unlocked() macro calls when the buffer is empty. */
+STDIO_CHAR(__uflow, 1)
+STDIO_CHAR(__underflow, 1)
+
+ssize_t __getdelim(char **line, size_t *n, int delim, FILE *fp);
+
+#define STDIO_DELIM(name, ...)						\
+	{								\
+		struct stdio_probe p;					\
+		ssize_t got;						\
+									\
+		stdio_before(&p, fp);					\
+		got = CALL(ssize_t, name, __VA_ARGS__);			\
+		stdio_after(&p, got > 0 ? (size_t)got : 0, 0);		\
+		return got;						\
+	}
+
+PL_EXPORT ssize_t getdelim(char **line, size_t *n, int delim, FILE *fp)
+STDIO_DELIM(getdelim, line, n, delim, fp)
+
+PL_EXPORT ssize_t __getdelim(char **line, size_t *n, int delim, FILE *fp)
+STDIO_DELIM(__getdelim, line, n, delim, fp)
+
+PL_EXPORT ssize_t getline(char **line, size_t *n, FILE *fp)
+STDIO_DELIM(getline, line, n, fp)
+
+#define STDIO_GETS(name)						\
+	PL_EXPORT char *name(char *s, int size, FILE *fp)		\
+	{								\
+		struct stdio_probe p;					\
+		char *got;						\
+									\
+		stdio_before(&p, fp);					\
+		got = CALL(char *, name, s, size, fp);			\
+		stdio_after(&p, got ? strlen(got) : 0, 0);		\
+		return got;						\
+	}
+
+char *fgets_unlocked(char *s, int size, FILE *fp);
+STDIO_GETS(fgets)
+STDIO_GETS(fgets_unlocked)
+
+/*
  * In-kernel copies read the source like read() does: at *@off when given
  * (the fd's offset does not move), else at the fd's offset.
  */
@@ -643,4 +741,83 @@ PL_EXPORT void _Exit(int status)
 		fn(status);
 	syscall(SYS_exit_group, status);
 	__builtin_unreachable();
+}
+
+/*
+ * Reads the shim cannot follow: it says so in the stats and keeps its hands
+ * off.  POSIX AIO names the fd; libaio and io_uring (liburing) submit
+ * through the kernel where no libc read is made.
+ */
+static void aio_reads(int fd)
+{
+	if (fd >= 0 && watching())
+		pl_note_unseen(fd, "read with POSIX AIO (aio_read, lio_listio): "
+			       "not tracked, the shim did not act");
+}
+
+/* glibc declares these nonnull; a program may still pass NULL to libc. */
+#define UNCHECKED(p) ({ __typeof__(p) volatile p_ = (p); p_; })
+
+PL_EXPORT int aio_read(struct aiocb *cb)
+{
+	if (UNCHECKED(cb))
+		aio_reads(cb->aio_fildes);
+	return CALL(int, aio_read, cb);
+}
+
+PL_EXPORT int aio_read64(struct aiocb64 *cb)
+{
+	if (UNCHECKED(cb))
+		aio_reads(cb->aio_fildes);
+	return CALL(int, aio_read64, cb);
+}
+
+PL_EXPORT int lio_listio(int mode, struct aiocb *const list[], int n, struct sigevent *sev)
+{
+	for (int i = 0; UNCHECKED(list) && i < n; i++)
+		if (list[i] && list[i]->aio_lio_opcode == LIO_READ)
+			aio_reads(list[i]->aio_fildes);
+	return CALL(int, lio_listio, mode, list, n, sev);
+}
+
+PL_EXPORT int lio_listio64(int mode, struct aiocb64 *const list[], int n, struct sigevent *sev)
+{
+	for (int i = 0; UNCHECKED(list) && i < n; i++)
+		if (list[i] && list[i]->aio_lio_opcode == LIO_READ)
+			aio_reads(list[i]->aio_fildes);
+	return CALL(int, lio_listio64, mode, list, n, sev);
+}
+
+static const char no_ring[] =
+	"io_uring in use (liburing): its reads are not seen, the shim did not act on them";
+static const char no_libaio[] =
+	"libaio in use (io_setup): its reads are not seen, the shim did not act on them";
+
+struct io_uring;
+struct io_uring_params;
+int io_uring_queue_init(unsigned entries, struct io_uring *ring, unsigned flags);
+int io_uring_queue_init_params(unsigned entries, struct io_uring *ring,
+			       struct io_uring_params *p);
+int io_setup(unsigned nr, void **ctx);
+
+PL_EXPORT int io_uring_queue_init(unsigned entries, struct io_uring *ring, unsigned flags)
+{
+	if (watching())
+		pl_note_process(no_ring);
+	return CALL(int, io_uring_queue_init, entries, ring, flags);
+}
+
+PL_EXPORT int io_uring_queue_init_params(unsigned entries, struct io_uring *ring,
+					 struct io_uring_params *p)
+{
+	if (watching())
+		pl_note_process(no_ring);
+	return CALL(int, io_uring_queue_init_params, entries, ring, p);
+}
+
+PL_EXPORT int io_setup(unsigned nr, void **ctx)
+{
+	if (watching())
+		pl_note_process(no_libaio);
+	return CALL(int, io_setup, nr, ctx);
 }

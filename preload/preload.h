@@ -59,6 +59,7 @@ struct pl_file {
 	uint64_t run_reads;	/* reads in the current run */
 	int active;		/* the run passed min_size: dropping */
 	int mapped;		/* mmap()ed: never drop again */
+	const char *unseen_why;	/* read in ways the shim cannot follow */
 	int stdio;		/* read through fread(): fpos lags the fd */
 	int dontcache;		/* 1 usable, 0 refused, -1 not tried */
 	int have_dropper;
@@ -126,8 +127,18 @@ void pl_read_end(struct pl_read *r, int64_t n) PL_HIDDEN;
 void pl_read_no_dontcache(struct pl_read *r) PL_HIDDEN;
 /* The fd's offset is now @pos (lseek). */
 void pl_note_seek(int fd, int64_t pos) PL_HIDDEN;
+/* stdio refilled the buffer of a stream on @fd through libc's internal
+ * read: the fd's offset says how far it read. */
+void pl_note_stdio(int fd) PL_HIDDEN;
 /* The file on @fd was mapped. */
 void pl_note_mmap(int fd) PL_HIDDEN;
+/* The file on @fd is read in a way the shim cannot follow (@why, for stats,
+ * a constant): hands off from now on. */
+void pl_note_unseen(int fd, const char *why) PL_HIDDEN;
+/* Once per process, for stats: @why (a constant) the shim did not act. */
+void pl_note_process(const char *why) PL_HIDDEN;
+/* @fd (@path, may be NULL) was opened with O_DIRECT: a stats line. */
+void pl_note_direct(int fd, const char *path) PL_HIDDEN;
 /* @fd is about to be closed; @fd is still open. */
 void pl_note_close(int fd) PL_HIDDEN;
 /* @newfd now refers to what @oldfd refers to (dup). */

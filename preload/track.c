@@ -32,8 +32,10 @@
 
 static const char *mode_name(const struct pl_file *f)
 {
+	if (f->mapped && f->unseen_why)
+		return strncmp(f->unseen_why, "mapped", 6) ? "none (not followed)" : "none (mapped)";
 	if (f->mapped)
-		return "none (mapped)";
+		return "none (fd replaced behind the shim's back)";
 	if (f->bytes_dontcache)
 		return "dontcache";
 	if (f->dontcache == 0 && pl_cfg.mode != PL_MODE_DROPBEHIND)
@@ -136,15 +138,69 @@ static void enforce_budget(void)
 	}
 }
 
+/* One line saying why the shim did not act on (part of) a file. */
+static void print_untracked(const struct pl_file *f, const char *why)
+{
+	char line[640];
+	int len = snprintf(line, sizeof(line), "pagecliff: %s: %s\n",
+			   f->path ? f->path : "?", why);
+
+	if (len <= 0)
+		return;
+	if ((size_t)len >= sizeof(line)) {
+		len = sizeof(line) - 1;
+		line[len - 1] = '\n';
+	}
+	pl_stats_write(line, len);
+}
+
+/*
+ * At the end: did the fd's offset move further than the reads the shim saw?
+ * Then the program read through calls that libc makes internally (getc,
+ * getline, fgets and the rest of stdio but fread), or moved it with fseek().
+ * If the file had nothing cached at open, what lies there can go now.
+ */
+static uint64_t unseen_reading(struct pl_file *f, int fd)
+{
+	off_t real = lseek(fd, 0, SEEK_CUR);
+	uint64_t from = f->fpos;
+
+	if (real < 0 || (uint64_t)real <= from || (uint64_t)real - from < pl_cfg.min_size ||
+	    f->mapped)
+		return 0;
+	if (f->have_dropper && !f->drop.warm) {
+		pc_dropper_reset(&f->drop, from);
+		pc_dropper_advance(&f->drop, fd, real, 1);
+	}
+	return (uint64_t)real - from;
+}
+
 static void finish(struct pl_file *f, int fd)
 {
+	uint64_t unseen = 0;
+	char why[160];
+
 	if (f->finished)
 		return;
 	f->finished = 1;
-	if (f->active && f->have_dropper && !f->mapped && same_file(f, fd))
-		pc_dropper_advance(&f->drop, fd, f->cursor, 1);
+	if (same_file(f, fd)) {
+		if (f->active && f->have_dropper && !f->mapped)
+			pc_dropper_advance(&f->drop, fd, f->cursor, 1);
+		unseen = unseen_reading(f, fd);
+	}
+	if (!pl_cfg.stats)
+		return;
+	if (f->unseen_why && f->size_at_open >= pl_cfg.min_size)
+		print_untracked(f, f->unseen_why);
+	if (unseen) {
+		snprintf(why, sizeof(why), "%" PRIu64 " bytes read through stdio calls the shim "
+			 "does not see (getc, getline, fgets) or skipped with fseek: not tracked, "
+			 "%s", unseen, f->have_dropper && !f->drop.warm ?
+			 "dropped at close" : "left as they are");
+		print_untracked(f, why);
+	}
 	/* Files the shim acted on, or could have: not every small file. */
-	if (pl_cfg.stats && (f->runs || f->bytes_read >= pl_cfg.min_size))
+	if (f->runs || f->bytes_read >= pl_cfg.min_size)
 		print_stats(f);
 }
 
@@ -431,6 +487,39 @@ void pl_read_end(struct pl_read *r, int64_t n)
 	errno = saved;
 }
 
+void pl_note_stdio(int fd)
+{
+	struct pl_file *f = NULL;
+	int saved = errno;
+	off_t real;
+
+	pl_lock();
+	if (!pl_table_get(fd, &f)) {
+		pl_track_fd(fd, NULL);
+		pl_table_get(fd, &f);
+	}
+	if (!f || f->finished || f->mapped)
+		goto out;
+	real = lseek(fd, 0, SEEK_CUR);
+	if (real < 0)
+		goto out;
+	f->stdio = 1;
+	f->fd = fd;
+	if ((uint64_t)real > f->fpos) {
+		uint64_t from = f->fpos;
+
+		f->fpos = real;
+		account(f, fd, from, real - from, 0);
+		settle(f);
+		enforce_budget();
+	} else {
+		f->fpos = real;	/* fseek() back: the next read starts a run */
+	}
+out:
+	pl_unlock();
+	errno = saved;
+}
+
 void pl_note_seek(int fd, int64_t pos)
 {
 	struct pl_file *f = NULL;
@@ -443,12 +532,65 @@ void pl_note_seek(int fd, int64_t pos)
 
 void pl_note_mmap(int fd)
 {
+	pl_note_unseen(fd, "mapped with mmap(2): reads through the map are not seen, "
+		       "the shim did not act on the file from then on");
+}
+
+void pl_note_unseen(int fd, const char *why)
+{
 	struct pl_file *f = NULL;
+	int saved = errno;
 
 	pl_lock();
-	if (pl_table_get(fd, &f) && f)
+	if (!pl_table_get(fd, &f)) {
+		pl_track_fd(fd, NULL);	/* an fd the shim has not met yet */
+		pl_table_get(fd, &f);
+	}
+	if (f) {
 		f->mapped = 1;
+		if (!f->unseen_why)
+			f->unseen_why = why;
+	}
 	pl_unlock();
+	errno = saved;
+}
+
+void pl_note_process(const char *why)
+{
+	static const char *said[8];
+	char line[256];
+	int saved = errno, len, i;
+
+	if (!pl_cfg.stats)
+		return;
+	pl_lock();
+	for (i = 0; i < 8 && said[i] && said[i] != why; i++)
+		;
+	if (i < 8 && !said[i]) {
+		said[i] = why;
+		len = snprintf(line, sizeof(line), "pagecliff: %s\n", why);
+		if (len > 0 && (size_t)len < sizeof(line))
+			pl_stats_write(line, len);
+	}
+	pl_unlock();
+	errno = saved;
+}
+
+void pl_note_direct(int fd, const char *path)
+{
+	struct stat st;
+	char line[640];
+	int saved = errno, len;
+
+	if (!pl_cfg.stats || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size < pl_cfg.min_size)
+		goto out;
+	len = snprintf(line, sizeof(line), "pagecliff: %s: opened with O_DIRECT: no page "
+		       "cache to drop, the shim did not act\n", path ? path : "?");
+	if (len > 0 && (size_t)len < sizeof(line))
+		pl_stats_write(line, len);
+out:
+	errno = saved;
 }
 
 void pl_note_close(int fd)
