@@ -30,6 +30,14 @@
 /* fread() reads ahead of what it hands out by at most its buffer. */
 #define STDIO_SLACK (1u << 20)
 
+/* A stats line; the shim's own open() and close() go straight to libc. */
+static void stats_out(const char *line, size_t len)
+{
+	pl_busy++;
+	pl_stats_write(line, len);
+	pl_busy--;
+}
+
 static const char *mode_name(const struct pl_file *f)
 {
 	if (f->mapped && f->unseen_why)
@@ -62,7 +70,7 @@ static void print_stats(const struct pl_file *f)
 		len = sizeof(line) - 1;
 		line[len - 1] = '\n';
 	}
-	pl_stats_write(line, len);
+	stats_out(line, len);
 }
 
 /* Does @fd still refer to @f?  (An fd closed behind the shim's back may
@@ -151,7 +159,7 @@ static void print_untracked(const struct pl_file *f, const char *why)
 		len = sizeof(line) - 1;
 		line[len - 1] = '\n';
 	}
-	pl_stats_write(line, len);
+	stats_out(line, len);
 }
 
 /*
@@ -570,7 +578,7 @@ void pl_note_process(const char *why)
 		said[i] = why;
 		len = snprintf(line, sizeof(line), "pagecliff: %s\n", why);
 		if (len > 0 && (size_t)len < sizeof(line))
-			pl_stats_write(line, len);
+			stats_out(line, len);
 	}
 	pl_unlock();
 	errno = saved;
@@ -588,7 +596,7 @@ void pl_note_direct(int fd, const char *path)
 	len = snprintf(line, sizeof(line), "pagecliff: %s: opened with O_DIRECT: no page "
 		       "cache to drop, the shim did not act\n", path ? path : "?");
 	if (len > 0 && (size_t)len < sizeof(line))
-		pl_stats_write(line, len);
+		stats_out(line, len);
 out:
 	errno = saved;
 }
