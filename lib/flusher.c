@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pc_flusher: write-behind for one sequential writer (see flusher.h).  Batch k
+ * of a run covers [base + k * batch, base + (k + 1) * batch); a batch is
+ * snapped before the writer first writes into it, its writeback is started
+ * once it is written in full, and PC_FLUSHER_INFLIGHT batches later it is
+ * waited for and evicted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "flusher.h"
+
+/* What a batch's snapshot allows. */
+enum {
+	SNAP_NONE = 0,	/* not snapped (a write too large to remember): keep */
+	SNAP_CLEAN,	/* nothing cached before: drop it all */
+	SNAP_MIXED,	/* clean pages cached before, listed in vec: keep those */
+	SNAP_KEEP,	/* cached before, which pages unknown: keep it all */
+	SNAP_FOREIGN,	/* dirty or under writeback from someone else: hands off */
+};
+
+#define FLUSHER_BATCH_DEFAULT (8u * PC_MIB)
+
+/* Errors that say the call does not apply here rather than that data is lost. */
+static int is_writeback_err(int err)
+{
+	return err && err != -EINTR && err != -EINVAL && err != -ESPIPE &&
+	       err != -ENOSYS && err != -EBADF && err != -EOPNOTSUPP;
+}
+
+static void note_err(struct pc_flusher *f, int err)
+{
+	if (is_writeback_err(err) && !f->err)
+		f->err = err;
+}
+
+static int take_err(struct pc_flusher *f)
+{
+	int err = f->err;
+
+	f->err = 0;
+	return err;
+}
+
+static int raw_sfr(struct pc_flusher *f, int fd, uint64_t off, uint64_t len,
+		   unsigned int flags)
+{
+	f->syscalls++;
+	return sync_file_range(fd, off, len, flags) < 0 ? -errno : 0;
+}
+
+static void fadvise_dontneed(struct pc_flusher *f, uint64_t off, uint64_t len)
+{
+	if (!len)
+		return;
+	f->syscalls++;
+	if (!posix_fadvise(f->fd, off, len, POSIX_FADV_DONTNEED))
+		f->bytes_dropped += len;
+}
+
+/*
+ * A description of our own to wait through, opened with raw system calls so
+ * that a shim wrapping open(2) does not see it; it must be the same file.
+ */
+static void open_wait_fd(struct pc_flusher *f)
+{
+	struct stat a, b;
+	char path[64];
+	long fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", f->fd);
+	f->syscalls += 3;
+	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		f->wait_err = -errno;
+		return;
+	}
+	if (fstat(f->fd, &a) || fstat(fd, &b) || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino) {
+		f->wait_err = -ESTALE;
+		syscall(SYS_close, fd);
+		return;
+	}
+	f->wait_fd = fd;
+	f->own_wait_fd = 1;
+}
+
+static int alloc_vecs(struct pc_flusher *f)
+{
+	for (int i = 0; i < PC_FLUSHER_NSLOT; i++) {
+		f->slot[i].vec = malloc(f->batch / f->page);
+		if (!f->slot[i].vec)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int pc_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
+		    uint64_t pos)
+{
+	struct pc_cachestat cs;
+	long page = sysconf(_SC_PAGESIZE);
+	int ret = 0;
+
+	*f = (struct pc_flusher){ .fd = fd, .wait_fd = -1 };
+	f->page = page > 0 ? (uint64_t)page : PC_PAGE_SIZE;
+	f->batch = pc_align_up(batch ? batch : FLUSHER_BATCH_DEFAULT, f->page);
+	f->base = pc_align_down(pos, f->page);
+	f->cursor = pos;
+	if (wait_fd >= 0)
+		f->wait_fd = wait_fd;
+	else
+		open_wait_fd(f);
+	f->syscalls++;
+	f->warm = !pc_cachestat(fd, 0, 0, &cs) && cs.nr_cache;
+	if (f->warm)
+		ret = alloc_vecs(f);
+	if (ret)
+		pc_flusher_release(f);
+	return ret;
+}
+
+void pc_flusher_release(struct pc_flusher *f)
+{
+	for (int i = 0; i < PC_FLUSHER_NSLOT; i++) {
+		free(f->slot[i].vec);
+		f->slot[i].vec = NULL;
+	}
+	if (f->own_wait_fd && f->wait_fd >= 0)
+		syscall(SYS_close, f->wait_fd);
+	f->wait_fd = -1;
+	f->own_wait_fd = 0;
+}
+
+static uint64_t batch_off(const struct pc_flusher *f, uint64_t k)
+{
+	return f->base + k * f->batch;
+}
+
+/* The snapshot of batch @k, SNAP_NONE when it was not kept. */
+static int batch_state(const struct pc_flusher *f, uint64_t k)
+{
+	int i = k % PC_FLUSHER_NSLOT;
+
+	if (!f->slot[i].valid || f->slot[i].index != k)
+		return SNAP_NONE;
+	return f->slot[i].state;
+}
+
+/* Which pages of batch @k are cached, into its vec; 0 or -errno. */
+static int snap_pages(struct pc_flusher *f, uint64_t k, unsigned char *vec)
+{
+	int fd = f->wait_fd >= 0 ? f->wait_fd : f->fd;
+	int ret;
+
+	f->syscalls += 3;
+	ret = pc_mincore(fd, batch_off(f, k), f->batch, vec);
+	if (ret == -ENXIO) {	/* wholly past the end of the file */
+		memset(vec, 0, f->batch / f->page);
+		ret = 0;
+	}
+	return ret;
+}
+
+/*
+ * Without cachestat(2) dirtiness is unknown: only a batch with nothing cached
+ * (so nothing dirty) may be touched.
+ */
+static int snap_without_cachestat(struct pc_flusher *f, uint64_t k, unsigned char *vec)
+{
+	uint64_t n = f->batch / f->page;
+	unsigned char small[64];
+	unsigned char *v = vec;
+
+	if (!v && n <= sizeof(small))
+		v = small;
+	if (!v || snap_pages(f, k, v))
+		return SNAP_FOREIGN;
+	for (uint64_t i = 0; i < n; i++)
+		if (v[i] & 1)
+			return SNAP_FOREIGN;
+	return SNAP_CLEAN;
+}
+
+static int snap_state(struct pc_flusher *f, uint64_t k, unsigned char *vec)
+{
+	struct pc_cachestat cs;
+
+	f->syscalls++;
+	if (pc_cachestat(f->fd, batch_off(f, k), f->batch, &cs))
+		return snap_without_cachestat(f, k, vec);
+	if (cs.nr_dirty || cs.nr_writeback)
+		return SNAP_FOREIGN;
+	if (!cs.nr_cache)
+		return SNAP_CLEAN;
+	if (vec && !snap_pages(f, k, vec))
+		return SNAP_MIXED;
+	return SNAP_KEEP;
+}
+
+static void snap(struct pc_flusher *f, uint64_t k)
+{
+	int i = k % PC_FLUSHER_NSLOT;
+
+	if (k - f->dropped >= PC_FLUSHER_NSLOT)
+		return;		/* its slot still holds a batch in flight */
+	f->slot[i].index = k;
+	f->slot[i].valid = 1;
+	f->slot[i].state = snap_state(f, k, f->slot[i].vec);
+}
+
+/* Start writeback of [@off, @off + @len) of batch @k unless it is hands off. */
+static void start_range(struct pc_flusher *f, uint64_t k, uint64_t off, uint64_t len)
+{
+	int st = batch_state(f, k);
+
+	if (st == SNAP_NONE || st == SNAP_FOREIGN || !len)
+		return;
+	note_err(f, raw_sfr(f, f->fd, off, len, SYNC_FILE_RANGE_WRITE));
+	f->bytes_flushed += len;
+}
+
+/* fadvise [off, off + len) of batch @k away as its snapshot allows. */
+static void drop_range(struct pc_flusher *f, uint64_t k, uint64_t off, uint64_t len)
+{
+	const unsigned char *vec = f->slot[k % PC_FLUSHER_NSLOT].vec;
+	uint64_t base = batch_off(f, k), run = off, end = off + len;
+	int st = batch_state(f, k);
+
+	if (st == SNAP_CLEAN) {
+		fadvise_dontneed(f, off, len);
+		return;
+	}
+	if (st != SNAP_MIXED) {
+		f->bytes_kept += len;
+		return;
+	}
+	for (uint64_t p = off; p < end; p += f->page) {
+		if (!(vec[(p - base) / f->page] & 1))
+			continue;
+		fadvise_dontneed(f, run, p - run);
+		f->bytes_kept += f->page;
+		run = p + f->page;
+	}
+	fadvise_dontneed(f, run, end > run ? end - run : 0);
+}
+
+/*
+ * Wait for the writeback started on batch @k through our own description
+ * (the writer's error sequence stays untouched), then evict it.
+ */
+static void wait_and_drop(struct pc_flusher *f, uint64_t k)
+{
+	uint64_t off = batch_off(f, k);
+	int st = batch_state(f, k);
+
+	if (st != SNAP_NONE && st != SNAP_FOREIGN && f->wait_fd >= 0)
+		note_err(f, raw_sfr(f, f->wait_fd, off, f->batch,
+				    SYNC_FILE_RANGE_WAIT_AFTER));
+	drop_range(f, k, off, f->batch);
+}
+
+/* Deal with the run so far: the tail gets writeback, started batches a wait. */
+static void finish_run(struct pc_flusher *f)
+{
+	uint64_t k = f->started, off = batch_off(f, k);
+	uint64_t end = pc_align_up(f->cursor, f->page);
+
+	if (!f->started)
+		return;		/* never passed a batch: leave it to the kernel */
+	if (f->cursor > off)
+		start_range(f, k, off, f->cursor - off);
+	for (; f->dropped < f->started; f->dropped++)
+		wait_and_drop(f, f->dropped);
+	if (end > off)
+		drop_range(f, k, off, end - off);
+}
+
+static void restart(struct pc_flusher *f, uint64_t off)
+{
+	finish_run(f);
+	f->base = pc_align_down(off, f->page);
+	f->cursor = off;
+	f->snapped = f->started = f->dropped = 0;
+	for (int i = 0; i < PC_FLUSHER_NSLOT; i++)
+		f->slot[i].valid = 0;
+}
+
+void pc_flusher_before(struct pc_flusher *f, uint64_t off, uint64_t len)
+{
+	uint64_t last;
+
+	if (off != f->cursor)
+		restart(f, off);
+	if (!len)
+		return;
+	last = (off + len - 1 - f->base) / f->batch;
+	for (; f->snapped <= last; f->snapped++)
+		snap(f, f->snapped);
+}
+
+int pc_flusher_wrote(struct pc_flusher *f, uint64_t off, uint64_t len)
+{
+	uint64_t full;
+
+	if (off != f->cursor)
+		restart(f, off);	/* not snapped: those batches are kept */
+	f->cursor = off + len;
+	full = (f->cursor - f->base) / f->batch;
+	for (; f->started < full; f->started++) {
+		start_range(f, f->started, batch_off(f, f->started), f->batch);
+		while (f->started + 1 - f->dropped > PC_FLUSHER_INFLIGHT)
+			wait_and_drop(f, f->dropped++);
+	}
+	return take_err(f);
+}
+
+int pc_flusher_finish(struct pc_flusher *f)
+{
+	restart(f, f->cursor);
+	return take_err(f);
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Write-behind for one writer: the library's dropbehind write strategy and the
+ * preload shim tell the flusher each write they made; behind a sequential
+ * writer it starts writeback of whole batches (sync_file_range WRITE) and,
+ * a few batches later, waits for that writeback and evicts the batch
+ * (POSIX_FADV_DONTNEED), so the page cache holds a few batches per writer.
+ * Library-internal, not exported.
+ *
+ * Rules it keeps:
+ * - Batches that held pages dirty (or under writeback) from someone else
+ *   before this writer first wrote them are left alone: no writeback started,
+ *   nothing dropped.  Pages cached (clean) before are kept where the flusher
+ *   could tell which (the file had cached pages when it started), otherwise
+ *   their whole batch is kept.
+ * - A writeback error is never swallowed.  Waiting on the writer's own fd
+ *   would advance its struct file's error sequence and hide the error from the
+ *   program's later fsync, so the flusher waits through a file description of
+ *   its own (the caller's @wait_fd, or one it opens read-only on
+ *   /proc/self/fd/N), notes the first error and hands it back from
+ *   pc_flusher_wrote() / pc_flusher_finish().  The writer's fd still sees the
+ *   error at its fsync.  Without such a description it never waits: batches
+ *   are dropped only as far as their writeback has completed.
+ * - No fsync, no flush of the device: it only starts writeback early and
+ *   waits for writeback it started itself.
+ * - Bounded state, allocated at init only; no allocation per write.
+ *
+ * The flusher opens and closes its description with raw system calls, so an
+ * LD_PRELOAD shim that wraps open(2)/close(2) does not see them.
+ */
+#ifndef PC_FLUSHER_H
+#define PC_FLUSHER_H
+
+#include <stdint.h>
+
+/* Batches with writeback started that are not waited for yet. */
+#define PC_FLUSHER_INFLIGHT 3
+/* Batches a flusher remembers: in flight, being written, and snapped ahead. */
+#define PC_FLUSHER_NSLOT 16
+
+struct pc_flusher {
+	int fd;				/* the writer's fd: writeback, fadvise, cachestat */
+	int wait_fd;			/* our own description for waits, or -1 */
+	int own_wait_fd;		/* wait_fd was opened by the flusher */
+	int wait_err;			/* why there is no wait_fd (-errno), or 0 */
+	int err;			/* first writeback error not handed back yet */
+	int warm;			/* the file had cached pages at init */
+	uint64_t page;			/* sysconf(_SC_PAGESIZE) */
+	uint64_t batch;			/* bytes per batch, a multiple of the page */
+	uint64_t base;			/* the sequential run's batches start here */
+	uint64_t cursor;		/* end of the last write of the run */
+	uint64_t snapped;		/* batches [0, snapped) of the run were snapped */
+	uint64_t started;		/* batches [0, started) had writeback started */
+	uint64_t dropped;		/* batches [0, dropped) were waited and dropped */
+	struct {
+		uint64_t index;		/* batch index in the run, valid when set */
+		int valid;
+		int state;		/* enum in flusher.c */
+		unsigned char *vec;	/* warm files: one byte per page, bit 0 cached */
+	} slot[PC_FLUSHER_NSLOT];
+	uint64_t bytes_dropped;		/* bytes handed to POSIX_FADV_DONTNEED */
+	uint64_t bytes_kept;		/* bytes left: someone else's, cached before */
+	uint64_t bytes_flushed;		/* bytes whose writeback the flusher started */
+	uint64_t syscalls;
+};
+
+/*
+ * Start write-behind for a writer of @fd whose next write is at @pos, in
+ * batches of @batch bytes (0: 8 MiB; rounded up to the page).  @wait_fd is a
+ * description of the same file to wait through, which the flusher does not
+ * close, or -1 to have one opened.  Returns 0 or -ENOMEM; a missing wait
+ * description is not an error (see wait_err).
+ */
+int pc_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
+		    uint64_t pos);
+
+/*
+ * About to write [@off, @off + @len): snapshot the batches it touches for
+ * the first time (one cachestat(2) each).  A write that does not continue the
+ * last one starts a new run (the old run's started batches are dealt with
+ * first).  Batches of one write beyond what the flusher can remember are left
+ * alone; writers should report pieces of at most a few batches.
+ */
+void pc_flusher_before(struct pc_flusher *f, uint64_t off, uint64_t len);
+
+/*
+ * @len bytes were written at @off (after pc_flusher_before()).  Starts
+ * writeback of batches completed behind the cursor, waits for and drops those
+ * older than PC_FLUSHER_INFLIGHT batches.  Returns 0, or the -errno of a
+ * writeback error seen since the last call (each error is returned once).
+ */
+int pc_flusher_wrote(struct pc_flusher *f, uint64_t off, uint64_t len);
+
+/*
+ * The writer is done (close): start writeback of the partial batch at the
+ * tail, wait for and drop the batches whose writeback was started earlier,
+ * drop what of the tail has completed already.  Returns 0 or the -errno of
+ * a writeback error not returned yet.
+ */
+int pc_flusher_finish(struct pc_flusher *f);
+
+/* Close the flusher's own description and free its state; never fails. */
+void pc_flusher_release(struct pc_flusher *f);
+
+#endif
