@@ -85,9 +85,8 @@ static int opened(int fd, int flags, const char *path)
 	if (fd < 0 || !watching())
 		return fd;
 	pl_lock();
-	if ((flags & O_ACCMODE) == O_RDONLY &&
-	    !(flags & (O_PATH | O_DIRECTORY | O_DIRECT)))
-		pl_track_fd(fd, path);
+	if (!(flags & (O_PATH | O_DIRECTORY | O_DIRECT)))
+		pl_track_fd(fd, path);	/* readers and writers of regular files */
 	else
 		pl_table_del(fd);
 	pl_unlock();
@@ -166,7 +165,7 @@ static FILE *fopened(FILE *fp, const char *mode, const char *path)
 	int rdonly = mode[0] == 'r' && !strchr(mode, '+');
 
 	if (fp)
-		opened(fileno(fp), rdonly ? O_RDONLY : O_RDWR, path);
+		opened(fileno(fp), rdonly ? O_RDONLY : O_RDWR, path);	/* flags: the fd's own */
 	return fp;
 }
 
@@ -664,22 +663,274 @@ char *fgets_unlocked(char *s, int size, FILE *fp);
 STDIO_GETS(fgets)
 STDIO_GETS(fgets_unlocked)
 
+/* write, pwrite, writev, pwritev, pwritev2: @off -1 writes at the fd's offset. */
+static ssize_t pwritev_common(ssize_t (*fn)(int, const struct iovec *, int, off_t, int),
+			      int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	struct pl_write w;
+	ssize_t n;
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!watching() || off < -1 || cnt < 0)
+		return fn(fd, iov, cnt, off, flags);
+	pl_write_begin(&w, fd, off, iov_len(iov, cnt));
+	n = fn(fd, iov, cnt, off, flags);
+	pl_write_end(&w, n);
+	return n;
+}
+
+static ssize_t plain_write(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return CALL(ssize_t, write, fd, iov->iov_base, iov->iov_len);
+}
+
+static ssize_t plain_pwrite(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return CALL(ssize_t, pwrite, fd, iov->iov_base, iov->iov_len, off);
+}
+
+static ssize_t plain_writev(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return CALL(ssize_t, writev, fd, iov, cnt);
+}
+
+static ssize_t plain_pwritev(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return CALL(ssize_t, pwritev, fd, iov, cnt, off);
+}
+
+static ssize_t plain_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return CALL(ssize_t, pwritev2, fd, iov, cnt, off, flags);
+}
+
+PL_EXPORT ssize_t write(int fd, const void *buf, size_t len)
+{
+	struct iovec iov = { (void *)buf, len };
+
+	return pwritev_common(plain_write, fd, &iov, 1, -1, 0);
+}
+
+PL_EXPORT ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+	struct iovec iov = { (void *)buf, len };
+
+	if (off < 0)
+		return CALL(ssize_t, pwrite, fd, buf, len, off);
+	return pwritev_common(plain_pwrite, fd, &iov, 1, off, 0);
+}
+
+PL_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t len, off64_t off)
+{
+	return pwrite(fd, buf, len, off);
+}
+
+PL_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	return pwritev_common(plain_writev, fd, iov, cnt, -1, 0);
+}
+
+PL_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	if (off < 0)
+		return CALL(ssize_t, pwritev, fd, iov, cnt, off);
+	return pwritev_common(plain_pwritev, fd, iov, cnt, off, 0);
+}
+
+PL_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
+{
+	return pwritev(fd, iov, cnt, off);
+}
+
+PL_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return pwritev_common(plain_pwritev2, fd, iov, cnt, off, flags);
+}
+
+PL_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
+{
+	return pwritev2(fd, iov, cnt, off, flags);
+}
+
+/*
+ * stdio writers flush their buffer through libc's internal write(): when a
+ * call's write pointer did not move by what it took, the buffer went out.
+ */
+struct stdio_wprobe {
+	FILE *fp;
+	char *ptr;
+};
+
+static void wprobe_before(struct stdio_wprobe *p, FILE *fp)
+{
+	p->fp = watching() && fp ? fp : NULL;
+	if (p->fp)
+		p->ptr = fp->_IO_write_ptr;
+}
+
+static void wprobe_after(const struct stdio_wprobe *p, size_t consumed)
+{
+	int fd;
+
+	if (!p->fp || p->fp->_IO_write_ptr == p->ptr + consumed)
+		return;
+	fd = fileno_unlocked(p->fp);
+	if (fd >= 0)
+		pl_note_stdio_write(fd);
+}
+
+#define STDIO_W(ret_type, name, fp_arg, consumed, params, ...)		\
+	PL_EXPORT ret_type name params					\
+	{								\
+		struct stdio_wprobe p;					\
+		ret_type r;						\
+									\
+		wprobe_before(&p, fp_arg);				\
+		r = CALL(ret_type, name, __VA_ARGS__);			\
+		wprobe_after(&p, consumed);				\
+		return r;						\
+	}
+
+#undef fwrite_unlocked
+#undef fputc_unlocked
+#undef putc
+#undef putc_unlocked
+size_t fwrite_unlocked(const void *buf, size_t size, size_t n, FILE *fp);
+int fputs_unlocked(const char *s, FILE *fp);
+int _IO_putc(int c, FILE *fp);
+int __overflow(FILE *fp, int c);
+
+STDIO_W(size_t, fwrite, fp, r * size, (const void *buf, size_t size, size_t n, FILE *fp),
+	buf, size, n, fp)
+STDIO_W(size_t, fwrite_unlocked, fp, r * size,
+	(const void *buf, size_t size, size_t n, FILE *fp), buf, size, n, fp)
+STDIO_W(int, fputs, fp, r >= 0 ? strlen(s) : 0, (const char *s, FILE *fp), s, fp)
+STDIO_W(int, fputs_unlocked, fp, r >= 0 ? strlen(s) : 0, (const char *s, FILE *fp), s, fp)
+STDIO_W(int, fputc, fp, r != EOF, (int c, FILE *fp), c, fp)
+STDIO_W(int, putc, fp, r != EOF, (int c, FILE *fp), c, fp)
+STDIO_W(int, _IO_putc, fp, r != EOF, (int c, FILE *fp), c, fp)
+STDIO_W(int, fputc_unlocked, fp, r != EOF, (int c, FILE *fp), c, fp)
+STDIO_W(int, putc_unlocked, fp, r != EOF, (int c, FILE *fp), c, fp)
+/* What the putc_unlocked() macro calls when the buffer is full. */
+STDIO_W(int, __overflow, fp, (size_t)-1, (FILE *fp, int c), fp, c)
+STDIO_W(int, fflush, fp, 0, (FILE *fp), fp)
+STDIO_W(int, puts, stdout, r >= 0 ? strlen(s) + 1 : 0, (const char *s), s)
+STDIO_W(int, vfprintf, fp, r > 0 ? (size_t)r : 0, (FILE *fp, const char *fmt, va_list ap),
+	fp, fmt, ap)
+STDIO_W(int, vprintf, stdout, r > 0 ? (size_t)r : 0, (const char *fmt, va_list ap), fmt, ap)
+
+PL_EXPORT int fprintf(FILE *fp, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vfprintf(fp, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+PL_EXPORT int printf(const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int __vfprintf_chk(FILE *fp, int flag, const char *fmt, va_list ap);
+int __fprintf_chk(FILE *fp, int flag, const char *fmt, ...);
+int __printf_chk(int flag, const char *fmt, ...);
+STDIO_W(int, __vfprintf_chk, fp, r > 0 ? (size_t)r : 0,
+	(FILE *fp, int flag, const char *fmt, va_list ap), fp, flag, fmt, ap)
+
+PL_EXPORT int __fprintf_chk(FILE *fp, int flag, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = __vfprintf_chk(fp, flag, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+PL_EXPORT int __printf_chk(int flag, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = __vfprintf_chk(stdout, flag, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
 /*
  * In-kernel copies read the source like read() does: at *@off when given
- * (the fd's offset does not move), else at the fd's offset.
+ * (the fd's offset does not move), else at the fd's offset.  To a file the
+ * shim writes behind, they are made in pieces of PL_WRITE_PIECE, so that the
+ * flusher can work between them; the pieces add up to what one call returns
+ * (the kernel copies in such pieces too, and stops at the same places: end
+ * of the source, an error after some bytes, which it reports as a short count).
  */
-PL_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count)
+static ssize_t copy_piece(int kind, int out, int in, loff_t *off_in, loff_t *off_out,
+			  size_t len, unsigned int flags)
 {
+	struct pl_write w;
 	struct pl_read r;
 	ssize_t n;
 
-	if (!watching())
-		return CALL(ssize_t, sendfile, out, in, off, count);
-	pl_read_begin(&r, in, off ? *off : -1, count);
+	pl_read_begin(&r, in, off_in ? *off_in : -1, len);
 	r.use_dontcache = 0;
-	n = CALL(ssize_t, sendfile, out, in, off, count);
+	pl_write_begin(&w, out, off_out ? *off_out : -1, len);
+	if (kind == 0)
+		n = CALL(ssize_t, sendfile, out, in, (off_t *)off_in, len);
+	else if (kind == 1)
+		n = CALL(ssize_t, splice, in, off_in, out, off_out, len, flags);
+	else
+		n = CALL(ssize_t, copy_file_range, in, off_in, out, off_out, len, flags);
+	pl_write_end(&w, n);
 	pl_read_end(&r, n);
 	return n;
+}
+
+static ssize_t copy_common(int kind, int out, int in, loff_t *off_in, loff_t *off_out,
+			   size_t len, unsigned int flags)
+{
+	ssize_t total = 0, n;
+
+	if (kind == 1 || len <= PL_WRITE_PIECE || !pl_is_writer(out))
+		return copy_piece(kind, out, in, off_in, off_out, len, flags);
+	while ((size_t)total < len) {
+		size_t piece = len - total < PL_WRITE_PIECE ? len - total : PL_WRITE_PIECE;
+		int saved = errno;
+
+		n = copy_piece(kind, out, in, off_in, off_out, piece, flags);
+		if (n < 0 && total > 0) {
+			errno = saved;	/* some bytes went: the call reports those */
+			break;
+		}
+		if (n < 0)
+			return n;
+		total += n;
+		if ((size_t)n < piece)
+			break;
+	}
+	return total;
+}
+
+PL_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count)
+{
+	if (!watching())
+		return CALL(ssize_t, sendfile, out, in, off, count);
+	return copy_common(0, out, in, (loff_t *)off, NULL, count, 0);
 }
 
 PL_EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t count)
@@ -690,31 +941,17 @@ PL_EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t count)
 PL_EXPORT ssize_t splice(int in, loff_t *off_in, int out, loff_t *off_out,
 			 size_t len, unsigned int flags)
 {
-	struct pl_read r;
-	ssize_t n;
-
 	if (!watching())
 		return CALL(ssize_t, splice, in, off_in, out, off_out, len, flags);
-	pl_read_begin(&r, in, off_in ? *off_in : -1, len);
-	r.use_dontcache = 0;
-	n = CALL(ssize_t, splice, in, off_in, out, off_out, len, flags);
-	pl_read_end(&r, n);
-	return n;
+	return copy_common(1, out, in, off_in, off_out, len, flags);
 }
 
 PL_EXPORT ssize_t copy_file_range(int in, loff_t *off_in, int out, loff_t *off_out,
 				  size_t len, unsigned int flags)
 {
-	struct pl_read r;
-	ssize_t n;
-
 	if (!watching())
 		return CALL(ssize_t, copy_file_range, in, off_in, out, off_out, len, flags);
-	pl_read_begin(&r, in, off_in ? *off_in : -1, len);
-	r.use_dontcache = 0;
-	n = CALL(ssize_t, copy_file_range, in, off_in, out, off_out, len, flags);
-	pl_read_end(&r, n);
-	return n;
+	return copy_common(2, out, in, off_in, off_out, len, flags);
 }
 
 /*

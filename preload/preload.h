@@ -16,7 +16,10 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include <pthread.h>
+
 #include "dropper.h"
+#include "flusher.h"
 
 #define PL_HIDDEN __attribute__((visibility("hidden")))
 
@@ -71,6 +74,20 @@ struct pl_file {
 	uint64_t inflight;	/* bytes asked of reads at the fd's offset running now */
 	uint64_t behind;	/* what this file adds to the process-wide budget */
 	struct pl_file *prev, *next;	/* all files with a dropper */
+
+	/* Writers (opened for writing): write-behind through lib/flusher.c. */
+	int writer;
+	int append;		/* O_APPEND: writes go to the end */
+	pthread_mutex_t wlock;	/* the flusher's; never held while taking pl_lock() */
+	int have_flusher;
+	int wdone;		/* the flusher has finished */
+	struct pc_flusher fl;
+	uint64_t wrun_start;	/* where the current sequential write run began */
+	uint64_t wcursor;	/* end of the last write */
+	uint64_t winflight;	/* bytes of writes at the fd's offset running now */
+	uint64_t bytes_written;
+	uint64_t wb_errors;	/* writeback errors the flusher saw */
+	uint64_t wruns;		/* write runs that got write-behind */
 };
 
 /*
@@ -143,6 +160,40 @@ void pl_note_direct(int fd, const char *path) PL_HIDDEN;
 void pl_note_close(int fd) PL_HIDDEN;
 /* @newfd now refers to what @oldfd refers to (dup). */
 void pl_note_dup(int oldfd, int newfd) PL_HIDDEN;
+
+/* How a write is about to be done; filled by pl_write_begin(). */
+struct pl_write {
+	struct pl_file *file;	/* NULL: not tracked */
+	int fd;
+	int positional;
+	uint64_t off;
+	uint64_t len;
+};
+
+/*
+ * The most the flusher is told of in one write: it remembers a few batches,
+ * so in-kernel copies (copy_file_range, sendfile) to a tracked writer are made
+ * in pieces of this size, and longer writes are snapped this far.
+ */
+#define PL_WRITE_PIECE (32ull << 20)
+
+/* 1 when @fd is a regular file the shim writes behind. */
+int pl_is_writer(int fd) PL_HIDDEN;
+/* Before a write of @len bytes on @fd at @off (-1: the fd's offset). */
+void pl_write_begin(struct pl_write *w, int fd, int64_t off, uint64_t len) PL_HIDDEN;
+/* After it: @n bytes (or -1) were written.  Keeps errno. */
+void pl_write_end(struct pl_write *w, int64_t n) PL_HIDDEN;
+/* stdio flushed a stream on @fd through libc's internal write(). */
+void pl_note_stdio_write(int fd) PL_HIDDEN;
+/* The writer @f is done (last close, exit): wait for the writeback the
+ * flusher started, drop it.  Takes f->wlock. */
+void pl_writer_finish(struct pl_file *f) PL_HIDDEN;
+/* Set up @f, just tracked, as a writer of @fd opened with @flags. */
+void pl_writer_init(struct pl_file *f, int fd, int flags) PL_HIDDEN;
+/* The stats line of a writer. */
+void pl_writer_stats(const struct pl_file *f, char *line, size_t size) PL_HIDDEN;
+/* In a fork() child: hands off a writer whose lock another thread held. */
+void pl_writer_forked(struct pl_file *f) PL_HIDDEN;
 
 /*
  * Per-thread re-entrancy guard: set while the shim runs its own code, so that

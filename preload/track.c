@@ -186,11 +186,19 @@ static uint64_t unseen_reading(struct pl_file *f, int fd)
 static void finish(struct pl_file *f, int fd)
 {
 	uint64_t unseen = 0;
-	char why[160];
+	char why[640];
 
 	if (f->finished)
 		return;
 	f->finished = 1;
+	if (f->writer) {
+		pl_writer_finish(f);
+		if (pl_cfg.stats && f->bytes_written >= pl_cfg.min_size) {
+			pl_writer_stats(f, why, sizeof(why));
+			stats_out(why, strlen(why));
+		}
+		return;
+	}
 	if (same_file(f, fd)) {
 		if (f->active && f->have_dropper && !f->mapped)
 			pc_dropper_advance(&f->drop, fd, f->cursor, 1);
@@ -242,14 +250,14 @@ static char *path_of(int fd, const char *path)
 	return strdup(buf);
 }
 
-/* A read-only regular file that is not O_DIRECT (that has no cache). */
+/* A regular file that is not O_DIRECT (that has no cache): its flags. */
 static int wanted(int fd, struct stat *st)
 {
 	int fl = fcntl(fd, F_GETFL);
 
-	if (fl < 0 || (fl & O_ACCMODE) != O_RDONLY || (fl & (O_DIRECT | O_PATH)))
-		return 0;
-	return !fstat(fd, st) && S_ISREG(st->st_mode);
+	if (fl < 0 || (fl & (O_DIRECT | O_PATH)))
+		return -1;
+	return !fstat(fd, st) && S_ISREG(st->st_mode) ? fl : -1;
 }
 
 /* The file's read-ahead limit, from its backing device; 0 when unknown. */
@@ -296,24 +304,30 @@ void pl_track_fd(int fd, const char *path)
 	int saved = errno;
 	struct pl_file *f = NULL;
 	struct stat st;
+	int flags;
 	off_t pos;
 
-	if (pl_cfg.mode == PL_MODE_OFF || fd < 0 || !wanted(fd, &st))
+	if (pl_cfg.mode == PL_MODE_OFF || fd < 0 || (flags = wanted(fd, &st)) < 0)
 		goto out;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		goto out;
-	pos = lseek(fd, 0, SEEK_CUR);
+	f->fd = fd;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
 	f->size_at_open = st.st_size;
+	if ((flags & O_ACCMODE) != O_RDONLY) {
+		pl_writer_init(f, fd, flags);
+		f->path = path_of(fd, path);
+		goto out;
+	}
+	pos = lseek(fd, 0, SEEK_CUR);
 	f->fpos = f->cursor = f->run_start = pos > 0 ? pos : 0;
 	f->dontcache = pl_cfg.mode == PL_MODE_DROPBEHIND ? 0 : -1;
 	f->path = path_of(fd, path);
 	/* Small files never reach a run; don't pay for a snapshot. */
 	if ((uint64_t)st.st_size >= pl_cfg.min_size)
 		start_dropper(f, fd, f->fpos);
-	f->fd = fd;
 	list_add(f);
 out:
 	pl_table_set(fd, f);
@@ -426,7 +440,7 @@ void pl_read_begin(struct pl_read *r, int fd, int64_t off, uint64_t len)
 		pl_track_fd(fd, NULL);	/* an fd opened before exec, or by libc */
 		pl_table_get(fd, &f);
 	}
-	if (!f)
+	if (!f || f->writer)
 		goto out;
 	f->refs++;			/* held across the read */
 	r->file = f;
@@ -506,7 +520,7 @@ void pl_note_stdio(int fd)
 		pl_track_fd(fd, NULL);
 		pl_table_get(fd, &f);
 	}
-	if (!f || f->finished || f->mapped)
+	if (!f || f->finished || f->mapped || f->writer)
 		goto out;
 	real = lseek(fd, 0, SEEK_CUR);
 	if (real < 0)
@@ -603,9 +617,18 @@ out:
 
 void pl_note_close(int fd)
 {
+	struct pl_file *f = NULL;
 	int saved = errno;
 
 	pl_lock();
+	if (pl_table_get(fd, &f) && f && f->writer && f->refs == 1 && !f->finished) {
+		/* the last fd of a writer: wait for its writeback outside the lock */
+		f->refs++;
+		pl_unlock();
+		pl_writer_finish(f);
+		pl_lock();
+		f->refs--;
+	}
 	pl_table_del(fd);
 	pl_unlock();
 	errno = saved;
@@ -646,6 +669,7 @@ void pl_track_forked(int fd)
 	f->bytes_read = f->bytes_dontcache = f->runs = f->seeks = 0;
 	f->drop.bytes_dropped = f->drop.bytes_kept = f->drop.syscalls = 0;
 	f->inflight = 0;	/* the parent's other threads are not here */
+	pl_writer_forked(f);
 }
 
 /* At exit or _exit: the final drop and the stats of files still open. */
