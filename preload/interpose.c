@@ -72,6 +72,13 @@ static int watching(void)
 	return !pl_busy && pl_cfg.mode != PL_MODE_OFF && !pl_foreign();
 }
 
+/* watching() without its system call, for stdio calls made per character:
+ * they check pl_foreign() only when the buffer was refilled or flushed. */
+static int maybe_watching(void)
+{
+	return !pl_busy && pl_cfg.mode != PL_MODE_OFF;
+}
+
 static int needs_mode(int flags)
 {
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
@@ -582,7 +589,7 @@ struct stdio_probe {
 
 static void stdio_before(struct stdio_probe *p, FILE *fp)
 {
-	p->fp = watching() && fp ? fp : NULL;
+	p->fp = maybe_watching() && fp ? fp : NULL;
 	if (p->fp)
 		p->ptr = fp->_IO_read_ptr;
 }
@@ -591,7 +598,7 @@ static void stdio_after(const struct stdio_probe *p, size_t consumed, int refill
 {
 	int fd;
 
-	if (!p->fp || (!refilled && p->fp->_IO_read_ptr == p->ptr + consumed))
+	if (!p->fp || (!refilled && p->fp->_IO_read_ptr == p->ptr + consumed) || pl_foreign())
 		return;
 	fd = fileno_unlocked(p->fp);
 	if (fd >= 0)
@@ -766,7 +773,7 @@ struct stdio_wprobe {
 
 static void wprobe_before(struct stdio_wprobe *p, FILE *fp)
 {
-	p->fp = watching() && fp ? fp : NULL;
+	p->fp = maybe_watching() && fp ? fp : NULL;
 	if (p->fp)
 		p->ptr = fp->_IO_write_ptr;
 }
@@ -775,7 +782,7 @@ static void wprobe_after(const struct stdio_wprobe *p, size_t consumed)
 {
 	int fd;
 
-	if (!p->fp || p->fp->_IO_write_ptr == p->ptr + consumed)
+	if (!p->fp || p->fp->_IO_write_ptr == p->ptr + consumed || pl_foreign())
 		return;
 	fd = fileno_unlocked(p->fp);
 	if (fd >= 0)
