@@ -210,7 +210,9 @@ void pl_writer_finish(struct pl_file *f)
 
 	pthread_mutex_lock(&f->wlock);
 	if (f->have_flusher && !f->wdone) {
-		wb_error(f, pc_flusher_finish(&f->fl));
+		/* a fork() child that wrote nothing leaves its parent's batches alone */
+		if (f->bytes_written)
+			wb_error(f, pc_flusher_finish(&f->fl));
 		pc_flusher_release(&f->fl);
 	}
 	f->wdone = 1;
