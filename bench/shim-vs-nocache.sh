@@ -6,6 +6,8 @@
 # `pagecliff run` (drops behind the reader while it reads).  For each: the
 # peak page cache of the cgroup while tar ran, its throughput, what of the
 # files is still cached afterwards, and whether the output is the same.
+# Then three writers the same way: cp -r, tar x and rsync -r of the folder
+# (what of source and copy stays cached; the copy's sha256 against the plain one).
 #
 #   sudo bench/shim-vs-nocache.sh [BUILD_DIR]       (default build-shim, else build)
 #
@@ -111,6 +113,74 @@ for way in plain nocache pagecliff; do
 	esac
 	printf '| %s | %d | %s | %.0f | %d | %s |\n' "$how" $((peak >> 20)) "$secs" \
 		"$(echo "$total $secs" | awk '{ print $1 * 1048576 / $2 / 1e6 }')" $((after >> 20)) "$same"
+done
+
+# Writers: one WAY JOB run in a fresh cgroup; prints "peak secs after sum", where
+# after is what of the source and the copy stays cached and sum the copy's sha256.
+tar cf "$work/big.tar" -C "$work" big
+"$PAGESTAT" evict "$work/big.tar"
+copy_sum() {
+	(cd "$work/out" && find . -type f | sort | xargs sha256sum) | sha256sum | cut -d' ' -f1
+}
+cached_tree() {
+	s=0
+	for f in "$@"; do s=$((s + $("$PAGESTAT" cached "$f"))); done
+	echo $s
+}
+wone() {
+	way=$1
+	job=$2
+	case $way in
+	plain) pre= ;;
+	nocache) pre=nocache ;;
+	pagecliff) pre="$PAGECLIFF run --" ;;
+	esac
+	rm -rf "$work/out"
+	mkdir "$work/out"
+	evict_all
+	"$PAGESTAT" evict "$work/big.tar"
+	case $job in
+	cp) set -- cp -r "$work/big" "$work/out/" ;;
+	tarx) set -- tar xf "$work/big.tar" -C "$work/out" ;;
+	rsync) set -- rsync -r "$work/big" "$work/out/" ;;
+	esac
+	# shellcheck disable=SC2086
+	"$CGRUN" "$CAP" "$work/rep" $pre "$@"
+	peak=$(awk '/^peak_cache/ { print $2 }' "$work/rep")
+	secs=$(awk '/^seconds/ { print $2 }' "$work/rep")
+	after=$(cached_tree "$work"/big/* "$work/big.tar" "$work"/out/big/*)
+	echo "$peak $secs $after $(copy_sum)"
+}
+
+if command -v rsync >/dev/null; then jobs="cp tarx rsync"; else jobs="cp tarx"; fi
+r=1
+while [ $r -le "$REPS" ]; do
+	for job in $jobs; do
+		for way in plain nocache pagecliff; do
+			wone $way $job >> "$work/w.$job.$way"
+		done
+	done
+	r=$((r + 1))
+done
+printf '\n| writer | how | peak page cache MiB | seconds | MB/s | source and copy cached after MiB | same sha256 |\n'
+printf '|---|---|---|---|---|---|---|\n'
+for job in $jobs; do
+	ref=$(awk 'NR == 1 { print $4 }' "$work/w.$job.plain")
+	for way in plain nocache pagecliff; do
+		f=$work/w.$job.$way
+		peak=$(awk '{ print $1 }' "$f" | median)
+		secs=$(awk '{ print $2 }' "$f" | median)
+		after=$(awk '{ print $3 }' "$f" | median)
+		same=no
+		[ "$(awk '{ print $4 }' "$f" | sort -u)" = "$ref" ] && same=yes
+		case $job in
+		cp) what="cp -r DIR OUT" ;;
+		tarx) what="tar xf DIR.tar -C OUT" ;;
+		rsync) what="rsync -r DIR OUT" ;;
+		esac
+		printf '| %s | %s | %d | %s | %.0f | %d | %s |\n' "$what" "$way" $((peak >> 20)) "$secs" \
+			"$(echo "$total $secs" | awk '{ print $1 * 1048576 / $2 / 1e6 }')" $((after >> 20)) "$same"
+	done
 done
 
 # Start-up: /bin/true spawned 200 times each way, interleaved, median in us.

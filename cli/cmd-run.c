@@ -5,13 +5,17 @@
  * only sets the environment and execs: the program's exit status, signals and
  * output are its own.
  */
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "cmds.h"
@@ -26,20 +30,23 @@ static const char run_usage[] =
 	"usage: pagecliff run [--mode MODE] [--min-size SIZE] [--stats[=FILE]] -- CMD [ARGS...]\n"
 	"\n"
 	"Run CMD with the page-cache shim preloaded: files it reads sequentially\n"
-	"past SIZE are read with RWF_DONTCACHE or dropped behind the reader, and\n"
-	"pages that were cached before stay cached.  Static and setuid programs\n"
-	"are not affected.  CMD's exit status is passed through (127: not found).\n"
+	"past SIZE are read with RWF_DONTCACHE or dropped behind the reader, files\n"
+	"it writes get write-behind, and pages that were cached before stay cached.\n"
+	"Static and setuid programs are not affected (run says so in one line).\n"
+	"CMD's exit status is passed through (127: not found).\n"
 	"\n"
 	"  -m, --mode MODE      auto (default), dontcache, dropbehind, off\n"
 	"  -s, --min-size SIZE  sequential bytes before acting, fio units; default 8m\n"
 	"      --stats[=FILE]   a line per file read past SIZE, at its close or exit,\n"
-	"                       on stderr or appended to FILE\n"
+	"                       on stderr (while CMD's fd 2 is still that stderr) or\n"
+	"                       appended to FILE (relative to where run started)\n"
 	"  -h, --help           this text\n";
 
 struct run_opts {
 	const char *mode;
 	char min_size[32];
 	const char *stats;
+	char stats_abs[PATH_MAX];
 };
 
 static void parse_run_opts(int argc, char **argv, struct run_opts *o)
@@ -114,6 +121,154 @@ static int find_shim(char *buf, size_t size)
 		     pc_preload_installed_path);
 }
 
+/*
+ * LD_PRELOAD splits its list on spaces and colons: a path holding one would
+ * silently not load, and ld.so would print errors into CMD's stderr.
+ */
+static int check_shim_path(const char *shim)
+{
+	if (strpbrk(shim, " :\t\n"))
+		return error("cannot preload '%s': LD_PRELOAD cannot hold a path with a space "
+			     "or colon; install pagecliff elsewhere or set PAGECLIFF_PRELOAD_PATH",
+			     shim);
+	return 0;
+}
+
+/*
+ * --stats=FILE: absolute, so that CMD's chdir() does not move it, and
+ * writable now (created empty if need be), so that no line is lost.
+ */
+static int resolve_stats(struct run_opts *o)
+{
+	char cwd[PATH_MAX];
+	int fd;
+
+	if (!o->stats || !strcmp(o->stats, "1") || !strcmp(o->stats, "0"))
+		return 0;
+	if (o->stats[0] == '/') {
+		snprintf(o->stats_abs, sizeof(o->stats_abs), "%s", o->stats);
+	} else {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return error("cannot resolve --stats='%s': %s", o->stats, strerror(errno));
+		if ((size_t)snprintf(o->stats_abs, sizeof(o->stats_abs), "%s/%s", cwd, o->stats) >=
+		    sizeof(o->stats_abs))
+			return error("cannot resolve --stats='%s': path too long", o->stats);
+	}
+	fd = open(o->stats_abs, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return error("cannot open stats file '%s': %s", o->stats, strerror(errno));
+	close(fd);
+	o->stats = o->stats_abs;
+	return 0;
+}
+
+/* Where execvp() would find @cmd, or NULL. */
+static const char *find_exe(const char *cmd, char *buf, size_t size)
+{
+	const char *path = getenv("PATH"), *p, *end;
+
+	if (strchr(cmd, '/'))
+		return cmd;
+	for (p = path && *path ? path : "/bin:/usr/bin"; ; p = end + 1) {
+		end = strchrnul(p, ':');
+		snprintf(buf, size, "%.*s%s%s", (int)(end - p), p, end > p ? "/" : "", cmd);
+		if (!access(buf, X_OK))
+			return buf;
+		if (!*end)
+			return NULL;
+	}
+}
+
+/* Why the dynamic loader will not preload into the ELF file @fd; NULL: it will. */
+static const char *elf_refusal(int fd)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG))
+		return NULL;	/* not ELF: the kernel decides, nothing to say */
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return "is a 32-bit program (the shim is built for 64-bit only)";
+	for (int i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + (uint64_t)i * eh.e_phentsize) !=
+		    sizeof(ph))
+			return NULL;
+		if (ph.p_type == PT_INTERP)
+			return NULL;
+	}
+	return "is statically linked (no dynamic loader to preload with)";
+}
+
+/* Why LD_PRELOAD will be ignored for @exe (secure-execution mode), or NULL. */
+static const char *secure_refusal(const char *exe, const struct stat *st)
+{
+	if ((st->st_mode & S_ISUID) && st->st_uid != geteuid())
+		return "is setuid (the loader ignores LD_PRELOAD for it)";
+	if ((st->st_mode & S_ISGID) && st->st_gid != getegid())
+		return "is setgid (the loader ignores LD_PRELOAD for it)";
+	if (geteuid() && getxattr(exe, "security.capability", NULL, 0) > 0)
+		return "has file capabilities (the loader ignores LD_PRELOAD for it)";
+	return NULL;
+}
+
+/* A script runs its interpreter: the one to look at.  Returns @exe or @buf. */
+static const char *script_interpreter(int fd, const char *exe, char *buf, size_t size)
+{
+	char line[256], *end;
+	ssize_t n = pread(fd, line, sizeof(line) - 1, 0);
+
+	if (n < 3 || line[0] != '#' || line[1] != '!')
+		return exe;
+	line[n] = 0;
+	end = line + 2 + strspn(line + 2, " \t");
+	end[strcspn(end, " \t\n")] = 0;
+	if (*end != '/')
+		return exe;
+	snprintf(buf, size, "%s", end);
+	return buf;
+}
+
+/*
+ * Say in one line when the shim cannot act on CMD: static, 32-bit, setuid,
+ * setgid or with file capabilities.  CMD runs all the same.
+ */
+static void check_exe(const char *cmd, const struct run_opts *o)
+{
+	char found[PATH_MAX], interp[PATH_MAX], line[PATH_MAX + 200];
+	const char *exe = find_exe(cmd, found, sizeof(found)), *why = NULL;
+	struct stat st;
+	int fd, n;
+
+	for (int depth = 0; exe && depth < 2 && !why; depth++) {
+		const char *next;
+
+		fd = open(exe, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st)) {
+			if (fd >= 0)
+				close(fd);
+			return;		/* execvp() will say what is wrong */
+		}
+		why = secure_refusal(exe, &st);
+		if (!why)
+			why = elf_refusal(fd);
+		next = why ? exe : script_interpreter(fd, exe, interp, sizeof(interp));
+		close(fd);
+		if (why || next == exe)
+			break;
+		exe = next;
+	}
+	if (!why)
+		return;
+	n = snprintf(line, sizeof(line), "pagecliff: '%s' %s: the shim cannot act on it\n",
+		     exe, why);
+	fd = o->stats && o->stats[0] == '/' ?
+	     open(o->stats, O_WRONLY | O_APPEND | O_CLOEXEC) : 2;
+	if (fd >= 0 && write(fd, line, n) < 0)
+		n = 0;
+	if (fd > 2)
+		close(fd);
+}
+
 /* LD_PRELOAD with the shim appended, unless it is there already. */
 static int set_preload(const char *shim)
 {
@@ -134,6 +289,24 @@ static int set_preload(const char *shim)
 	return ret ? error("cannot set LD_PRELOAD: %s", strerror(errno)) : 0;
 }
 
+/*
+ * --stats on stderr: tell the shim which file our stderr is, so that it
+ * writes a line only while the program's fd 2 is still that file, never into
+ * a file the program opened on fd 2 after closing its stderr.
+ */
+static int set_stats_target(void)
+{
+	char id[64];
+	struct stat st;
+
+	if (fstat(2, &st))
+		return 0;	/* no stderr: the shim finds none either */
+	snprintf(id, sizeof(id), "%ju:%ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
+	if (setenv("PAGECLIFF_STATS_TARGET", id, 1))
+		return error("cannot set PAGECLIFF_STATS_TARGET: %s", strerror(errno));
+	return 0;
+}
+
 static int set_env(const struct run_opts *o)
 {
 	if (o->mode && setenv("PAGECLIFF_MODE", o->mode, 1))
@@ -142,6 +315,8 @@ static int set_env(const struct run_opts *o)
 		return error("cannot set PAGECLIFF_MIN_SIZE: %s", strerror(errno));
 	if (o->stats && setenv("PAGECLIFF_STATS", o->stats, 1))
 		return error("cannot set PAGECLIFF_STATS: %s", strerror(errno));
+	if (o->stats && !strcmp(o->stats, "1") && set_stats_target())
+		return -1;
 	return 0;
 }
 
@@ -154,8 +329,11 @@ int cmd_run(int argc, char **argv)
 	parse_run_opts(argc, argv, &o);
 	if (optind >= argc)
 		usage_error("no command to run; see 'pagecliff run --help'");
-	if (find_shim(shim, sizeof(shim)) || set_preload(shim) || set_env(&o))
+	if (find_shim(shim, sizeof(shim)) || check_shim_path(shim) || resolve_stats(&o) ||
+	    set_preload(shim) || set_env(&o))
 		return 1;
+	if (!o.mode || strcmp(o.mode, "off"))
+		check_exe(argv[optind], &o);
 	execvp(argv[optind], argv + optind);
 	err = errno;
 	error("cannot run '%s': %s", argv[optind], strerror(err));

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "preload.h"
@@ -16,11 +17,14 @@
 
 #define DEFAULT_MIN_SIZE (8ull << 20)
 #define DEFAULT_BATCH (8ull << 20)
+/* Eight batches: one stream never reaches it, a hundred round robin do. */
+#define DEFAULT_BUDGET (64ull << 20)
 
 struct pl_config pl_cfg = {
 	.mode = PL_MODE_AUTO,
 	.min_size = DEFAULT_MIN_SIZE,
 	.batch = DEFAULT_BATCH,
+	.budget = DEFAULT_BUDGET,
 };
 
 static void complain(const char *what, const char *value)
@@ -50,11 +54,47 @@ static int parse_mode(const char *s, enum pl_mode *ret)
 	return -EINVAL;
 }
 
+/*
+ * Stats on stderr go only to the file that was stderr when `pagecliff run`
+ * started (PAGECLIFF_STATS_TARGET, dev:ino), or when this process started:
+ * a program that closed its stderr and opened its output on fd 2 must not
+ * find stats lines in its data.
+ */
+static dev_t target_dev;
+static ino_t target_ino;
+static int have_target;
+
+static void stats_target(void)
+{
+	const char *t = getenv("PAGECLIFF_STATS_TARGET");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (t && sscanf(t, "%llu:%llu", &dev, &ino) == 2) {
+		target_dev = dev;
+		target_ino = ino;
+		have_target = 1;
+	} else if (!fstat(2, &st)) {
+		target_dev = st.st_dev;
+		target_ino = st.st_ino;
+		have_target = 1;
+	}
+}
+
+static int stderr_is_target(void)
+{
+	struct stat st;
+
+	return have_target && !fstat(2, &st) && st.st_dev == target_dev &&
+	       st.st_ino == target_ino;
+}
+
 void pl_config_load(void)
 {
 	const char *mode = getenv("PAGECLIFF_MODE");
 	const char *min = getenv("PAGECLIFF_MIN_SIZE");
 	const char *stats = getenv("PAGECLIFF_STATS");
+	const char *budget = getenv("PAGECLIFF_BUDGET");
 
 	if (mode && *mode && parse_mode(mode, &pl_cfg.mode)) {
 		complain("PAGECLIFF_MODE", mode);
@@ -64,13 +104,19 @@ void pl_config_load(void)
 		complain("PAGECLIFF_MIN_SIZE", min);
 		pl_cfg.mode = PL_MODE_OFF;
 	}
+	if (budget && *budget && parse_size(budget, &pl_cfg.budget)) {
+		complain("PAGECLIFF_BUDGET", budget);
+		pl_cfg.mode = PL_MODE_OFF;
+	}
 	if (stats && *stats && strcmp(stats, "0")) {
 		pl_cfg.stats = 1;
 		pl_cfg.stats_path = strcmp(stats, "1") ? stats : NULL;
 	}
+	if (pl_cfg.stats && !pl_cfg.stats_path)
+		stats_target();
 }
 
-void pl_stats_write(const char *line, size_t len)
+static void write_line(const char *line, size_t len)
 {
 	int fd = 2;
 
@@ -78,9 +124,16 @@ void pl_stats_write(const char *line, size_t len)
 		fd = open(pl_cfg.stats_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 		if (fd < 0)
 			return;
+	} else if (!stderr_is_target()) {
+		return;		/* fd 2 is no longer the stderr the lines were meant for */
 	}
 	if (write(fd, line, len) < 0)
 		len = 0;	/* nowhere to report it */
 	if (fd != 2)
 		close(fd);
+}
+
+void pl_stats_write(const char *line, size_t len)
+{
+	write_line(line, len);
 }

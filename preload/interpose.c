@@ -13,6 +13,7 @@
 #undef _FILE_OFFSET_BITS	/* define open and open64 as themselves */
 #undef _FORTIFY_SOURCE
 
+#include <aio.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -60,6 +62,23 @@ __attribute__((constructor)) static void pl_init(void)
 	errno = saved;
 }
 
+/*
+ * Should a hook look at this call at all?  Not from the shim's own libc calls,
+ * not when off, and not in a vfork() child, which shares the parent's memory
+ * until it execs: Python's subprocess calls close_range() there.
+ */
+static int watching(void)
+{
+	return !pl_busy && pl_cfg.mode != PL_MODE_OFF && !pl_foreign();
+}
+
+/* watching() without its system call, for stdio calls made per character:
+ * they check pl_foreign() only when the buffer was refilled or flushed. */
+static int maybe_watching(void)
+{
+	return !pl_busy && pl_cfg.mode != PL_MODE_OFF;
+}
+
 static int needs_mode(int flags)
 {
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
@@ -70,15 +89,16 @@ static int opened(int fd, int flags, const char *path)
 {
 	int saved = errno;
 
-	if (fd < 0 || pl_busy || pl_cfg.mode == PL_MODE_OFF)
+	if (fd < 0 || !watching())
 		return fd;
 	pl_lock();
-	if ((flags & O_ACCMODE) == O_RDONLY &&
-	    !(flags & (O_PATH | O_DIRECTORY | O_DIRECT)))
-		pl_track_fd(fd, path);
+	if (!(flags & (O_PATH | O_DIRECTORY | O_DIRECT)))
+		pl_track_fd(fd, path);	/* readers and writers of regular files */
 	else
 		pl_table_del(fd);
 	pl_unlock();
+	if ((flags & O_DIRECT) && (flags & O_ACCMODE) != O_WRONLY)
+		pl_note_direct(fd, path);
 	errno = saved;
 	return fd;
 }
@@ -151,8 +171,8 @@ static FILE *fopened(FILE *fp, const char *mode, const char *path)
 {
 	int rdonly = mode[0] == 'r' && !strchr(mode, '+');
 
-	if (fp && !pl_busy)
-		opened(fileno(fp), rdonly ? O_RDONLY : O_RDWR, path);
+	if (fp)
+		opened(fileno(fp), rdonly ? O_RDONLY : O_RDWR, path);	/* flags: the fd's own */
 	return fp;
 }
 
@@ -168,7 +188,7 @@ PL_EXPORT FILE *fopen64(const char *path, const char *mode)
 
 static void closing(int fd)
 {
-	if (fd >= 0 && !pl_busy && pl_cfg.mode != PL_MODE_OFF)
+	if (fd >= 0 && watching())
 		pl_note_close(fd);
 }
 
@@ -200,7 +220,7 @@ static void forget_range(unsigned int lo, unsigned int hi)
 {
 	int saved = errno;
 
-	if (pl_busy || pl_cfg.mode == PL_MODE_OFF)
+	if (!watching())
 		return;
 	pl_lock();
 	pl_table_each(lo, hi, pl_table_del);
@@ -226,7 +246,7 @@ PL_EXPORT void closefrom(int lo)
 
 static int duped(int oldfd, int newfd)
 {
-	if (newfd >= 0 && !pl_busy && pl_cfg.mode != PL_MODE_OFF)
+	if (newfd >= 0 && watching())
 		pl_note_dup(oldfd, newfd);
 	return newfd;
 }
@@ -238,14 +258,14 @@ PL_EXPORT int dup(int fd)
 
 PL_EXPORT int dup2(int oldfd, int newfd)
 {
-	if (oldfd != newfd && fcntl(oldfd, F_GETFD) >= 0)
+	if (oldfd != newfd && watching() && fcntl(oldfd, F_GETFD) >= 0)
 		closing(newfd);
 	return duped(oldfd, CALL(int, dup2, oldfd, newfd));
 }
 
 PL_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
-	if (oldfd != newfd && fcntl(oldfd, F_GETFD) >= 0)
+	if (oldfd != newfd && watching() && fcntl(oldfd, F_GETFD) >= 0)
 		closing(newfd);
 	return duped(oldfd, CALL(int, dup3, oldfd, newfd, flags));
 }
@@ -292,7 +312,7 @@ static off_t seeked(int fd, off_t pos)
 {
 	int saved = errno;
 
-	if (pos >= 0 && !pl_busy && pl_cfg.mode != PL_MODE_OFF) {
+	if (pos >= 0 && watching()) {
 		pl_note_seek(fd, pos);
 		errno = saved;
 	}
@@ -313,8 +333,7 @@ static void *mapped(void *map, int flags, int fd)
 {
 	int saved = errno;
 
-	if (map != MAP_FAILED && fd >= 0 && !(flags & MAP_ANONYMOUS) && !pl_busy &&
-	    pl_cfg.mode != PL_MODE_OFF) {
+	if (map != MAP_FAILED && fd >= 0 && !(flags & MAP_ANONYMOUS) && watching()) {
 		pl_note_mmap(fd);
 		errno = saved;
 	}
@@ -341,12 +360,6 @@ PL_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off6
 		return MAP_FAILED;
 	}
 	return mapped(fn(addr, len, prot, flags, fd, off), flags, fd);
-}
-
-/* Is this a read the shim should look at at all? */
-static int watching(void)
-{
-	return !pl_busy && pl_cfg.mode != PL_MODE_OFF;
 }
 
 static size_t iov_len(const struct iovec *iov, int cnt)
@@ -563,21 +576,368 @@ PL_EXPORT size_t __fread_unlocked_chk(void *buf, size_t buflen, size_t size, siz
 }
 
 /*
- * In-kernel copies read the source like read() does: at *@off when given
- * (the fd's offset does not move), else at the fd's offset.
+ * The rest of stdio's readers (getc, getline, fgets) refill their buffer
+ * through libc's internal read(), which no preload sees.  Around each call the
+ * shim notes where the buffer pointer was; when it did not move by what the
+ * call consumed, the buffer was refilled, and one lseek() tells how far the
+ * stream has read the file.  No system call otherwise.
  */
-PL_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count)
+struct stdio_probe {
+	FILE *fp;
+	char *ptr;
+};
+
+static void stdio_before(struct stdio_probe *p, FILE *fp)
 {
+	p->fp = maybe_watching() && fp ? fp : NULL;
+	if (p->fp)
+		p->ptr = fp->_IO_read_ptr;
+}
+
+static void stdio_after(const struct stdio_probe *p, size_t consumed, int refilled)
+{
+	int fd;
+
+	if (!p->fp || (!refilled && p->fp->_IO_read_ptr == p->ptr + consumed) || pl_foreign())
+		return;
+	fd = fileno_unlocked(p->fp);
+	if (fd >= 0)
+		pl_note_stdio(fd);
+}
+
+#define STDIO_CHAR(name, ...)						\
+	PL_EXPORT int name(FILE *fp)					\
+	{								\
+		struct stdio_probe p;					\
+		int c;							\
+									\
+		stdio_before(&p, fp);					\
+		c = CALL(int, name, fp);				\
+		stdio_after(&p, c != EOF, __VA_ARGS__);			\
+		return c;						\
+	}
+
+#undef getc
+#undef getc_unlocked
+#undef fgetc_unlocked
+int _IO_getc(FILE *fp);
+int __uflow(FILE *fp);
+int __underflow(FILE *fp);
+STDIO_CHAR(getc, 0)
+STDIO_CHAR(fgetc, 0)
+STDIO_CHAR(_IO_getc, 0)
+STDIO_CHAR(getc_unlocked, 0)
+STDIO_CHAR(fgetc_unlocked, 0)
+/* What the getc_unlocked() macro calls when the buffer is empty. */
+STDIO_CHAR(__uflow, 1)
+STDIO_CHAR(__underflow, 1)
+
+ssize_t __getdelim(char **line, size_t *n, int delim, FILE *fp);
+
+#define STDIO_DELIM(name, ...)						\
+	{								\
+		struct stdio_probe p;					\
+		ssize_t got;						\
+									\
+		stdio_before(&p, fp);					\
+		got = CALL(ssize_t, name, __VA_ARGS__);			\
+		stdio_after(&p, got > 0 ? (size_t)got : 0, 0);		\
+		return got;						\
+	}
+
+PL_EXPORT ssize_t getdelim(char **line, size_t *n, int delim, FILE *fp)
+STDIO_DELIM(getdelim, line, n, delim, fp)
+
+PL_EXPORT ssize_t __getdelim(char **line, size_t *n, int delim, FILE *fp)
+STDIO_DELIM(__getdelim, line, n, delim, fp)
+
+PL_EXPORT ssize_t getline(char **line, size_t *n, FILE *fp)
+STDIO_DELIM(getline, line, n, fp)
+
+#define STDIO_GETS(name)						\
+	PL_EXPORT char *name(char *s, int size, FILE *fp)		\
+	{								\
+		struct stdio_probe p;					\
+		char *got;						\
+									\
+		stdio_before(&p, fp);					\
+		got = CALL(char *, name, s, size, fp);			\
+		stdio_after(&p, got ? strlen(got) : 0, 0);		\
+		return got;						\
+	}
+
+char *fgets_unlocked(char *s, int size, FILE *fp);
+STDIO_GETS(fgets)
+STDIO_GETS(fgets_unlocked)
+
+/* write, pwrite, writev, pwritev, pwritev2: @off -1 writes at the fd's offset. */
+static ssize_t pwritev_common(ssize_t (*fn)(int, const struct iovec *, int, off_t, int),
+			      int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	struct pl_write w;
+	ssize_t n;
+
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!watching() || off < -1 || cnt < 0)
+		return fn(fd, iov, cnt, off, flags);
+	pl_write_begin(&w, fd, off, iov_len(iov, cnt));
+	n = fn(fd, iov, cnt, off, flags);
+	pl_write_end(&w, n);
+	return n;
+}
+
+static ssize_t plain_write(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return CALL(ssize_t, write, fd, iov->iov_base, iov->iov_len);
+}
+
+static ssize_t plain_pwrite(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return CALL(ssize_t, pwrite, fd, iov->iov_base, iov->iov_len, off);
+}
+
+static ssize_t plain_writev(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return CALL(ssize_t, writev, fd, iov, cnt);
+}
+
+static ssize_t plain_pwritev(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return CALL(ssize_t, pwritev, fd, iov, cnt, off);
+}
+
+static ssize_t plain_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return CALL(ssize_t, pwritev2, fd, iov, cnt, off, flags);
+}
+
+PL_EXPORT ssize_t write(int fd, const void *buf, size_t len)
+{
+	struct iovec iov = { (void *)buf, len };
+
+	return pwritev_common(plain_write, fd, &iov, 1, -1, 0);
+}
+
+PL_EXPORT ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+	struct iovec iov = { (void *)buf, len };
+
+	if (off < 0)
+		return CALL(ssize_t, pwrite, fd, buf, len, off);
+	return pwritev_common(plain_pwrite, fd, &iov, 1, off, 0);
+}
+
+PL_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t len, off64_t off)
+{
+	return pwrite(fd, buf, len, off);
+}
+
+PL_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	return pwritev_common(plain_writev, fd, iov, cnt, -1, 0);
+}
+
+PL_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	if (off < 0)
+		return CALL(ssize_t, pwritev, fd, iov, cnt, off);
+	return pwritev_common(plain_pwritev, fd, iov, cnt, off, 0);
+}
+
+PL_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
+{
+	return pwritev(fd, iov, cnt, off);
+}
+
+PL_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	return pwritev_common(plain_pwritev2, fd, iov, cnt, off, flags);
+}
+
+PL_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
+{
+	return pwritev2(fd, iov, cnt, off, flags);
+}
+
+/*
+ * stdio writers flush their buffer through libc's internal write(): when a
+ * call's write pointer did not move by what it took, the buffer went out.
+ */
+struct stdio_wprobe {
+	FILE *fp;
+	char *ptr;
+};
+
+static void wprobe_before(struct stdio_wprobe *p, FILE *fp)
+{
+	p->fp = maybe_watching() && fp ? fp : NULL;
+	if (p->fp)
+		p->ptr = fp->_IO_write_ptr;
+}
+
+static void wprobe_after(const struct stdio_wprobe *p, size_t consumed)
+{
+	int fd;
+
+	if (!p->fp || p->fp->_IO_write_ptr == p->ptr + consumed || pl_foreign())
+		return;
+	fd = fileno_unlocked(p->fp);
+	if (fd >= 0)
+		pl_note_stdio_write(fd);
+}
+
+#define STDIO_W(ret_type, name, fp_arg, consumed, params, ...)		\
+	PL_EXPORT ret_type name params					\
+	{								\
+		struct stdio_wprobe p;					\
+		ret_type r;						\
+									\
+		wprobe_before(&p, fp_arg);				\
+		r = CALL(ret_type, name, __VA_ARGS__);			\
+		wprobe_after(&p, consumed);				\
+		return r;						\
+	}
+
+#undef fwrite_unlocked
+#undef fputc_unlocked
+#undef putc
+#undef putc_unlocked
+size_t fwrite_unlocked(const void *buf, size_t size, size_t n, FILE *fp);
+int fputs_unlocked(const char *s, FILE *fp);
+int _IO_putc(int c, FILE *fp);
+int __overflow(FILE *fp, int c);
+
+STDIO_W(size_t, fwrite, fp, r * size, (const void *buf, size_t size, size_t n, FILE *fp),
+	buf, size, n, fp)
+STDIO_W(size_t, fwrite_unlocked, fp, r * size,
+	(const void *buf, size_t size, size_t n, FILE *fp), buf, size, n, fp)
+STDIO_W(int, fputs, fp, r >= 0 ? strlen(s) : 0, (const char *s, FILE *fp), s, fp)
+STDIO_W(int, fputs_unlocked, fp, r >= 0 ? strlen(s) : 0, (const char *s, FILE *fp), s, fp)
+STDIO_W(int, fputc, fp, r != EOF, (int c, FILE *fp), c, fp)
+STDIO_W(int, putc, fp, r != EOF, (int c, FILE *fp), c, fp)
+STDIO_W(int, _IO_putc, fp, r != EOF, (int c, FILE *fp), c, fp)
+STDIO_W(int, fputc_unlocked, fp, r != EOF, (int c, FILE *fp), c, fp)
+STDIO_W(int, putc_unlocked, fp, r != EOF, (int c, FILE *fp), c, fp)
+/* What the putc_unlocked() macro calls when the buffer is full. */
+STDIO_W(int, __overflow, fp, (size_t)-1, (FILE *fp, int c), fp, c)
+STDIO_W(int, fflush, fp, 0, (FILE *fp), fp)
+STDIO_W(int, puts, stdout, r >= 0 ? strlen(s) + 1 : 0, (const char *s), s)
+STDIO_W(int, vfprintf, fp, r > 0 ? (size_t)r : 0, (FILE *fp, const char *fmt, va_list ap),
+	fp, fmt, ap)
+STDIO_W(int, vprintf, stdout, r > 0 ? (size_t)r : 0, (const char *fmt, va_list ap), fmt, ap)
+
+PL_EXPORT int fprintf(FILE *fp, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vfprintf(fp, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+PL_EXPORT int printf(const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int __vfprintf_chk(FILE *fp, int flag, const char *fmt, va_list ap);
+int __fprintf_chk(FILE *fp, int flag, const char *fmt, ...);
+int __printf_chk(int flag, const char *fmt, ...);
+STDIO_W(int, __vfprintf_chk, fp, r > 0 ? (size_t)r : 0,
+	(FILE *fp, int flag, const char *fmt, va_list ap), fp, flag, fmt, ap)
+
+PL_EXPORT int __fprintf_chk(FILE *fp, int flag, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = __vfprintf_chk(fp, flag, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+PL_EXPORT int __printf_chk(int flag, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = __vfprintf_chk(stdout, flag, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/*
+ * In-kernel copies read the source like read() does: at *@off when given
+ * (the fd's offset does not move), else at the fd's offset.  To a file the
+ * shim writes behind, they are made in pieces of PL_WRITE_PIECE, so that the
+ * flusher can work between them; the pieces add up to what one call returns
+ * (the kernel copies in such pieces too, and stops at the same places: end
+ * of the source, an error after some bytes, which it reports as a short count).
+ */
+static ssize_t copy_piece(int kind, int out, int in, loff_t *off_in, loff_t *off_out,
+			  size_t len, unsigned int flags)
+{
+	struct pl_write w;
 	struct pl_read r;
 	ssize_t n;
 
-	if (!watching())
-		return CALL(ssize_t, sendfile, out, in, off, count);
-	pl_read_begin(&r, in, off ? *off : -1, count);
+	pl_read_begin(&r, in, off_in ? *off_in : -1, len);
 	r.use_dontcache = 0;
-	n = CALL(ssize_t, sendfile, out, in, off, count);
+	pl_write_begin(&w, out, off_out ? *off_out : -1, len);
+	if (kind == 0)
+		n = CALL(ssize_t, sendfile, out, in, (off_t *)off_in, len);
+	else if (kind == 1)
+		n = CALL(ssize_t, splice, in, off_in, out, off_out, len, flags);
+	else
+		n = CALL(ssize_t, copy_file_range, in, off_in, out, off_out, len, flags);
+	pl_write_end(&w, n);
 	pl_read_end(&r, n);
 	return n;
+}
+
+static ssize_t copy_common(int kind, int out, int in, loff_t *off_in, loff_t *off_out,
+			   size_t len, unsigned int flags)
+{
+	ssize_t total = 0, n;
+
+	if (kind == 1 || len <= PL_WRITE_PIECE || !pl_is_writer(out))
+		return copy_piece(kind, out, in, off_in, off_out, len, flags);
+	while ((size_t)total < len) {
+		size_t piece = len - total < PL_WRITE_PIECE ? len - total : PL_WRITE_PIECE;
+		int saved = errno;
+
+		n = copy_piece(kind, out, in, off_in, off_out, piece, flags);
+		if (n < 0 && total > 0) {
+			errno = saved;	/* some bytes went: the call reports those */
+			break;
+		}
+		if (n < 0)
+			return n;
+		total += n;
+		if ((size_t)n < piece)
+			break;
+	}
+	return total;
+}
+
+PL_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count)
+{
+	if (!watching())
+		return CALL(ssize_t, sendfile, out, in, off, count);
+	return copy_common(0, out, in, (loff_t *)off, NULL, count, 0);
 }
 
 PL_EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t count)
@@ -588,29 +948,120 @@ PL_EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t count)
 PL_EXPORT ssize_t splice(int in, loff_t *off_in, int out, loff_t *off_out,
 			 size_t len, unsigned int flags)
 {
-	struct pl_read r;
-	ssize_t n;
-
 	if (!watching())
 		return CALL(ssize_t, splice, in, off_in, out, off_out, len, flags);
-	pl_read_begin(&r, in, off_in ? *off_in : -1, len);
-	r.use_dontcache = 0;
-	n = CALL(ssize_t, splice, in, off_in, out, off_out, len, flags);
-	pl_read_end(&r, n);
-	return n;
+	return copy_common(1, out, in, off_in, off_out, len, flags);
 }
 
 PL_EXPORT ssize_t copy_file_range(int in, loff_t *off_in, int out, loff_t *off_out,
 				  size_t len, unsigned int flags)
 {
-	struct pl_read r;
-	ssize_t n;
-
 	if (!watching())
 		return CALL(ssize_t, copy_file_range, in, off_in, out, off_out, len, flags);
-	pl_read_begin(&r, in, off_in ? *off_in : -1, len);
-	r.use_dontcache = 0;
-	n = CALL(ssize_t, copy_file_range, in, off_in, out, off_out, len, flags);
-	pl_read_end(&r, n);
-	return n;
+	return copy_common(2, out, in, off_in, off_out, len, flags);
+}
+
+/*
+ * _exit() skips destructors: a child that reads and leaves with _exit() still
+ * gets its final drops and stats lines (exit() reaches the destructor).
+ */
+PL_EXPORT void _exit(int status)
+{
+	void (*fn)(int) = REAL(_exit);
+
+	pl_track_exit();
+	if (fn)
+		fn(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+PL_EXPORT void _Exit(int status)
+{
+	void (*fn)(int) = REAL(_Exit);
+
+	pl_track_exit();
+	if (fn)
+		fn(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+/*
+ * Reads the shim cannot follow: it says so in the stats and keeps its hands
+ * off.  POSIX AIO names the fd; libaio and io_uring (liburing) submit
+ * through the kernel where no libc read is made.
+ */
+static void aio_reads(int fd)
+{
+	if (fd >= 0 && watching())
+		pl_note_unseen(fd, "read with POSIX AIO (aio_read, lio_listio): "
+			       "not tracked, the shim did not act");
+}
+
+/* glibc declares these nonnull; a program may still pass NULL to libc. */
+#define UNCHECKED(p) ({ __typeof__(p) volatile p_ = (p); p_; })
+
+PL_EXPORT int aio_read(struct aiocb *cb)
+{
+	if (UNCHECKED(cb))
+		aio_reads(cb->aio_fildes);
+	return CALL(int, aio_read, cb);
+}
+
+PL_EXPORT int aio_read64(struct aiocb64 *cb)
+{
+	if (UNCHECKED(cb))
+		aio_reads(cb->aio_fildes);
+	return CALL(int, aio_read64, cb);
+}
+
+PL_EXPORT int lio_listio(int mode, struct aiocb *const list[], int n, struct sigevent *sev)
+{
+	for (int i = 0; UNCHECKED(list) && i < n; i++)
+		if (list[i] && list[i]->aio_lio_opcode == LIO_READ)
+			aio_reads(list[i]->aio_fildes);
+	return CALL(int, lio_listio, mode, list, n, sev);
+}
+
+PL_EXPORT int lio_listio64(int mode, struct aiocb64 *const list[], int n, struct sigevent *sev)
+{
+	for (int i = 0; UNCHECKED(list) && i < n; i++)
+		if (list[i] && list[i]->aio_lio_opcode == LIO_READ)
+			aio_reads(list[i]->aio_fildes);
+	return CALL(int, lio_listio64, mode, list, n, sev);
+}
+
+static const char no_ring[] =
+	"io_uring in use (liburing): its reads are not seen, the shim did not act on them";
+static const char no_libaio[] =
+	"libaio in use (io_setup): its reads are not seen, the shim did not act on them";
+
+struct io_uring;
+struct io_uring_params;
+int io_uring_queue_init(unsigned entries, struct io_uring *ring, unsigned flags);
+int io_uring_queue_init_params(unsigned entries, struct io_uring *ring,
+			       struct io_uring_params *p);
+int io_setup(unsigned nr, void **ctx);
+
+PL_EXPORT int io_uring_queue_init(unsigned entries, struct io_uring *ring, unsigned flags)
+{
+	if (watching())
+		pl_note_process(no_ring);
+	return CALL(int, io_uring_queue_init, entries, ring, flags);
+}
+
+PL_EXPORT int io_uring_queue_init_params(unsigned entries, struct io_uring *ring,
+					 struct io_uring_params *p)
+{
+	if (watching())
+		pl_note_process(no_ring);
+	return CALL(int, io_uring_queue_init_params, entries, ring, p);
+}
+
+PL_EXPORT int io_setup(unsigned nr, void **ctx)
+{
+	if (watching())
+		pl_note_process(no_libaio);
+	return CALL(int, io_setup, nr, ctx);
 }

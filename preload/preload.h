@@ -16,7 +16,10 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include <pthread.h>
+
 #include "dropper.h"
+#include "flusher.h"
 
 #define PL_HIDDEN __attribute__((visibility("hidden")))
 
@@ -31,6 +34,7 @@ struct pl_config {
 	enum pl_mode mode;
 	uint64_t min_size;	/* sequential bytes before acting */
 	uint64_t batch;		/* bytes per POSIX_FADV_DONTNEED */
+	uint64_t budget;	/* read but not yet dropped, all files together */
 	int stats;		/* print a line per file */
 	const char *stats_path;	/* NULL: stderr */
 };
@@ -46,6 +50,7 @@ void pl_stats_write(const char *line, size_t len) PL_HIDDEN;
 /* One open file description that the program reads. */
 struct pl_file {
 	int refs;		/* fds in the table that point here */
+	int fd;			/* the last fd it was read through (budget drops) */
 	int finished;		/* final drop done, stats printed */
 	dev_t dev;
 	ino_t ino;
@@ -54,8 +59,10 @@ struct pl_file {
 	uint64_t fpos;		/* the fd's offset as the shim believes it */
 	uint64_t cursor;	/* end of the last read */
 	uint64_t run_start;	/* where the current sequential run began */
+	uint64_t run_reads;	/* reads in the current run */
 	int active;		/* the run passed min_size: dropping */
 	int mapped;		/* mmap()ed: never drop again */
+	const char *unseen_why;	/* read in ways the shim cannot follow */
 	int stdio;		/* read through fread(): fpos lags the fd */
 	int dontcache;		/* 1 usable, 0 refused, -1 not tried */
 	int have_dropper;
@@ -64,7 +71,35 @@ struct pl_file {
 	uint64_t bytes_dontcache;	/* read with RWF_DONTCACHE */
 	uint64_t runs;			/* sequential runs that reached min_size */
 	uint64_t seeks;
+	uint64_t inflight;	/* bytes asked of reads at the fd's offset running now */
+	uint64_t behind;	/* what this file adds to the process-wide budget */
+	struct pl_file *prev, *next;	/* all files with a dropper */
+
+	/* Writers (opened for writing): write-behind through lib/flusher.c. */
+	int writer;
+	int append;		/* O_APPEND: writes go to the end */
+	pthread_mutex_t wlock;	/* the flusher's; never held while taking pl_lock() */
+	int have_flusher;
+	int wdone;		/* the flusher has finished */
+	struct pc_flusher fl;
+	uint64_t wrun_start;	/* where the current sequential write run began */
+	uint64_t wcursor;	/* end of the last write */
+	uint64_t winflight;	/* bytes of writes at the fd's offset running now */
+	uint64_t bytes_written;
+	uint64_t wb_errors;	/* writeback errors the flusher saw */
+	uint64_t wruns;		/* write runs that got write-behind */
 };
+
+/*
+ * 1 in a child made by vfork() (or clone() without fork handlers) that has
+ * not exec'd yet: it shares the parent's memory, so the shim must change
+ * nothing and goes straight to libc.
+ */
+int pl_foreign(void) PL_HIDDEN;
+/* The fork handler's part for track.c: a forked child starts its own stats. */
+void pl_track_forked(int fd) PL_HIDDEN;
+/* The process ends (exit or _exit): final drops and stats of open files. */
+void pl_track_exit(void) PL_HIDDEN;
 
 /* The shim's one lock; held for table changes and file bookkeeping. */
 void pl_lock(void) PL_HIDDEN;
@@ -93,6 +128,7 @@ struct pl_read {
 	int fd;
 	int positional;		/* the read names its offset */
 	uint64_t off;
+	uint64_t len;		/* asked for */
 	int use_dontcache;
 	int stdio;		/* through fread(): the fd's offset runs ahead */
 };
@@ -108,12 +144,56 @@ void pl_read_end(struct pl_read *r, int64_t n) PL_HIDDEN;
 void pl_read_no_dontcache(struct pl_read *r) PL_HIDDEN;
 /* The fd's offset is now @pos (lseek). */
 void pl_note_seek(int fd, int64_t pos) PL_HIDDEN;
+/* stdio refilled the buffer of a stream on @fd through libc's internal
+ * read: the fd's offset says how far it read. */
+void pl_note_stdio(int fd) PL_HIDDEN;
 /* The file on @fd was mapped. */
 void pl_note_mmap(int fd) PL_HIDDEN;
+/* The file on @fd is read in a way the shim cannot follow (@why, for stats,
+ * a constant): hands off from now on. */
+void pl_note_unseen(int fd, const char *why) PL_HIDDEN;
+/* Once per process, for stats: @why (a constant) the shim did not act. */
+void pl_note_process(const char *why) PL_HIDDEN;
+/* @fd (@path, may be NULL) was opened with O_DIRECT: a stats line. */
+void pl_note_direct(int fd, const char *path) PL_HIDDEN;
 /* @fd is about to be closed; @fd is still open. */
 void pl_note_close(int fd) PL_HIDDEN;
 /* @newfd now refers to what @oldfd refers to (dup). */
 void pl_note_dup(int oldfd, int newfd) PL_HIDDEN;
+
+/* How a write is about to be done; filled by pl_write_begin(). */
+struct pl_write {
+	struct pl_file *file;	/* NULL: not tracked */
+	int fd;
+	int positional;
+	uint64_t off;
+	uint64_t len;
+};
+
+/*
+ * The most the flusher is told of in one write: it remembers a few batches,
+ * so in-kernel copies (copy_file_range, sendfile) to a tracked writer are made
+ * in pieces of this size, and longer writes are snapped this far.
+ */
+#define PL_WRITE_PIECE (32ull << 20)
+
+/* 1 when @fd is a regular file the shim writes behind. */
+int pl_is_writer(int fd) PL_HIDDEN;
+/* Before a write of @len bytes on @fd at @off (-1: the fd's offset). */
+void pl_write_begin(struct pl_write *w, int fd, int64_t off, uint64_t len) PL_HIDDEN;
+/* After it: @n bytes (or -1) were written.  Keeps errno. */
+void pl_write_end(struct pl_write *w, int64_t n) PL_HIDDEN;
+/* stdio flushed a stream on @fd through libc's internal write(). */
+void pl_note_stdio_write(int fd) PL_HIDDEN;
+/* The writer @f is done (last close, exit): wait for the writeback the
+ * flusher started, drop it.  Takes f->wlock. */
+void pl_writer_finish(struct pl_file *f) PL_HIDDEN;
+/* Set up @f, just tracked, as a writer of @fd opened with @flags. */
+void pl_writer_init(struct pl_file *f, int fd, int flags) PL_HIDDEN;
+/* The stats line of a writer. */
+void pl_writer_stats(const struct pl_file *f, char *line, size_t size) PL_HIDDEN;
+/* In a fork() child: hands off a writer whose lock another thread held. */
+void pl_writer_forked(struct pl_file *f) PL_HIDDEN;
 
 /*
  * Per-thread re-entrancy guard: set while the shim runs its own code, so that

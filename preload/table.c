@@ -7,6 +7,8 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "preload.h"
 
@@ -23,27 +25,51 @@ static unsigned int count;
 
 __thread int pl_busy __attribute__((tls_model("initial-exec")));
 
+/* The process the table belongs to; a fork handler updates it in children. */
+static pid_t table_pid;
+
+static pid_t real_pid(void)
+{
+	return (pid_t)syscall(SYS_getpid);	/* glibc caches nothing since 2.25 */
+}
+
+int pl_foreign(void)
+{
+	pid_t owner = __atomic_load_n(&table_pid, __ATOMIC_RELAXED);
+
+	return owner && owner != real_pid();
+}
+
 static void atfork_prepare(void)
 {
 	pthread_mutex_lock(&table_lock);
 }
 
-static void atfork_release(void)
+static void atfork_parent(void)
 {
 	pthread_mutex_unlock(&table_lock);
 }
 
-static void table_init(void)
+static void atfork_child(void)
 {
-	pthread_atfork(atfork_prepare, atfork_release, atfork_release);
+	__atomic_store_n(&table_pid, real_pid(), __ATOMIC_RELAXED);
+	pl_table_each(0, ~0u, pl_track_forked);
+	pthread_mutex_unlock(&table_lock);
+}
+
+/*
+ * Before any hook can run: who owns the table (vfork() children differ), and
+ * the fork handlers, so that every fork() child knows itself.
+ */
+__attribute__((constructor(101))) static void table_init(void)
+{
+	__atomic_store_n(&table_pid, real_pid(), __ATOMIC_RELAXED);
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
 void pl_lock(void)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-
 	pl_busy++;
-	pthread_once(&once, table_init);
 	pthread_mutex_lock(&table_lock);
 }
 

@@ -10,10 +10,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -28,10 +30,20 @@
 /* fread() reads ahead of what it hands out by at most its buffer. */
 #define STDIO_SLACK (1u << 20)
 
+/* A stats line; the shim's own open() and close() go straight to libc. */
+static void stats_out(const char *line, size_t len)
+{
+	pl_busy++;
+	pl_stats_write(line, len);
+	pl_busy--;
+}
+
 static const char *mode_name(const struct pl_file *f)
 {
+	if (f->mapped && f->unseen_why)
+		return strncmp(f->unseen_why, "mapped", 6) ? "none (not followed)" : "none (mapped)";
 	if (f->mapped)
-		return "none (mapped)";
+		return "none (fd replaced behind the shim's back)";
 	if (f->bytes_dontcache)
 		return "dontcache";
 	if (f->dontcache == 0 && pl_cfg.mode != PL_MODE_DROPBEHIND)
@@ -58,7 +70,7 @@ static void print_stats(const struct pl_file *f)
 		len = sizeof(line) - 1;
 		line[len - 1] = '\n';
 	}
-	pl_stats_write(line, len);
+	stats_out(line, len);
 }
 
 /* Does @fd still refer to @f?  (An fd closed behind the shim's back may
@@ -70,15 +82,141 @@ static int same_file(const struct pl_file *f, int fd)
 	return !fstat(fd, &st) && st.st_dev == f->dev && st.st_ino == f->ino;
 }
 
+/*
+ * The process-wide budget: bytes read in sequential runs and not dropped yet,
+ * over all files.  Each file's share is kept in f->behind and the sum here,
+ * so that many files read a little at a time (round robin) stay bounded like
+ * one file read fast.  Only runs of two reads or more count: random access
+ * (every read a run of its own) is left alone.
+ */
+static struct pl_file *files;
+static uint64_t behind_total;
+
+static void list_add(struct pl_file *f)
+{
+	f->next = files;
+	if (files)
+		files->prev = f;
+	files = f;
+}
+
+static void list_del(struct pl_file *f)
+{
+	if (f->prev)
+		f->prev->next = f->next;
+	else if (files == f)
+		files = f->next;
+	if (f->next)
+		f->next->prev = f->prev;
+	f->prev = f->next = NULL;
+	behind_total -= f->behind;
+	f->behind = 0;
+}
+
+static void settle(struct pl_file *f)
+{
+	uint64_t b = 0;
+
+	if (f->have_dropper && !f->mapped && !f->finished &&
+	    f->run_reads >= 2 && f->cursor > f->drop.dropped_to)
+		b = f->cursor - f->drop.dropped_to;
+	behind_total += b - f->behind;
+	f->behind = b;
+}
+
+static int same_file(const struct pl_file *f, int fd);
+
+/* Over budget: drop behind the file with the most read and not dropped. */
+static void enforce_budget(void)
+{
+	for (int tries = 0; behind_total > pl_cfg.budget && tries < 64; tries++) {
+		struct pl_file *max = NULL;
+
+		for (struct pl_file *g = files; g; g = g->next)
+			if (g->behind && (!max || g->behind > max->behind))
+				max = g;
+		if (!max)
+			return;
+		if (same_file(max, max->fd))
+			pc_dropper_advance(&max->drop, max->fd,
+					   pc_align_down(max->cursor, PC_PAGE_SIZE), 1);
+		else
+			max->mapped = 1;	/* its fd was reused behind the shim's back */
+		settle(max);
+	}
+}
+
+/* One line saying why the shim did not act on (part of) a file. */
+static void print_untracked(const struct pl_file *f, const char *why)
+{
+	char line[640];
+	int len = snprintf(line, sizeof(line), "pagecliff: %s: %s\n",
+			   f->path ? f->path : "?", why);
+
+	if (len <= 0)
+		return;
+	if ((size_t)len >= sizeof(line)) {
+		len = sizeof(line) - 1;
+		line[len - 1] = '\n';
+	}
+	stats_out(line, len);
+}
+
+/*
+ * At the end: did the fd's offset move further than the reads the shim saw?
+ * Then the program read through calls that libc makes internally (getc,
+ * getline, fgets and the rest of stdio but fread), or moved it with fseek().
+ * If the file had nothing cached at open, what lies there can go now.
+ */
+static uint64_t unseen_reading(struct pl_file *f, int fd)
+{
+	off_t real = lseek(fd, 0, SEEK_CUR);
+	uint64_t from = f->fpos;
+
+	if (real < 0 || (uint64_t)real <= from || (uint64_t)real - from < pl_cfg.min_size ||
+	    f->mapped)
+		return 0;
+	if (f->have_dropper && !f->drop.warm) {
+		pc_dropper_reset(&f->drop, from);
+		pc_dropper_advance(&f->drop, fd, real, 1);
+	}
+	return (uint64_t)real - from;
+}
+
 static void finish(struct pl_file *f, int fd)
 {
+	uint64_t unseen = 0;
+	char why[640];
+
 	if (f->finished)
 		return;
 	f->finished = 1;
-	if (f->active && f->have_dropper && !f->mapped && same_file(f, fd))
-		pc_dropper_advance(&f->drop, fd, f->cursor, 1);
+	if (f->writer) {
+		pl_writer_finish(f);
+		if (pl_cfg.stats && f->bytes_written >= pl_cfg.min_size) {
+			pl_writer_stats(f, why, sizeof(why));
+			stats_out(why, strlen(why));
+		}
+		return;
+	}
+	if (same_file(f, fd)) {
+		if (f->active && f->have_dropper && !f->mapped)
+			pc_dropper_advance(&f->drop, fd, f->cursor, 1);
+		unseen = unseen_reading(f, fd);
+	}
+	if (!pl_cfg.stats)
+		return;
+	if (f->unseen_why && f->size_at_open >= pl_cfg.min_size)
+		print_untracked(f, f->unseen_why);
+	if (unseen) {
+		snprintf(why, sizeof(why), "%" PRIu64 " bytes read through stdio calls the shim "
+			 "does not see (getc, getline, fgets) or skipped with fseek: not tracked, "
+			 "%s", unseen, f->have_dropper && !f->drop.warm ?
+			 "dropped at close" : "left as they are");
+		print_untracked(f, why);
+	}
 	/* Files the shim acted on, or could have: not every small file. */
-	if (pl_cfg.stats && (f->runs || f->bytes_read >= pl_cfg.min_size))
+	if (f->runs || f->bytes_read >= pl_cfg.min_size)
 		print_stats(f);
 }
 
@@ -87,6 +225,7 @@ void pl_file_release(struct pl_file *f, int fd)
 	int saved = errno;
 
 	finish(f, fd);
+	list_del(f);
 	if (f->have_dropper)
 		pc_dropper_release(&f->drop);
 	free(f->path);
@@ -111,14 +250,53 @@ static char *path_of(int fd, const char *path)
 	return strdup(buf);
 }
 
-/* A read-only regular file that is not O_DIRECT (that has no cache). */
+/* A regular file that is not O_DIRECT (that has no cache): its flags. */
 static int wanted(int fd, struct stat *st)
 {
 	int fl = fcntl(fd, F_GETFL);
 
-	if (fl < 0 || (fl & O_ACCMODE) != O_RDONLY || (fl & (O_DIRECT | O_PATH)))
+	if (fl < 0 || (fl & (O_DIRECT | O_PATH)))
+		return -1;
+	return !fstat(fd, st) && S_ISREG(st->st_mode) ? fl : -1;
+}
+
+/* The file's read-ahead limit, from its backing device; 0 when unknown. */
+static uint64_t readahead_of(dev_t dev)
+{
+	char path[96], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/read_ahead_kb", major(dev), minor(dev));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return 0;
-	return !fstat(fd, st) && S_ISREG(st->st_mode);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return strtoull(buf, NULL, 10) << 10;
+}
+
+/*
+ * A file with cached pages is snapped PC_DROPPER_SNAP_AHEAD batches ahead
+ * of the reader, so that what its snapshots see cached was cached before.
+ * The kernel reads ahead up to four read-ahead windows (doubled by
+ * POSIX_FADV_SEQUENTIAL, plus the async window), so with a large
+ * read_ahead_kb the batches must grow, or read-ahead pages would pass for
+ * cached ones and be kept.
+ */
+static void start_dropper(struct pl_file *f, int fd, uint64_t from)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t need = readahead_of(f->dev) * 4 / PC_DROPPER_SNAP_AHEAD + 1;
+
+	f->have_dropper = !pc_dropper_init(&f->drop, fd, pl_cfg.batch, from);
+	if (!f->have_dropper || !f->drop.warm || need <= f->drop.batch)
+		return;
+	pc_dropper_release(&f->drop);
+	f->have_dropper = !pc_dropper_init(&f->drop, fd, (need + page - 1) / page * page, from);
 }
 
 void pl_track_fd(int fd, const char *path)
@@ -126,23 +304,31 @@ void pl_track_fd(int fd, const char *path)
 	int saved = errno;
 	struct pl_file *f = NULL;
 	struct stat st;
+	int flags;
 	off_t pos;
 
-	if (pl_cfg.mode == PL_MODE_OFF || fd < 0 || !wanted(fd, &st))
+	if (pl_cfg.mode == PL_MODE_OFF || fd < 0 || (flags = wanted(fd, &st)) < 0)
 		goto out;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		goto out;
-	pos = lseek(fd, 0, SEEK_CUR);
+	f->fd = fd;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
 	f->size_at_open = st.st_size;
+	if ((flags & O_ACCMODE) != O_RDONLY) {
+		pl_writer_init(f, fd, flags);
+		f->path = path_of(fd, path);
+		goto out;
+	}
+	pos = lseek(fd, 0, SEEK_CUR);
 	f->fpos = f->cursor = f->run_start = pos > 0 ? pos : 0;
 	f->dontcache = pl_cfg.mode == PL_MODE_DROPBEHIND ? 0 : -1;
 	f->path = path_of(fd, path);
 	/* Small files never reach a run; don't pay for a snapshot. */
 	if ((uint64_t)st.st_size >= pl_cfg.min_size)
-		f->have_dropper = !pc_dropper_init(&f->drop, fd, pl_cfg.batch, f->fpos);
+		start_dropper(f, fd, f->fpos);
+	list_add(f);
 out:
 	pl_table_set(fd, f);
 	errno = saved;
@@ -156,7 +342,7 @@ static void late_dropper(struct pl_file *f, int fd)
 {
 	uint64_t from = f->run_start > f->size_at_open ? f->run_start : f->size_at_open;
 
-	f->have_dropper = !pc_dropper_init(&f->drop, fd, pl_cfg.batch, from);
+	start_dropper(f, fd, from);
 	if (f->have_dropper)
 		pc_dropper_reset(&f->drop, pc_align_up(from, PC_PAGE_SIZE));
 }
@@ -170,6 +356,7 @@ static void new_run(struct pl_file *f, int fd, uint64_t off)
 	else if (f->have_dropper)
 		pc_dropper_reset(&f->drop, off);
 	f->active = 0;
+	f->run_reads = 0;
 	f->run_start = off;
 	f->cursor = off;
 }
@@ -187,8 +374,9 @@ static int offset_agrees(struct pl_file *f, int fd, int positional)
 	real = lseek(fd, 0, SEEK_CUR);
 	if (real < 0)
 		return 0;
-	if ((uint64_t)real == f->fpos ||
-	    (f->stdio && (uint64_t)real > f->fpos && (uint64_t)real - f->fpos <= STDIO_SLACK))
+	if ((uint64_t)real >= f->fpos && (uint64_t)real - f->fpos <= f->inflight)
+		return 1;	/* other threads' reads of the same offset are running */
+	if ((f->stdio && (uint64_t)real > f->fpos && (uint64_t)real - f->fpos <= STDIO_SLACK))
 		return 1;
 	f->fpos = real;
 	new_run(f, fd, real);
@@ -202,6 +390,7 @@ static void account(struct pl_file *f, int fd, uint64_t off, uint64_t n,
 	if (off != f->cursor)
 		new_run(f, fd, off);
 	f->cursor = off + n;
+	f->run_reads++;
 	f->bytes_read += n;
 	if (f->mapped || pl_cfg.mode == PL_MODE_OFF)
 		return;
@@ -226,10 +415,22 @@ static void account(struct pl_file *f, int fd, uint64_t off, uint64_t n,
 		pc_dropper_advance(&f->drop, fd, f->cursor, 0);
 }
 
+/*
+ * The most one read(2) transfers (the kernel's MAX_RW_COUNT).  Above it a
+ * preadv2() would not check the buffer the way read() does (the kernel clamps
+ * an iovec before checking it, and takes a length over SSIZE_MAX as EINVAL,
+ * where read() says EFAULT), so such reads are never turned into preadv2().
+ */
+static uint64_t max_rw_count(void)
+{
+	return INT_MAX & ~((uint64_t)sysconf(_SC_PAGESIZE) - 1);
+}
+
 void pl_read_begin(struct pl_read *r, int fd, int64_t off, uint64_t len)
 {
 	struct pl_file *f = NULL;
 	int saved = errno;
+	int huge = len > max_rw_count();
 
 	*r = (struct pl_read){ .fd = fd };
 	if (pl_cfg.mode == PL_MODE_OFF || fd < 0)
@@ -239,14 +440,18 @@ void pl_read_begin(struct pl_read *r, int fd, int64_t off, uint64_t len)
 		pl_track_fd(fd, NULL);	/* an fd opened before exec, or by libc */
 		pl_table_get(fd, &f);
 	}
-	if (!f)
+	if (!f || f->writer)
 		goto out;
 	f->refs++;			/* held across the read */
 	r->file = f;
 	r->fd = fd;
 	r->positional = off >= 0;
-	r->off = off >= 0 ? (uint64_t)off : f->fpos;
-	r->use_dontcache = f->active && f->dontcache != 0 && !f->mapped &&
+	r->len = huge ? max_rw_count() : len;
+	len = r->len;
+	r->off = off >= 0 ? (uint64_t)off : f->fpos + f->inflight;
+	if (!r->positional)
+		f->inflight += len;
+	r->use_dontcache = !huge && f->active && f->dontcache != 0 && !f->mapped &&
 			   (pl_cfg.mode == PL_MODE_DONTCACHE ||
 			    (pl_cfg.mode == PL_MODE_AUTO && len >= AUTO_DONTCACHE_MIN));
 	if (f->have_dropper && r->off == f->cursor)
@@ -272,6 +477,16 @@ void pl_read_end(struct pl_read *r, int64_t n)
 	if (!f)
 		return;
 	pl_lock();
+	if (!r->positional) {
+		/*
+		 * Threads reading one fd's offset at once: each read takes the
+		 * next n bytes, in whatever order they finish, so the bytes are
+		 * counted where the offset was when this read came back.
+		 */
+		f->inflight -= f->inflight < r->len ? f->inflight : r->len;
+		r->off = f->fpos;
+	}
+	f->fd = r->fd;
 	if (n > 0 && !f->finished) {
 		if (r->use_dontcache) {
 			f->dontcache = 1;
@@ -282,11 +497,47 @@ void pl_read_end(struct pl_read *r, int64_t n)
 		if (!r->positional)
 			f->fpos = r->off + n;
 		account(f, r->fd, r->off, n, r->positional);
+		settle(f);
+		enforce_budget();
 	} else if (n == 0 && f->active && f->have_dropper && r->off == f->cursor) {
 		pc_dropper_advance(&f->drop, r->fd, f->cursor, 1);	/* end of file */
+		settle(f);
 	}
 	if (--f->refs == 0)
 		pl_file_release(f, r->fd);
+	pl_unlock();
+	errno = saved;
+}
+
+void pl_note_stdio(int fd)
+{
+	struct pl_file *f = NULL;
+	int saved = errno;
+	off_t real;
+
+	pl_lock();
+	if (!pl_table_get(fd, &f)) {
+		pl_track_fd(fd, NULL);
+		pl_table_get(fd, &f);
+	}
+	if (!f || f->finished || f->mapped || f->writer)
+		goto out;
+	real = lseek(fd, 0, SEEK_CUR);
+	if (real < 0)
+		goto out;
+	f->stdio = 1;
+	f->fd = fd;
+	if ((uint64_t)real > f->fpos) {
+		uint64_t from = f->fpos;
+
+		f->fpos = real;
+		account(f, fd, from, real - from, 0);
+		settle(f);
+		enforce_budget();
+	} else {
+		f->fpos = real;	/* fseek() back: the next read starts a run */
+	}
+out:
 	pl_unlock();
 	errno = saved;
 }
@@ -303,19 +554,81 @@ void pl_note_seek(int fd, int64_t pos)
 
 void pl_note_mmap(int fd)
 {
+	pl_note_unseen(fd, "mapped with mmap(2): reads through the map are not seen, "
+		       "the shim did not act on the file from then on");
+}
+
+void pl_note_unseen(int fd, const char *why)
+{
 	struct pl_file *f = NULL;
+	int saved = errno;
 
 	pl_lock();
-	if (pl_table_get(fd, &f) && f)
+	if (!pl_table_get(fd, &f)) {
+		pl_track_fd(fd, NULL);	/* an fd the shim has not met yet */
+		pl_table_get(fd, &f);
+	}
+	if (f) {
 		f->mapped = 1;
+		if (!f->unseen_why)
+			f->unseen_why = why;
+	}
 	pl_unlock();
+	errno = saved;
+}
+
+void pl_note_process(const char *why)
+{
+	static const char *said[8];
+	char line[256];
+	int saved = errno, len, i;
+
+	if (!pl_cfg.stats)
+		return;
+	pl_lock();
+	for (i = 0; i < 8 && said[i] && said[i] != why; i++)
+		;
+	if (i < 8 && !said[i]) {
+		said[i] = why;
+		len = snprintf(line, sizeof(line), "pagecliff: %s\n", why);
+		if (len > 0 && (size_t)len < sizeof(line))
+			stats_out(line, len);
+	}
+	pl_unlock();
+	errno = saved;
+}
+
+void pl_note_direct(int fd, const char *path)
+{
+	struct stat st;
+	char line[640];
+	int saved = errno, len;
+
+	if (!pl_cfg.stats || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size < pl_cfg.min_size)
+		goto out;
+	len = snprintf(line, sizeof(line), "pagecliff: %s: opened with O_DIRECT: no page "
+		       "cache to drop, the shim did not act\n", path ? path : "?");
+	if (len > 0 && (size_t)len < sizeof(line))
+		stats_out(line, len);
+out:
+	errno = saved;
 }
 
 void pl_note_close(int fd)
 {
+	struct pl_file *f = NULL;
 	int saved = errno;
 
 	pl_lock();
+	if (pl_table_get(fd, &f) && f && f->writer && f->refs == 1 && !f->finished) {
+		/* the last fd of a writer: wait for its writeback outside the lock */
+		f->refs++;
+		pl_unlock();
+		pl_writer_finish(f);
+		pl_lock();
+		f->refs--;
+	}
 	pl_table_del(fd);
 	pl_unlock();
 	errno = saved;
@@ -343,13 +656,40 @@ static void finish_fd(int fd)
 		finish(f, fd);
 }
 
-/* At exit: the final drop and the stats of files still open. */
-__attribute__((destructor)) static void pl_at_exit(void)
+/*
+ * In a fork() child, lock held: the files are the parent's too, and the
+ * parent prints their stats; the child's lines count only its own reads.
+ */
+void pl_track_forked(int fd)
 {
+	struct pl_file *f = NULL;
+
+	if (!pl_table_get(fd, &f) || !f)
+		return;
+	f->bytes_read = f->bytes_dontcache = f->runs = f->seeks = 0;
+	f->drop.bytes_dropped = f->drop.bytes_kept = f->drop.syscalls = 0;
+	f->inflight = 0;	/* the parent's other threads are not here */
+	pl_writer_forked(f);
+}
+
+/* At exit or _exit: the final drop and the stats of files still open. */
+void pl_track_exit(void)
+{
+	static int done;
 	int saved = errno;
 
+	if (pl_busy || pl_foreign())
+		return;		/* a signal handler inside the shim, or a vfork child */
 	pl_lock();
-	pl_table_each(0, ~0u, finish_fd);
+	if (!done) {
+		done = 1;
+		pl_table_each(0, ~0u, finish_fd);
+	}
 	pl_unlock();
 	errno = saved;
+}
+
+__attribute__((destructor)) static void pl_at_exit(void)
+{
+	pl_track_exit();
 }

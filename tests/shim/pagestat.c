@@ -5,6 +5,7 @@
  *   shim-pagestat cached PATH [OFF LEN]   bytes of the range in the page cache
  *   shim-pagestat dirty PATH              dirty + writeback bytes of the file
  *   shim-pagestat evict PATH              write back and drop the file's pages
+ *   shim-pagestat warm PATH OFF LEN       read the range into the page cache
  *
  * Built without sanitizers and without the library, like the shim.
  */
@@ -31,7 +32,7 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc != 3 && argc != 5) {
-		fprintf(stderr, "usage: shim-pagestat cached|dirty|evict PATH [OFF LEN]\n");
+		fprintf(stderr, "usage: shim-pagestat cached|dirty|evict|warm PATH [OFF LEN]\n");
 		return 2;
 	}
 	fd = open(argv[2], O_RDONLY | O_CLOEXEC);
@@ -39,6 +40,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "shim-pagestat: cannot open '%s': %s\n", argv[2], strerror(errno));
 		return 1;
 	}
+	if (!strcmp(argv[1], "warm") && argc == 5)
+		return posix_fadvise(fd, strtoll(argv[3], NULL, 0), strtoll(argv[4], NULL, 0),
+				     POSIX_FADV_WILLNEED) ? 1 : 0;
 	if (!strcmp(argv[1], "evict")) {
 		fdatasync(fd);
 		return posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) ? 1 : 0;

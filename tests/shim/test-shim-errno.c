@@ -10,6 +10,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -73,6 +76,40 @@ static void successful_calls(const char *path)
 	free(buf);
 }
 
+/*
+ * Lengths past what one read(2) moves, on a file being read with
+ * RWF_DONTCACHE (auto does so for reads of 4 MiB): read() checks the whole
+ * buffer and says EFAULT; a preadv2() would clamp first and copy into
+ * whatever follows the buffer, or say EINVAL over SSIZE_MAX.
+ */
+static void huge_lengths(const char *path)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t chunk = 4 << 20;
+	char *buf = mmap(NULL, chunk + page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd = open(path, O_RDONLY);
+	volatile size_t ssize_max = SSIZE_MAX, size_max = SIZE_MAX;	/* hide from -Wstringop */
+	ssize_t n;
+
+	ST_CHECK(buf != MAP_FAILED && fd >= 0, "mmap or open: %s", strerror(errno));
+	munmap(buf + chunk, page);	/* nothing mapped right after the buffer */
+	for (int i = 0; i < 4; i++)
+		ST_CHECK(read(fd, buf, chunk) == (ssize_t)chunk, "read: %s", strerror(errno));
+	errno = 0;
+	n = read(fd, buf, ssize_max);
+	ST_CHECK(n == -1 && errno == EFAULT, "read(SSIZE_MAX): %zd, errno %d", n, errno);
+	errno = 0;
+	n = read(fd, buf, size_max);
+	ST_CHECK(n == -1 && errno == EFAULT, "read(SIZE_MAX): %zd, errno %d", n, errno);
+	errno = 0;
+	n = pread(fd, buf, size_max, 16 << 20);
+	ST_CHECK(n == -1 && errno == EFAULT, "pread(SIZE_MAX): %zd, errno %d", n, errno);
+	close(fd);
+	munmap(buf, chunk);
+	st_evict(path);		/* readahead past the reads stays: start cold again */
+}
+
 int main(int argc, char **argv)
 {
 	char path[300];
@@ -80,6 +117,7 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/f", st_tmpdir());
 	st_make_file(path, SIZE, 5);
 	failing_calls(path);
+	huge_lengths(path);
 	successful_calls(path);
 	if (!st_shimmed())
 		st_reexec_with_shim(argv);

@@ -39,11 +39,60 @@ out=$(PAGECLIFF_MODE=bogus LD_PRELOAD=$(echo "$env" | sed -n 's/^LD_PRELOAD=libc
 [ "$out" -eq "$(stat -c %s "$dir/f")" ] || fail "a bad PAGECLIFF_MODE changed the output"
 grep -q "bad PAGECLIFF_MODE 'bogus'" "$dir/err" || fail "no message for a bad PAGECLIFF_MODE"
 
-# Static programs: the loader is not involved, nothing changes.
+# Static programs: the loader is not involved, nothing changes but one line.
 for s in /sbin/ldconfig /usr/sbin/ldconfig; do
 	if [ -x "$s" ] && ! ldd "$s" >/dev/null 2>&1; then
-		"$PAGECLIFF" run -- "$s" --version >/dev/null || fail "static $s failed"
+		"$PAGECLIFF" run -- "$s" --version >/dev/null 2>"$dir/err" || fail "static $s failed"
+		grep -qxF "pagecliff: '$s' is statically linked (no dynamic loader to preload with): the shim cannot act on it" "$dir/err" ||
+			fail "static $s: no line saying so: $(cat "$dir/err")"
 		break
 	fi
 done
-echo "PASS: exit status, 127, usage errors, LD_PRELOAD, settings, stats, static programs"
+# A setuid program (owned by someone else): the loader ignores LD_PRELOAD.
+cp /bin/true "$dir/suid" && chown nobody "$dir/suid" && chmod 4755 "$dir/suid" ||
+	fail "cannot make a setuid copy of true"
+"$PAGECLIFF" run -- "$dir/suid" 2>"$dir/err" || fail "setuid true failed"
+grep -qxF "pagecliff: '$dir/suid' is setuid (the loader ignores LD_PRELOAD for it): the shim cannot act on it" "$dir/err" ||
+	fail "setuid: no line saying so: $(cat "$dir/err")"
+# Through a script's interpreter, and nothing for an ordinary program.
+printf '#!%s/suid\n' "$dir" > "$dir/script" && chmod 755 "$dir/script"
+"$PAGECLIFF" run -- "$dir/script" 2>"$dir/err"
+grep -q "^pagecliff: '$dir/suid' is setuid" "$dir/err" || fail "script: $(cat "$dir/err")"
+"$PAGECLIFF" run -- true 2>"$dir/err" && [ ! -s "$dir/err" ] || fail "true: $(cat "$dir/err")"
+
+# An install path with a space or colon would not load: refused, CMD not run.
+for d in "a b" "a:b"; do
+	mkdir "$dir/$d" && cp "$PAGECLIFF_PRELOAD_SO" "$dir/$d/" || exit 1
+	PAGECLIFF_PRELOAD_PATH="$dir/$d/libpagecliff-preload.so" \
+		"$PAGECLIFF" run -- touch "$dir/ran" 2>"$dir/err"
+	[ $? -eq 1 ] && [ ! -e "$dir/ran" ] || fail "shim path '$d': not refused"
+	grep -q "^pagecliff: error: cannot preload '.*': LD_PRELOAD cannot hold a path with a space or colon" "$dir/err" ||
+		fail "shim path '$d': $(cat "$dir/err")"
+done
+
+# --stats=FILE: refused before running when it cannot be written; a
+# relative path is where run started, whatever CMD's working directory.
+"$PAGECLIFF" run --stats=/nonexistent-dir/x -- touch "$dir/ran" 2>"$dir/err"
+[ $? -eq 1 ] && [ ! -e "$dir/ran" ] || fail "--stats=/nonexistent-dir/x not refused"
+grep -q "^pagecliff: error: cannot open stats file '/nonexistent-dir/x': No such file or directory" "$dir/err" ||
+	fail "--stats=/nonexistent-dir/x: $(cat "$dir/err")"
+(cd "$dir" && "$PAGECLIFF" run --min-size 1m --stats=rel -- sh -c "cd / && cat '$dir/f'" >/dev/null) ||
+	fail "relative --stats"
+grep -q "^pagecliff: $dir/f: " "$dir/rel" || fail "relative --stats: not in $dir/rel"
+
+# Stats on stderr never go into a file the program opened on fd 2 after
+# closing its stderr: the copy stays byte for byte the source.
+"$PAGECLIFF" run --min-size 1m --stats -- python3 -c "
+import os, sys
+os.close(2)
+out = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+assert out == 2
+src = os.open(sys.argv[1], os.O_RDONLY)
+while True:
+    b = os.read(src, 1 << 20)
+    if not b:
+        break
+    os.write(out, b)
+" "$dir/f" "$dir/copy2" 2>"$dir/err" || fail "python3 copy to fd 2"
+cmp -s "$dir/f" "$dir/copy2" || fail "stats went into the program's fd 2: $(tail -c 200 "$dir/copy2")"
+echo "PASS: exit status, 127, usage errors, LD_PRELOAD, settings, stats, static, setuid, shim path, stats file and target"

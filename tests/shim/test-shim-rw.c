@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * A program that writes and reads the same file under the shim.  One fd
- * writes 32 MiB without syncing and a second, read-only fd reads it back past
- * the threshold: the bytes are right and the dirty pages stay dirty (the shim
- * never drops a range with dirty pages, which would start writeback).  Then a
+ * writes 32 MiB without syncing, through the raw system call so that the
+ * shim's write-behind does not see it (the pages are someone else's), and a
+ * second, read-only fd reads it back past the threshold: the bytes are right
+ * and the dirty pages stay dirty (the shim never drops a range with dirty
+ * pages, which would start writeback).  Then a
  * read-write fd and a "w+" stdio stream write, rewind and read back.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "shimtest.h"
@@ -17,13 +20,17 @@
 #define SIZE (32ull << 20)
 #define CHUNK (1u << 20)
 
-static void write_all(int fd, uint32_t seed)
+static void write_all(int fd, uint32_t seed, int raw)
 {
 	char *buf = malloc(CHUNK);
 
 	for (uint64_t off = 0; off < SIZE; off += CHUNK) {
 		st_fill(buf, off, CHUNK, seed);
-		ST_CHECK(write(fd, buf, CHUNK) == CHUNK, "write: %s", strerror(errno));
+		if (raw)
+			ST_CHECK(syscall(SYS_write, fd, buf, CHUNK) == CHUNK, "write: %s",
+				 strerror(errno));
+		else
+			ST_CHECK(write(fd, buf, CHUNK) == CHUNK, "write: %s", strerror(errno));
 	}
 	free(buf);
 }
@@ -46,7 +53,7 @@ static void two_fds(const char *path)
 	uint64_t dirty_before, dirty_after;
 
 	ST_CHECK(w >= 0, "open: %s", strerror(errno));
-	write_all(w, 1);
+	write_all(w, 1, 1);
 	dirty_before = st_dirty(path);
 	r = open(path, O_RDONLY);
 	read_back(r, 1);
@@ -65,7 +72,7 @@ static void one_fd(const char *path)
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 
 	ST_CHECK(fd >= 0, "open: %s", strerror(errno));
-	write_all(fd, 2);
+	write_all(fd, 2, 0);
 	ST_CHECK(lseek(fd, 0, SEEK_SET) == 0, "lseek: %s", strerror(errno));
 	read_back(fd, 2);
 	close(fd);

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Writers: once a program writes a file sequentially, lib/flusher.c starts
+ * writeback behind it in batches, waits (through a file description of its
+ * own, so that the program's fd still sees any writeback error at fsync) for
+ * the older batches, and evicts them.  The shim never fsyncs, never reports
+ * an error the program's own calls would not, and leaves alone pages that
+ * were dirty before the program wrote them.  The flusher's waits run under
+ * the file's own lock, never under pl_lock(), so other threads' reads and
+ * writes do not wait for them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "preload.h"
+
+void pl_writer_init(struct pl_file *f, int fd, int flags)
+{
+	off_t pos = lseek(fd, 0, SEEK_CUR);
+
+	f->writer = 1;
+	f->append = !!(flags & O_APPEND);
+	f->fpos = f->wcursor = f->wrun_start = pos > 0 ? (uint64_t)pos : 0;
+	pthread_mutex_init(&f->wlock, NULL);
+}
+
+void pl_writer_forked(struct pl_file *f)
+{
+	if (!f->writer)
+		return;
+	f->winflight = 0;
+	f->bytes_written = f->wb_errors = f->wruns = 0;
+	if (pthread_mutex_trylock(&f->wlock)) {
+		/* another thread of the parent was inside the flusher: its state
+		 * may be half updated, so this child leaves the file alone */
+		pthread_mutex_init(&f->wlock, NULL);
+		f->mapped = 1;
+		return;
+	}
+	pthread_mutex_unlock(&f->wlock);
+}
+
+/*
+ * Write-behind starts once the run reaches PAGECLIFF_MIN_SIZE: the flusher
+ * acts on whole batches only, so with the default (one batch) it is set up
+ * at the run's first write; a larger min_size leaves the start of the run to
+ * the kernel.  Caller holds f->wlock.
+ */
+static void maybe_start(struct pl_file *f, int fd, uint64_t off)
+{
+	if (f->have_flusher || f->wdone || f->mapped)
+		return;
+	if (off - f->wrun_start + pl_cfg.batch < pl_cfg.min_size)
+		return;
+	f->have_flusher = !pc_flusher_init(&f->fl, fd, -1, pl_cfg.batch, off);
+	f->wruns += f->have_flusher;
+}
+
+static void wb_error(struct pl_file *f, int err)
+{
+	if (err)
+		f->wb_errors++;	/* the program's fd sees it at fsync: nothing to do */
+}
+
+void pl_write_begin(struct pl_write *w, int fd, int64_t off, uint64_t len)
+{
+	struct pl_file *f = NULL;
+	struct stat st;
+	int saved = errno;
+
+	*w = (struct pl_write){ .fd = fd };
+	if (pl_cfg.mode == PL_MODE_OFF || fd < 0)
+		return;
+	pl_lock();
+	if (!pl_table_get(fd, &f)) {
+		pl_track_fd(fd, NULL);	/* e.g. a stdout the shell redirected */
+		pl_table_get(fd, &f);
+	}
+	if (!f || !f->writer || f->mapped || f->finished)
+		goto out;
+	f->refs++;
+	w->file = f;
+	w->positional = off >= 0;
+	w->len = len;
+	if (w->positional)
+		w->off = off;
+	else if (f->append)
+		w->off = !fstat(fd, &st) ? (uint64_t)st.st_size : f->fpos;
+	else
+		w->off = f->fpos + f->winflight;
+	if (!w->positional)
+		f->winflight += len;
+out:
+	pl_unlock();
+	if (w->file) {
+		pthread_mutex_lock(&f->wlock);
+		if (w->off != f->wcursor)
+			f->wrun_start = w->off;
+		maybe_start(f, fd, w->off);
+		if (f->have_flusher && !f->wdone)
+			pc_flusher_before(&f->fl, w->off, len < PL_WRITE_PIECE ? len : PL_WRITE_PIECE);
+		pthread_mutex_unlock(&f->wlock);
+	}
+	errno = saved;
+}
+
+int pl_is_writer(int fd)
+{
+	struct pl_file *f = NULL;
+	int ret;
+
+	pl_lock();
+	if (!pl_table_get(fd, &f)) {
+		pl_track_fd(fd, NULL);
+		pl_table_get(fd, &f);
+	}
+	ret = f && f->writer && !f->mapped && !f->finished;
+	pl_unlock();
+	return ret;
+}
+
+/* Under pl_lock(): where a write at the fd's offset actually went. */
+static void settle_offset(struct pl_write *w, struct pl_file *f, int64_t n)
+{
+	if (w->positional)
+		return;
+	f->winflight -= f->winflight < w->len ? f->winflight : w->len;
+	if (!f->append)
+		w->off = f->fpos;	/* threads sharing the offset: see track.c */
+	if (n > 0)
+		f->fpos = w->off + n;
+}
+
+void pl_write_end(struct pl_write *w, int64_t n)
+{
+	struct pl_file *f = w->file;
+	int saved = errno;
+
+	if (!f)
+		return;
+	pl_lock();
+	settle_offset(w, f, n);
+	pl_unlock();
+	if (n > 0) {
+		pthread_mutex_lock(&f->wlock);
+		f->bytes_written += n;
+		if (w->off != f->wcursor)
+			f->wrun_start = w->off;
+		f->wcursor = w->off + n;
+		if (f->have_flusher && !f->wdone)
+			wb_error(f, pc_flusher_wrote(&f->fl, w->off, n));
+		pthread_mutex_unlock(&f->wlock);
+	}
+	pl_lock();
+	if (--f->refs == 0)
+		pl_file_release(f, w->fd);
+	pl_unlock();
+	errno = saved;
+}
+
+/*
+ * stdio wrote its buffer through libc's internal write(): the fd's offset
+ * says how far.  That data was not snapped before it was written, so each
+ * time the shim snaps one batch ahead of the stream; the batch the stream
+ * was in when first seen is left to the kernel.
+ */
+void pl_note_stdio_write(int fd)
+{
+	struct pl_write w;
+	off_t real;
+	int saved = errno;
+
+	pl_write_begin(&w, fd, -1, 0);
+	if (!w.file)
+		goto out;
+	pl_lock();
+	w.off = w.file->fpos;	/* where the stream's data was known to end */
+	pl_unlock();
+	real = lseek(fd, 0, SEEK_CUR);
+	if (real >= 0 && (uint64_t)real > w.off) {
+		struct pl_file *f = w.file;
+
+		pthread_mutex_lock(&f->wlock);
+		if (f->have_flusher && !f->wdone && w.off == f->fl.cursor)
+			wb_error(f, pc_flusher_wrote(&f->fl, w.off, real - w.off));
+		f->bytes_written += real - w.off;
+		f->wcursor = real;
+		if (!f->have_flusher && real - f->wrun_start + pl_cfg.batch >= pl_cfg.min_size)
+			maybe_start(f, fd, real);
+		if (f->have_flusher && !f->wdone)
+			pc_flusher_before(&f->fl, real, f->fl.batch);
+		pthread_mutex_unlock(&f->wlock);
+		pl_lock();
+		f->fpos = real;
+		pl_unlock();
+	}
+	pl_write_end(&w, 0);
+out:
+	errno = saved;
+}
+
+void pl_writer_finish(struct pl_file *f)
+{
+	int saved = errno;
+
+	pthread_mutex_lock(&f->wlock);
+	if (f->have_flusher && !f->wdone) {
+		/* a fork() child that wrote nothing leaves its parent's batches alone */
+		if (f->bytes_written)
+			wb_error(f, pc_flusher_finish(&f->fl));
+		pc_flusher_release(&f->fl);
+	}
+	f->wdone = 1;
+	pthread_mutex_unlock(&f->wlock);
+	errno = saved;
+}
+
+void pl_writer_stats(const struct pl_file *f, char *line, size_t size)
+{
+	snprintf(line, size,
+		 "pagecliff: %s: %" PRIu64 " bytes written, %" PRIu64 " write-behind runs, mode %s, %"
+		 PRIu64 " bytes written back early, %" PRIu64 " bytes dropped, %" PRIu64
+		 " bytes kept cached, %" PRIu64 " writeback errors seen (the program's fsync "
+		 "reports them), %" PRIu64 " syscalls\n",
+		 f->path ? f->path : "?", f->bytes_written, f->wruns,
+		 f->mapped ? "none (mapped or not followed)" :
+		 f->wruns ? "writebehind" : "none (no sequential run)",
+		 f->fl.bytes_flushed, f->fl.bytes_dropped, f->fl.bytes_kept, f->wb_errors,
+		 f->fl.syscalls);
+}

@@ -1,0 +1,39 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# A device with a large read_ahead_kb (256 MiB) and a file with a few pages
+# cached before: the kernel's read-ahead runs far ahead of the reader, and the
+# pages it brings in must not pass for pages cached before.  The shim drops
+# them (they were not cached before the program ran) and its stats keep only
+# the 64 KiB that were.  A loop device of the test's own, removed at exit.
+set -u
+: "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}"
+fail() { echo "FAIL: $*"; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: a loop device needs root"; exit 77; }
+command -v mkfs.ext4 >/dev/null || { echo "SKIP: no mkfs.ext4"; exit 77; }
+dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-shimtest-XXXXXX") || exit 1
+loop=
+cleanup() {
+	mountpoint -q "$dir/mnt" && umount "$dir/mnt"
+	[ -n "$loop" ] && losetup -d "$loop"
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+truncate -s 600M "$dir/img" || exit 1
+loop=$(losetup -f --show "$dir/img") || { loop=; echo "SKIP: no loop device"; exit 77; }
+mkfs.ext4 -q "$loop" || fail "mkfs.ext4"
+mkdir "$dir/mnt" && mount "$loop" "$dir/mnt" || fail "mount"
+echo 262144 > "/sys/class/bdi/$(mountpoint -d "$dir/mnt")/read_ahead_kb" || fail "read_ahead_kb"
+f=$dir/mnt/f
+head -c 384M /dev/urandom > "$f" || fail "cannot write $f"
+"$SHIM_PAGESTAT" evict "$f" || exit 1
+"$SHIM_PAGESTAT" warm "$f" 0 65536 || exit 1
+before=$("$SHIM_PAGESTAT" cached "$f")
+[ "$before" -eq 65536 ] || fail "could not cache exactly 64 KiB: $before"
+"$PAGECLIFF" run --stats="$dir/stats" -- cat "$f" > /dev/null || fail "cat under the shim"
+after=$("$SHIM_PAGESTAT" cached "$f")
+kept=$(sed -n 's/.* \([0-9]*\) bytes kept cached.*/\1/p' "$dir/stats")
+[ -n "$kept" ] || fail "no stats line: $(cat "$dir/stats")"
+[ "$kept" -le 65536 ] || fail "stats: $kept bytes kept cached, 65536 were cached before"
+[ "$after" -le $((64 << 20)) ] || fail "$((after >> 20)) MiB of 384 left cached"
+echo "PASS: read-ahead of 256 MiB: $kept bytes kept (64 KiB cached before), $((after >> 20)) MiB left"
