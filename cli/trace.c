@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace's kernel side: load bpf/pagecliff.bpf.c through its generated
+ * skeleton, attach it (links are file descriptors: they go with the process,
+ * nothing is pinned), and read its maps into cumulative snapshots.  Without
+ * BPF support at build time every call says so.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trace.h"
+
+#ifdef HAVE_BPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "pagecliff.skel.h"
+
+struct trace {
+	struct pagecliff_bpf *skel;
+	struct trace_ksyms *ksyms;	/* NULL when kallsyms hides addresses */
+	int ncpus, hz;
+	void *percpu;			/* ncpus values, for per-CPU lookups */
+};
+
+int trace_built(void)
+{
+	return 1;
+}
+
+static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+static void say_why(int err, char *why, size_t size)
+{
+	if (err == -EPERM || err == -EACCES)
+		snprintf(why, size, "needs root or CAP_BPF and CAP_PERFMON");
+	else if (err == -ENOENT || err == -ESRCH || err == -EINVAL)
+		snprintf(why, size, "this kernel lacks the tracepoints or BTF (%s)", strerror(-err));
+	else
+		snprintf(why, size, "cannot load the BPF program: %s", strerror(-err));
+}
+
+int trace_open(struct trace **ret, pid_t tgid, char *why, size_t size)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	libbpf_set_print(quiet_print);
+	t->ncpus = libbpf_num_possible_cpus();
+	t->percpu = t->ncpus > 0 ? calloc((size_t)t->ncpus, sizeof(struct trace_sums)) : NULL;
+	t->skel = pagecliff_bpf__open();
+	err = !t->percpu ? -ENOMEM : !t->skel ? -errno : 0;
+	if (err)
+		goto out_err;
+	t->skel->rodata->target_tgid = (unsigned int)tgid;
+	err = pagecliff_bpf__load(t->skel);
+	if (!err)
+		err = pagecliff_bpf__attach(t->skel);
+	if (err)
+		goto out_err;
+	t->hz = t->skel->kconfig ? t->skel->kconfig->CONFIG_HZ : 0;
+	if (trace_ksyms_load(NULL, &t->ksyms))
+		t->ksyms = NULL;
+	*ret = t;
+	return 0;
+out_err:
+	say_why(err, why, size);
+	trace_close(t);
+	return err;
+}
+
+void trace_close(struct trace *t)
+{
+	if (!t)
+		return;
+	pagecliff_bpf__destroy(t->skel);
+	trace_ksyms_free(t->ksyms);
+	free(t->percpu);
+	free(t);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);	/* bpf_ktime_get_ns()'s clock */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int read_sums(struct trace *t, struct trace_snap *s)
+{
+	struct trace_sums *v = t->percpu;
+	unsigned int zero = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.sums), &zero, v))
+		return -errno;
+	for (int c = 0; c < t->ncpus; c++) {
+		for (int k = 0; k < TRACE_NKINDS; k++) {
+			s->ns[k] += v[c].ns[k];
+			s->n[k] += v[c].n[k];
+		}
+		s->dropped += v[c].dropped;
+	}
+	/* the program counts throttling in jiffies */
+	s->ns[TRACE_THROTTLE] = t->hz > 0 ? s->ns[TRACE_THROTTLE] * (1000000000u / t->hz) : 0;
+	return 0;
+}
+
+/* Spans still open at @now: a long reclaim counts in every interval it spans. */
+static void read_open(struct trace *t, struct trace_snap *s, uint64_t now)
+{
+	int fd = bpf_map__fd(t->skel->maps.starts);
+	struct trace_start_key key, next, *prev = NULL;
+	struct trace_start v;
+	uint64_t ts;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (!bpf_map_lookup_elem(fd, &next, &v) && next.kind < TRACE_NKINDS && now > v.ts)
+			s->ns[next.kind] += now - v.ts;
+		key = next;
+		prev = &key;
+	}
+	fd = bpf_map__fd(t->skel->maps.kswapd_wake);
+	for (unsigned int nid = 0; nid < TRACE_MAX_NODES; nid++)
+		if (!bpf_map_lookup_elem(fd, &nid, &ts) && ts && now > ts)
+			s->ns[TRACE_KSWAPD] += now - ts;
+}
+
+/* The caller of a lock wait from its stack: a symbol, or its address. */
+static void caller_name(struct trace *t, long long stackid, char *buf, size_t size)
+{
+	uint64_t ips[TRACE_STACK_DEPTH] = { 0 };
+	unsigned int id = (unsigned int)stackid;
+	const char *name;
+	int i;
+
+	snprintf(buf, size, "unknown");
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stacks), &id, ips))
+		return;
+	if (!t->ksyms) {
+		snprintf(buf, size, "0x%" PRIx64, ips[0]);
+		return;
+	}
+	i = trace_caller_frame(t->ksyms, ips, TRACE_STACK_DEPTH);
+	name = i >= 0 ? trace_ksyms_find(t->ksyms, ips[i], NULL) : NULL;
+	if (name)
+		snprintf(buf, size, "%s", name);
+}
+
+static void read_locks(struct trace *t, struct trace_snap *s)
+{
+	int fd = bpf_map__fd(t->skel->maps.lock_wait);
+	struct trace_lock_key key, next, *prev = NULL;
+	uint64_t *v = t->percpu;	/* ncpus u64 fit in ncpus sums */
+	char name[64];
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		uint64_t ns = 0;
+
+		if (!bpf_map_lookup_elem(fd, &next, v)) {
+			for (int c = 0; c < t->ncpus; c++)
+				ns += v[c];
+			caller_name(t, next.stackid, name, sizeof(name));
+			trace_snap_add_caller(s, name, trace_lock_kind(next.flags), ns);
+		}
+		key = next;
+		prev = &key;
+	}
+}
+
+int trace_read(struct trace *t, struct trace_snap *ret)
+{
+	struct trace_snap *s = calloc(1, sizeof(*s));
+	uint64_t now;
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	err = read_sums(t, s);	/* sums first: a span ending meanwhile counts later */
+	if (err)
+		goto out;
+	now = now_ns();
+	read_open(t, s, now);
+	read_locks(t, s);
+	s->t = now / 1e9;
+	*ret = *s;
+out:
+	free(s);
+	return err;
+}
+
+#else /* !HAVE_BPF */
+
+int trace_built(void)
+{
+	return 0;
+}
+
+int trace_open(struct trace **ret, pid_t tgid, char *why, size_t size)
+{
+	snprintf(why, size, "built without BPF support (meson -Dbpf=enabled needs clang, bpftool, libbpf)");
+	return -ENOTSUP;
+}
+
+void trace_close(struct trace *t)
+{
+}
+
+int trace_read(struct trace *t, struct trace_snap *ret)
+{
+	return -ENOTSUP;
+}
+
+#endif
