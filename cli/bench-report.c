@@ -92,6 +92,9 @@ static void detect_phase(const struct bench_run *run, struct bench_phase *ph)
 		p[i].cache = r[i].cache;
 		p[i].limit = r[i].cache_limit;
 		p[i].reclaim = r[i].reclaim;
+		p[i].direct_pct = r[i].direct_reclaim_pct;
+		p[i].memcg_pct = r[i].memcg_reclaim_pct;
+		p[i].lock_pct = r[i].lock_wait_pct;
 	}
 	detect_cliff(p, ph->nrows, run->best_gbps, &ph->det);
 	free(p);
@@ -153,6 +156,36 @@ static int say_not_full(const struct bench_run *run, const struct bench_phase *p
 			"the cache); %.2f GB/s", name, d->after_gbps);
 }
 
+/* "readers" or "writers"' time: bench's workers read. */
+#define WORKERS "readers"
+/* A lock below this % of the workers' time is not named in words. */
+#define LOCK_SHOWN_PCT 0.1
+
+/*
+ * What the kernel's events say about the time once the cache was full:
+ * "; measured: 41% of the readers' time in direct reclaim, 29% waiting on
+ * locks (most: spin lock in __remove_mapping, 21%)".  Nothing untraced.
+ */
+static int say_traced(const struct bench_phase *ph, char *buf, size_t len)
+{
+	const struct detect_result *d = &ph->det;
+	int n;
+
+	if (isnan(d->direct_pct) && isnan(d->memcg_pct))
+		return 0;
+	n = snprintf(buf, len, "; measured once the cache was full: %.0f%% of the " WORKERS
+		     "' time in direct reclaim, %.0f%% in memory-cgroup reclaim",
+		     isnan(d->direct_pct) ? 0 : d->direct_pct,
+		     isnan(d->memcg_pct) ? 0 : d->memcg_pct);
+	if (n < 0 || (size_t)n >= len || isnan(d->lock_pct))
+		return n;
+	n += snprintf(buf + n, len - n, ", %.0f%% waiting on locks", d->lock_pct);
+	if ((size_t)n < len && ph->ntop_locks && ph->top_locks[0].pct >= LOCK_SHOWN_PCT)
+		n += snprintf(buf + n, len - n, " (most: %s, %.1f%% over the phase)",
+			      ph->top_locks[0].name, ph->top_locks[0].pct);
+	return n;
+}
+
 static void say_verdict(const struct bench_run *run, struct bench_phase *ph)
 {
 	const struct detect_result *d = &ph->det;
@@ -183,6 +216,8 @@ static void say_verdict(const struct bench_run *run, struct bench_phase *ph)
 			     name, ph->secs);
 		break;
 	}
+	if ((d->kind == DETECT_CLIFF || d->kind == DETECT_HELD) && n > 0 && (size_t)n < len)
+		n += say_traced(ph, buf + n, len - n);
 	if (d->growth_drop && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - n, "; before the cache filled it ran slower "
 			      "(%.2f GB/s) while the cache grew and nothing was reclaimed: likely the "
@@ -256,6 +291,31 @@ static void text_job(const struct bench_run *run, FILE *out)
 	fprintf(out, "numa: %s\n", run->numa_desc);
 }
 
+/* The kernel-event shares per mode, over its whole phase. */
+static void text_traced(const struct bench_run *run, FILE *out)
+{
+	int header = 0;
+
+	for (unsigned int m = 0; m < run->job.nmodes; m++) {
+		const struct bench_phase *ph = &run->phases[m];
+
+		if (!ph->ran || isnan(ph->direct_reclaim_pct))
+			continue;
+		if (!header++)
+			fprintf(out, "\nkernel time, %% of the " WORKERS "' time over the phase "
+				"(kswapd: %% of its time awake):\n");
+		fprintf(out, "%s: direct reclaim %.1f%%, memory-cgroup reclaim %.1f%%, lock wait "
+			"%.1f%%, dirty throttle %.1f%%, kswapd %.1f%%",
+			pc_strategy_name(ph->mode), ph->direct_reclaim_pct, ph->memcg_reclaim_pct,
+			ph->lock_wait_pct, ph->dirty_throttle_pct, ph->kswapd_busy_pct);
+		for (unsigned int i = 0, shown = 0; i < ph->ntop_locks; i++)
+			if (ph->top_locks[i].pct >= LOCK_SHOWN_PCT)
+				fprintf(out, "%s%s %.1f%%", shown++ ? ", " : "; top locks: ",
+					ph->top_locks[i].name, ph->top_locks[i].pct);
+		fputc('\n', out);
+	}
+}
+
 void bench_report_text(const struct bench_run *run, FILE *out)
 {
 	char a[32];
@@ -290,6 +350,7 @@ void bench_report_text(const struct bench_run *run, FILE *out)
 			bench_size(ph->cached_before, a, sizeof(a)),
 			ph->cold_ok ? "" : " (NOT cold: figures include cache hits)");
 	}
+	text_traced(run, out);
 	fprintf(out, "\nverdict:\n");
 	for (unsigned int m = 0; m < run->job.nmodes; m++)
 		if (run->phases[m].ran)
@@ -377,8 +438,36 @@ static void json_row(FILE *out, const struct bench_run *run, const struct bench_
 	json_kv_num(out, "cgroup_pgsteal_s", r->cg_pgsteal, 1);
 	json_kv_num(out, "psi_some_pct", r->psi_some, 1);
 	json_kv_num(out, "psi_full_pct", r->psi_full, 1);
-	json_kv_num(out, "threads_in_d_state", r->dstate, 0);
+	json_kv_num(out, "threads_in_d_state", r->dstate, 1);
+	json_kv_num(out, "direct_reclaim_pct", r->direct_reclaim_pct, 1);
+	json_kv_num(out, "memcg_reclaim_pct", r->memcg_reclaim_pct, 1);
+	json_kv_num(out, "lock_wait_pct", r->lock_wait_pct, 1);
+	json_kv_str(out, "top_lock", r->top_lock, 1);
+	json_kv_num(out, "top_lock_pct", r->top_lock_pct, 1);
+	json_kv_num(out, "kswapd_busy_pct", r->kswapd_busy_pct, 1);
+	json_kv_num(out, "dirty_throttle_pct", r->dirty_throttle_pct, 0);
 	fputs("}", out);
+}
+
+/* The phase's kernel-event shares (null when not traced) and top locks. */
+static void json_traced(FILE *out, const struct bench_phase *ph)
+{
+	json_kv_num(out, "direct_reclaim_pct", ph->direct_reclaim_pct, 1);
+	json_kv_num(out, "memcg_reclaim_pct", ph->memcg_reclaim_pct, 1);
+	json_kv_num(out, "lock_wait_pct", ph->lock_wait_pct, 1);
+	json_kv_num(out, "kswapd_busy_pct", ph->kswapd_busy_pct, 1);
+	json_kv_num(out, "dirty_throttle_pct", ph->dirty_throttle_pct, 1);
+	json_kv_num(out, "direct_reclaim_pct_after_cache_full", ph->det.direct_pct, 1);
+	json_kv_num(out, "memcg_reclaim_pct_after_cache_full", ph->det.memcg_pct, 1);
+	json_kv_num(out, "lock_wait_pct_after_cache_full", ph->det.lock_pct, 1);
+	fputs("\"top_locks\": [", out);
+	for (unsigned int i = 0; i < ph->ntop_locks; i++) {
+		fputs(i ? ", {" : "{", out);
+		json_kv_str(out, "lock", ph->top_locks[i].name, 1);
+		json_kv_num(out, "pct", ph->top_locks[i].pct, 0);
+		fputs("}", out);
+	}
+	fputs("], ", out);
 }
 
 static void json_phase(FILE *out, const struct bench_run *run, const struct bench_phase *ph)
@@ -415,6 +504,7 @@ static void json_phase(FILE *out, const struct bench_run *run, const struct benc
 	json_kv_num(out, "page_cache_at_start_bytes", ph->cache_start, 1);
 	json_kv_num(out, "cache_limit_bytes", d->limit, 1);
 	json_kv_num(out, "pages_reclaimed", ph->pages_reclaimed, 1);
+	json_traced(out, ph);
 	fputs("\"intervals\": [\n", out);
 	for (size_t i = 0; i < ph->nrows; i++) {
 		fputs("      ", out);
@@ -449,7 +539,9 @@ static void json_job(FILE *out, const struct bench_run *run)
 	json_kv_num(out, "cgroup_version", run->cgroup_dir[0] ? run->cgroup_version : NAN, 1);
 	json_kv_num(out, "testbed_bytes", j->testbed ? (double)j->testbed : NAN, 1);
 	json_kv_str(out, "testbed", run->testbed_desc, 1);
-	json_kv_str(out, "numa", run->numa_desc, 0);
+	json_kv_str(out, "numa", run->numa_desc, 1);
+	fprintf(out, "\"kernel_tracing\": %s, ", run->trace_why[0] ? "false" : "true");
+	json_kv_str(out, "kernel_tracing_why_not", run->trace_why, 0);
 	fputs("},\n", out);
 }
 
@@ -529,7 +621,8 @@ void bench_timeline_csv(const struct bench_run *run, FILE *out)
 	      "cpu_softirq_pct,cpu_idle_pct,process_cpu_s,system_cpu_s,kswapd_cpu_s,"
 	      "cache_bytes,cache_limit,reclaim_pages_s,pgscan_direct_s,pgsteal_direct_s,"
 	      "pgscan_kswapd_s,pgsteal_kswapd_s,allocstall_s,cg_pgscan_s,cg_pgsteal_s,"
-	      "psi_some_pct,psi_full_pct,dstate", out);
+	      "psi_some_pct,psi_full_pct,dstate,direct_reclaim_pct,memcg_reclaim_pct,"
+	      "lock_wait_pct,top_lock,top_lock_pct,kswapd_busy_pct,dirty_throttle_pct", out);
 	for (unsigned int d = 0; d < run->job.ndirs; d++)
 		fprintf(out, ",dir%u_gbps", d);
 	fputc('\n', out);
@@ -545,6 +638,11 @@ void bench_timeline_csv(const struct bench_run *run, FILE *out)
 			r->pgscan_direct, r->pgsteal_direct, r->pgscan_kswapd,
 			r->pgsteal_kswapd, r->allocstall, r->cg_pgscan, r->cg_pgsteal,
 			r->psi_some, r->psi_full, r->dstate);
+		fprintf(out, ",%.2f,%.2f,%.2f,", r->direct_reclaim_pct, r->memcg_reclaim_pct,
+			r->lock_wait_pct);
+		csv_str(out, r->top_lock);
+		fprintf(out, ",%.2f,%.2f,%.2f", r->top_lock_pct, r->kswapd_busy_pct,
+			r->dirty_throttle_pct);
 		for (unsigned int d = 0; d < run->job.ndirs; d++)
 			fprintf(out, ",%.4f", r->dir_gbps[d]);
 		fputc('\n', out);

@@ -50,6 +50,7 @@ struct bench_job {
 	enum bench_api api;
 	int builtin;			/* the built-in default job */
 	int quiet;			/* no live status line */
+	int no_trace;			/* --no-trace: the /proc counters only */
 };
 
 /* One sampling interval of one phase: every figure the report shows. */
@@ -67,6 +68,12 @@ struct bench_row {
 	double allocstall, cg_pgscan, cg_pgsteal;	/* per second */
 	double psi_some, psi_full;	/* % of the interval stalled on memory */
 	unsigned int dstate;		/* worker threads in D state at the end */
+	/* From the kernel's tracepoints (trace.c): % of the workers' time
+	 * (kswapd: of its nodes' time), NAN when not traced */
+	double direct_reclaim_pct, memcg_reclaim_pct, lock_wait_pct;
+	double kswapd_busy_pct, dirty_throttle_pct;
+	double top_lock_pct;		/* of the workers' time, at top_lock */
+	char top_lock[96];		/* "spin lock in __remove_mapping", "" none */
 };
 
 /* What one phase (mode) measured, beside its rows. */
@@ -86,7 +93,12 @@ struct bench_phase {
 	double cpu_proc_per_gib, cpu_sys_per_gib, cpu_kswapd_per_gib;
 	double peak_cache, pages_reclaimed;
 	double cache_start;		/* page cache at the phase's first sample */
-	char verdict[512];
+	char verdict[768];
+	/* Kernel events over the whole phase (trace.c), NAN when not traced */
+	double direct_reclaim_pct, memcg_reclaim_pct, lock_wait_pct;
+	double kswapd_busy_pct, dirty_throttle_pct;
+	unsigned int ntop_locks;
+	struct { char name[96]; double pct; } top_locks[3];
 };
 
 /* A run: job, rows, phases and what the environment gave it. */
@@ -108,7 +120,11 @@ struct bench_run {
 	int best;			/* index of the best mode, -1 none */
 	double best_gbps;
 	double started;			/* wall clock, seconds since the epoch */
+	struct trace *trace;		/* kernel-event counters, NULL when not traced */
+	char trace_why[160];		/* why not, when not */
 };
+
+struct trace;
 
 /* Set by the signal handler: stop workers and tear down. */
 extern volatile sig_atomic_t bench_stop;

@@ -64,6 +64,8 @@ static const char bench_usage[] =
 	"      --plot FILE       SVG chart\n"
 	"      --cleanup         only remove what killed runs left, and exit\n"
 	"  -q, --quiet           no live status line\n"
+	"      --no-trace        no kernel-event tracing (reclaim and lock time):\n"
+	"                        the /proc counters only\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"Exit status: 0 done, 1 failed, 2 bad usage (nothing created),\n"
@@ -73,6 +75,7 @@ enum {
 	OPT_IOENGINE = 256, OPT_IODEPTH, OPT_RUNTIME, OPT_TIME_BASED, OPT_DIRECT,
 	OPT_API, OPT_MEM_ALIGN, OPT_NUMA, OPT_MEM_LIMIT, OPT_TESTBED, OPT_KEEP,
 	OPT_INTERVAL, OPT_FORMAT, OPT_TIMELINE, OPT_PLOT, OPT_CLEANUP,
+	OPT_NO_TRACE = 512,
 };
 
 /* What the command line set, so the built-in job fills in only the rest. */
@@ -267,6 +270,7 @@ static void parse_opts(int argc, char **argv, struct bench_job *job, struct give
 		{ "timeline", required_argument, NULL, OPT_TIMELINE },
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "cleanup", no_argument, NULL, OPT_CLEANUP },
+		{ "no-trace", no_argument, NULL, OPT_NO_TRACE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -288,6 +292,7 @@ static void parse_opts(int argc, char **argv, struct bench_job *job, struct give
 		case OPT_TIMELINE: job->timeline = optarg; break;
 		case OPT_PLOT: job->plot = optarg; g->plot = 1; break;
 		case OPT_CLEANUP: g->cleanup = 1; break;
+		case OPT_NO_TRACE: job->no_trace = 1; break;
 		case ':': usage_error("option '%s' needs a value; see 'pagecliff bench --help'",
 				      argv[optind - 1]);
 		case '?': usage_error("unknown option '%s'; see 'pagecliff bench --help'",
