@@ -169,7 +169,8 @@ static const char *const lock_prefixes[] = {
 	"_raw_", "__raw_", "rwsem_down_", "rwsem_optimistic", "down_read", "down_write",
 	"__down", "mutex_lock", "__mutex_lock", "mutex_optimistic", "osq_lock",
 	"rt_mutex", "__rt_mutex", "rtlock_", "percpu_down", "__percpu_down",
-	"percpu_rwsem", "schedule", "__schedule", "io_schedule", NULL,
+	"percpu_rwsem", "schedule", "__schedule", "io_schedule", "raw_spin_rq_lock",
+	"task_rq_lock", "__task_rq_lock", "double_rq_lock", "_double_lock_balance", NULL,
 };
 
 int trace_ksyms_is_lock(const struct trace_ksyms *k, uint64_t addr)
