@@ -40,7 +40,7 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 static void say_why(int err, char *why, size_t size)
 {
 	if (err == -EPERM || err == -EACCES)
-		snprintf(why, size, "needs root or CAP_BPF and CAP_PERFMON");
+		snprintf(why, size, "refused by the kernel: needs root or CAP_BPF and CAP_PERFMON");
 	else if (err == -ENOENT || err == -ESRCH || err == -EINVAL)
 		snprintf(why, size, "this kernel lacks the tracepoints or BTF (%s)", strerror(-err));
 	else
@@ -101,7 +101,7 @@ static int read_sums(struct trace *t, struct trace_snap *s)
 	struct trace_sums *v = t->percpu;
 	unsigned int zero = 0;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.sums), &zero, v))
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.pc_sums), &zero, v))
 		return -errno;
 	for (int c = 0; c < t->ncpus; c++) {
 		for (int k = 0; k < TRACE_NKINDS; k++) {
@@ -118,7 +118,7 @@ static int read_sums(struct trace *t, struct trace_snap *s)
 /* Spans still open at @now: a long reclaim counts in every interval it spans. */
 static void read_open(struct trace *t, struct trace_snap *s, uint64_t now)
 {
-	int fd = bpf_map__fd(t->skel->maps.starts);
+	int fd = bpf_map__fd(t->skel->maps.pc_starts);
 	struct trace_start_key key, next, *prev = NULL;
 	struct trace_start v;
 	uint64_t ts;
@@ -129,7 +129,7 @@ static void read_open(struct trace *t, struct trace_snap *s, uint64_t now)
 		key = next;
 		prev = &key;
 	}
-	fd = bpf_map__fd(t->skel->maps.kswapd_wake);
+	fd = bpf_map__fd(t->skel->maps.pc_kswapd_at);
 	for (unsigned int nid = 0; nid < TRACE_MAX_NODES; nid++)
 		if (!bpf_map_lookup_elem(fd, &nid, &ts) && ts && now > ts)
 			s->ns[TRACE_KSWAPD] += now - ts;
@@ -144,7 +144,7 @@ static void caller_name(struct trace *t, long long stackid, char *buf, size_t si
 	int i;
 
 	snprintf(buf, size, "unknown");
-	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stacks), &id, ips))
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.pc_stacks), &id, ips))
 		return;
 	if (!t->ksyms) {
 		snprintf(buf, size, "0x%" PRIx64, ips[0]);
@@ -158,7 +158,7 @@ static void caller_name(struct trace *t, long long stackid, char *buf, size_t si
 
 static void read_locks(struct trace *t, struct trace_snap *s)
 {
-	int fd = bpf_map__fd(t->skel->maps.lock_wait);
+	int fd = bpf_map__fd(t->skel->maps.pc_lock_wait);
 	struct trace_lock_key key, next, *prev = NULL;
 	uint64_t *v = t->percpu;	/* ncpus u64 fit in ncpus sums */
 	char name[64];
