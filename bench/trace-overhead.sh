@@ -17,26 +17,19 @@ JOBS=${JOBS:-2}
 CAP=${CAP:-256m}
 RUNTIME=${RUNTIME:-6}
 MODE=${MODE:-buffered}
-PC=${PAGECLIFF:-$PWD/build/cli/pagecliff}
-die() { echo "bench/trace-overhead.sh: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root: the RAM testbed, the memory cgroup and BPF"
-[ -x "$PC" ] || die "no pagecliff at $PC: build first"
-W=$(mktemp -d /tmp/pagecliff-trace-overhead.XXXXXX) || exit 1
-trap 'rm -rf "$W"' EXIT
-bed=$(( $(numfmt --from=iec "$(echo "$SIZE" | tr a-z A-Z)") * JOBS / 1048576 + 512 ))m
+NAME=trace-overhead.sh
+. bench/lib.sh
+# Our own testbed and cgroup (bench/lib.sh), the data set laid out once:
+# each run only reads, inside the cgroup, with the same cold start.
+prepare ram
 
-# one RUN-NAME [--no-trace]: one bench run; its JSON in $W/RUN-NAME.json.  A
-# run that fails is tried again (twice): on a shared machine another bench's
-# clean-up may take its cgroup; a run that failed is never counted.
+# one RUN-NAME [--no-trace]: one bench run in the cgroup; its JSON in
+# $W/RUN-NAME.json.
 one() {
-	local name=$1 try; shift
-	for try in 1 2 3; do
-		"$PC" bench --testbed "ram:$bed" --mem-limit "$CAP" --numjobs "$JOBS" \
-			--size "$SIZE" --mode "$MODE" --runtime "$RUNTIME" --time_based -q \
-			--output-format json -o "$W/$name.json" "$@" 2>"$W/$name.err" && break
-		echo "run $name failed (try $try): $(grep error "$W/$name.err")" >&2
-		[ $try = 3 ] && die "bench failed: $(cat "$W/$name.err")"
-	done
+	local name=$1; shift
+	sh -c "$(cg_script "$PC bench --directory $DIR --keep --numjobs $JOBS --size $SIZE \
+		--mode $MODE --runtime $RUNTIME --time_based -q --output-format json \
+		-o $W/$name.json $* 2>$W/$name.err")" || die "bench failed: $(cat "$W/$name.err")"
 	if [ $# = 0 ] && grep -q "no kernel-event tracing" "$W/$name.err"; then
 		die "tracing is not available: $(grep "no kernel-event" "$W/$name.err")"
 	fi

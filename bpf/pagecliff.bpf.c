@@ -6,6 +6,7 @@
  * each end adds the span to per-CPU sums, which user space reads once per
  * interval.  BTF tracepoints (tp_btf): no tracefs, no kprobes needed.
  * Threads are counted when their process is target_tgid (0: every one).
+ * Every program and map name starts with "pc_", so tests can find leftovers.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -25,35 +26,35 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct trace_sums);
-} sums SEC(".maps");
+} pc_sums SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct trace_start_key);
 	__type(value, struct trace_start);
-} starts SEC(".maps");
+} pc_starts SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, TRACE_MAX_NODES);
 	__type(key, __u32);
 	__type(value, __u64);		/* kswapd's wake time per node, 0 asleep */
-} kswapd_wake SEC(".maps");
+} pc_kswapd_at SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 1024);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, TRACE_STACK_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
+} pc_stacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1024);
 	__type(key, struct trace_lock_key);
 	__type(value, __u64);		/* nanoseconds waited */
-} lock_wait SEC(".maps");
+} pc_lock_wait SEC(".maps");
 
 static __always_inline int wanted(__u32 *ret_tid)
 {
@@ -66,7 +67,7 @@ static __always_inline int wanted(__u32 *ret_tid)
 static __always_inline void add(unsigned int kind, __u64 ns)
 {
 	__u32 zero = 0;
-	struct trace_sums *s = bpf_map_lookup_elem(&sums, &zero);
+	struct trace_sums *s = bpf_map_lookup_elem(&pc_sums, &zero);
 
 	if (!s || kind >= TRACE_NKINDS)
 		return;
@@ -77,7 +78,7 @@ static __always_inline void add(unsigned int kind, __u64 ns)
 static __always_inline void dropped(void)
 {
 	__u32 zero = 0;
-	struct trace_sums *s = bpf_map_lookup_elem(&sums, &zero);
+	struct trace_sums *s = bpf_map_lookup_elem(&pc_sums, &zero);
 
 	if (s)
 		s->dropped++;
@@ -93,7 +94,7 @@ static __always_inline void span_begin(unsigned int kind, long long stackid,
 	if (!wanted(&k.tid))
 		return;
 	v.ts = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&starts, &k, &v, BPF_NOEXIST) == -7 /* E2BIG */)
+	if (bpf_map_update_elem(&pc_starts, &k, &v, BPF_NOEXIST) == -7 /* E2BIG */)
 		dropped();
 }
 
@@ -105,25 +106,25 @@ static __always_inline int span_end(unsigned int kind, struct trace_start *ret, 
 
 	if (!wanted(&k.tid))
 		return 0;
-	v = bpf_map_lookup_elem(&starts, &k);
+	v = bpf_map_lookup_elem(&pc_starts, &k);
 	if (!v)
 		return 0;		/* began before we were attached */
 	*ret = *v;
-	bpf_map_delete_elem(&starts, &k);
+	bpf_map_delete_elem(&pc_starts, &k);
 	*ret_ns = bpf_ktime_get_ns() - ret->ts;
 	add(kind, *ret_ns);
 	return 1;
 }
 
 SEC("tp_btf/mm_vmscan_direct_reclaim_begin")
-int BPF_PROG(direct_begin)
+int BPF_PROG(pc_direct_begin)
 {
 	span_begin(TRACE_DIRECT, -1, 0);
 	return 0;
 }
 
 SEC("tp_btf/mm_vmscan_direct_reclaim_end")
-int BPF_PROG(direct_end)
+int BPF_PROG(pc_direct_end)
 {
 	struct trace_start st;
 	__u64 ns;
@@ -133,14 +134,14 @@ int BPF_PROG(direct_end)
 }
 
 SEC("tp_btf/mm_vmscan_memcg_reclaim_begin")
-int BPF_PROG(memcg_begin)
+int BPF_PROG(pc_memcg_begin)
 {
 	span_begin(TRACE_MEMCG, -1, 0);
 	return 0;
 }
 
 SEC("tp_btf/mm_vmscan_memcg_reclaim_end")
-int BPF_PROG(memcg_end)
+int BPF_PROG(pc_memcg_end)
 {
 	struct trace_start st;
 	__u64 ns;
@@ -150,18 +151,18 @@ int BPF_PROG(memcg_end)
 }
 
 SEC("tp_btf/contention_begin")
-int BPF_PROG(lock_begin, void *lock, unsigned int flags)
+int BPF_PROG(pc_lock_begin, void *lock, unsigned int flags)
 {
 	__u32 tid;
 
 	if (!wanted(&tid))
 		return 0;
-	span_begin(TRACE_LOCK, bpf_get_stackid(ctx, &stacks, 0), flags);
+	span_begin(TRACE_LOCK, bpf_get_stackid(ctx, &pc_stacks, 0), flags);
 	return 0;
 }
 
 SEC("tp_btf/contention_end")
-int BPF_PROG(lock_end)
+int BPF_PROG(pc_lock_end)
 {
 	struct trace_lock_key lk = { 0 };
 	struct trace_start st;
@@ -171,20 +172,20 @@ int BPF_PROG(lock_end)
 		return 0;
 	lk.stackid = st.stackid;
 	lk.flags = st.flags;
-	w = bpf_map_lookup_elem(&lock_wait, &lk);
+	w = bpf_map_lookup_elem(&pc_lock_wait, &lk);
 	if (w) {
 		*w += ns;
 		return 0;
 	}
-	bpf_map_update_elem(&lock_wait, &lk, &ns, BPF_NOEXIST);
+	bpf_map_update_elem(&pc_lock_wait, &lk, &ns, BPF_NOEXIST);
 	return 0;
 }
 
 SEC("tp_btf/mm_vmscan_kswapd_wake")
-int BPF_PROG(kswapd_wake_tp, int nid)
+int BPF_PROG(pc_kswapd_wake, int nid)
 {
 	__u32 n = nid;
-	__u64 *t = bpf_map_lookup_elem(&kswapd_wake, &n);
+	__u64 *t = bpf_map_lookup_elem(&pc_kswapd_at, &n);
 
 	if (t && !*t)
 		*t = bpf_ktime_get_ns();
@@ -192,10 +193,10 @@ int BPF_PROG(kswapd_wake_tp, int nid)
 }
 
 SEC("tp_btf/mm_vmscan_kswapd_sleep")
-int BPF_PROG(kswapd_sleep_tp, int nid)
+int BPF_PROG(pc_kswapd_sleep, int nid)
 {
 	__u32 n = nid;
-	__u64 *t = bpf_map_lookup_elem(&kswapd_wake, &n);
+	__u64 *t = bpf_map_lookup_elem(&pc_kswapd_at, &n);
 
 	if (t && *t) {
 		add(TRACE_KSWAPD, bpf_ktime_get_ns() - *t);
@@ -206,18 +207,34 @@ int BPF_PROG(kswapd_sleep_tp, int nid)
 
 /*
  * The pause is in jiffies (the reader converts with CONFIG_HZ); the task
- * sleeps it right after the event, killable only.
+ * sleeps it right after the event, killable only.  Its place among the
+ * arguments changed in 6.x (wb, dtc, ..., pause 7th; before: wb and five
+ * limits, pause 11th): the loader keeps the program that fits the kernel.
  */
-SEC("tp_btf/balance_dirty_pages")
-int BPF_PROG(dirty_throttle, void *wb, void *dtc, unsigned long dirty_ratelimit,
-	     unsigned long task_ratelimit, unsigned long dirtied, unsigned long period,
-	     long pause)
+static __always_inline void throttled(long pause)
 {
 	__u32 tid;
 
 	kernel_hz = CONFIG_HZ;
-	if (!wanted(&tid) || pause <= 0)
-		return 0;
-	add(TRACE_THROTTLE, (__u64)pause);
+	if (wanted(&tid) && pause > 0)
+		add(TRACE_THROTTLE, (__u64)pause);
+}
+
+SEC("tp_btf/balance_dirty_pages")
+int BPF_PROG(pc_dirty_throt, void *wb, void *dtc, unsigned long dirty_ratelimit,
+	     unsigned long task_ratelimit, unsigned long dirtied, unsigned long period,
+	     long pause)
+{
+	throttled(pause);
+	return 0;
+}
+
+SEC("tp_btf/balance_dirty_pages")
+int BPF_PROG(pc_dirty_old, void *wb, unsigned long thresh, unsigned long bg_thresh,
+	     unsigned long dirty, unsigned long bdi_thresh, unsigned long bdi_dirty,
+	     unsigned long dirty_ratelimit, unsigned long task_ratelimit, unsigned long dirtied,
+	     unsigned long period, long pause)
+{
+	throttled(pause);
 	return 0;
 }

@@ -72,6 +72,26 @@ static double pct(uint64_t ns, double secs, unsigned int n)
 	return n && secs > 0 ? 100.0 * ns / 1e9 / (secs * n) : NAN;
 }
 
+static double ms_s(uint64_t ns, double secs)
+{
+	return secs > 0 ? ns / 1e6 / secs : NAN;
+}
+
+/* What was not measured is unknown, not 0. */
+static void forget_unknown(unsigned int unknown, struct trace_shares *r)
+{
+	if (unknown & (1u << TRACE_DIRECT))
+		r->direct_pct = r->direct_ms_s = NAN;
+	if (unknown & (1u << TRACE_MEMCG))
+		r->memcg_pct = r->memcg_ms_s = NAN;
+	if (unknown & (1u << TRACE_LOCK))
+		r->lock_pct = r->lock_ms_s = NAN;
+	if (unknown & (1u << TRACE_THROTTLE))
+		r->throttle_pct = r->throttle_ms_s = NAN;
+	if (unknown & (1u << TRACE_KSWAPD))
+		r->kswapd_pct = NAN;
+}
+
 static uint64_t caller_ns(const struct trace_snap *s, const struct trace_caller *c)
 {
 	for (size_t i = 0; i < s->ncallers; i++)
@@ -118,10 +138,11 @@ void trace_interval(const struct trace_snap *a, const struct trace_snap *b,
 	ret->lock_pct = pct(d[TRACE_LOCK], secs, nthreads);
 	ret->throttle_pct = pct(d[TRACE_THROTTLE], secs, nthreads);
 	ret->kswapd_pct = pct(d[TRACE_KSWAPD], secs, nnodes);
-	ret->direct_ms_s = secs > 0 ? d[TRACE_DIRECT] / 1e6 / secs : NAN;
-	ret->memcg_ms_s = secs > 0 ? d[TRACE_MEMCG] / 1e6 / secs : NAN;
-	ret->lock_ms_s = secs > 0 ? d[TRACE_LOCK] / 1e6 / secs : NAN;
-	ret->throttle_ms_s = secs > 0 ? d[TRACE_THROTTLE] / 1e6 / secs : NAN;
+	ret->direct_ms_s = ms_s(d[TRACE_DIRECT], secs);
+	ret->memcg_ms_s = ms_s(d[TRACE_MEMCG], secs);
+	ret->lock_ms_s = ms_s(d[TRACE_LOCK], secs);
+	ret->throttle_ms_s = ms_s(d[TRACE_THROTTLE], secs);
+	forget_unknown(a->unknown | b->unknown, ret);
 	top_callers(a, b, ret);
 }
 

@@ -17,6 +17,7 @@
 
 #ifdef HAVE_BPF
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "pagecliff.skel.h"
 
@@ -24,6 +25,7 @@ struct trace {
 	struct pagecliff_bpf *skel;
 	struct trace_ksyms *ksyms;	/* NULL when kallsyms hides addresses */
 	int ncpus, hz;
+	unsigned int unknown;		/* 1 << kind: its tracepoints are missing */
 	void *percpu;			/* ncpus values, for per-CPU lookups */
 };
 
@@ -37,14 +39,77 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return 0;
 }
 
+/* PC_BPF_DEBUG=1 in the environment: libbpf's and the verifier's log. */
+static int debug_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return vfprintf(stderr, fmt, ap);
+}
+
 static void say_why(int err, char *why, size_t size)
 {
-	if (err == -EPERM || err == -EACCES)
+	if (err == -EPERM || (err == -EACCES && geteuid()))
 		snprintf(why, size, "refused by the kernel: needs root or CAP_BPF and CAP_PERFMON");
+	else if (err == -EACCES)
+		snprintf(why, size, "the kernel's verifier refused the program");
 	else if (err == -ENOENT || err == -ESRCH || err == -EINVAL)
 		snprintf(why, size, "this kernel lacks the tracepoints or BTF (%s)", strerror(-err));
 	else
 		snprintf(why, size, "cannot load the BPF program: %s", strerror(-err));
+}
+
+/* Arguments of tracepoint @tp in the kernel's BTF, -1 when it has none. */
+static int tp_nargs(const struct btf *btf, const char *tp)
+{
+	char name[96];
+	const struct btf_type *t;
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
+	if (id < 0)
+		return -1;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);	/* pointer */
+	t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
+	return t && btf_is_func_proto(t) ? btf_vlen(t) - 1 : -1;	/* less the void * */
+}
+
+/*
+ * Leave out programs whose tracepoint this kernel lacks (their kind is then
+ * unknown), and keep the throttle program that knows where this kernel's
+ * balance_dirty_pages has its pause (8 arguments since 6.x, 12 before).
+ */
+static void fit_kernel(struct trace *t)
+{
+	static const struct { const char *tp; unsigned int kind; } tps[] = {
+		{ "mm_vmscan_direct_reclaim_begin", TRACE_DIRECT },
+		{ "mm_vmscan_direct_reclaim_end", TRACE_DIRECT },
+		{ "mm_vmscan_memcg_reclaim_begin", TRACE_MEMCG },
+		{ "mm_vmscan_memcg_reclaim_end", TRACE_MEMCG },
+		{ "contention_begin", TRACE_LOCK }, { "contention_end", TRACE_LOCK },
+		{ "mm_vmscan_kswapd_wake", TRACE_KSWAPD },
+		{ "mm_vmscan_kswapd_sleep", TRACE_KSWAPD },
+		{ "balance_dirty_pages", TRACE_THROTTLE },
+	};
+	struct btf *btf = btf__load_vmlinux_btf();
+	struct bpf_program *prog;
+	int bdp = tp_nargs(btf, "balance_dirty_pages");
+
+	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
+		if (tp_nargs(btf, tps[i].tp) < 0)
+			t->unknown |= 1u << tps[i].kind;
+	if (bdp != 8 && bdp != 12)
+		t->unknown |= 1u << TRACE_THROTTLE;
+	bpf_program__set_autoload(t->skel->progs.pc_dirty_throt, bdp == 8);
+	bpf_program__set_autoload(t->skel->progs.pc_dirty_old, bdp == 12);
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		const char *sec = bpf_program__section_name(prog);
+
+		for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
+			if (!strcmp(sec + strlen("tp_btf/"), tps[i].tp) &&
+			    (t->unknown & (1u << tps[i].kind)))
+				bpf_program__set_autoload(prog, false);
+	}
+	btf__free(btf);
 }
 
 int trace_open(struct trace **ret, pid_t tgid, char *why, size_t size)
@@ -54,7 +119,7 @@ int trace_open(struct trace **ret, pid_t tgid, char *why, size_t size)
 
 	if (!t)
 		return -ENOMEM;
-	libbpf_set_print(quiet_print);
+	libbpf_set_print(getenv("PC_BPF_DEBUG") ? debug_print : quiet_print);
 	t->ncpus = libbpf_num_possible_cpus();
 	t->percpu = t->ncpus > 0 ? calloc((size_t)t->ncpus, sizeof(struct trace_sums)) : NULL;
 	t->skel = pagecliff_bpf__open();
@@ -62,12 +127,15 @@ int trace_open(struct trace **ret, pid_t tgid, char *why, size_t size)
 	if (err)
 		goto out_err;
 	t->skel->rodata->target_tgid = (unsigned int)tgid;
+	fit_kernel(t);
 	err = pagecliff_bpf__load(t->skel);
 	if (!err)
 		err = pagecliff_bpf__attach(t->skel);
 	if (err)
 		goto out_err;
 	t->hz = t->skel->kconfig ? t->skel->kconfig->CONFIG_HZ : 0;
+	if (t->hz <= 0)			/* no kernel config to read HZ from */
+		t->unknown |= 1u << TRACE_THROTTLE;
 	if (trace_ksyms_load(NULL, &t->ksyms))
 		t->ksyms = NULL;
 	*ret = t;
@@ -188,6 +256,7 @@ int trace_read(struct trace *t, struct trace_snap *ret)
 	err = read_sums(t, s);	/* sums first: a span ending meanwhile counts later */
 	if (err)
 		goto out;
+	s->unknown = t->unknown;
 	now = now_ns();
 	read_open(t, s, now);
 	read_locks(t, s);
@@ -203,6 +272,61 @@ out:
 int trace_built(void)
 {
 	return 0;
+}
+
+/* Arguments of tracepoint @tp in the kernel's BTF, -1 when it has none. */
+static int tp_nargs(const struct btf *btf, const char *tp)
+{
+	char name[96];
+	const struct btf_type *t;
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
+	if (id < 0)
+		return -1;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);	/* pointer */
+	t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
+	return t && btf_is_func_proto(t) ? btf_vlen(t) - 1 : -1;	/* less the void * */
+}
+
+/*
+ * Leave out programs whose tracepoint this kernel lacks (their kind is then
+ * unknown), and keep the throttle program that knows where this kernel's
+ * balance_dirty_pages has its pause (8 arguments since 6.x, 12 before).
+ */
+static void fit_kernel(struct trace *t)
+{
+	static const struct { const char *tp; unsigned int kind; } tps[] = {
+		{ "mm_vmscan_direct_reclaim_begin", TRACE_DIRECT },
+		{ "mm_vmscan_direct_reclaim_end", TRACE_DIRECT },
+		{ "mm_vmscan_memcg_reclaim_begin", TRACE_MEMCG },
+		{ "mm_vmscan_memcg_reclaim_end", TRACE_MEMCG },
+		{ "contention_begin", TRACE_LOCK }, { "contention_end", TRACE_LOCK },
+		{ "mm_vmscan_kswapd_wake", TRACE_KSWAPD },
+		{ "mm_vmscan_kswapd_sleep", TRACE_KSWAPD },
+		{ "balance_dirty_pages", TRACE_THROTTLE },
+	};
+	struct btf *btf = btf__load_vmlinux_btf();
+	struct bpf_program *prog;
+	int bdp = tp_nargs(btf, "balance_dirty_pages");
+
+	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
+		if (tp_nargs(btf, tps[i].tp) < 0)
+			t->unknown |= 1u << tps[i].kind;
+	if (bdp != 8 && bdp != 12)
+		t->unknown |= 1u << TRACE_THROTTLE;
+	bpf_program__set_autoload(t->skel->progs.pc_dirty_throt, bdp == 8);
+	bpf_program__set_autoload(t->skel->progs.pc_dirty_old, bdp == 12);
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		const char *sec = bpf_program__section_name(prog);
+
+		for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
+			if (!strcmp(sec + strlen("tp_btf/"), tps[i].tp) &&
+			    (t->unknown & (1u << tps[i].kind)))
+				bpf_program__set_autoload(prog, false);
+	}
+	btf__free(btf);
 }
 
 int trace_open(struct trace **ret, pid_t tgid, char *why, size_t size)

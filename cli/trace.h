@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../bpf/trace-shared.h"
+#include "trace-shared.h"
 
 #define TRACE_MAX_CALLERS 64
 #define TRACE_TOP 3
@@ -34,6 +34,7 @@ struct trace_snap {
 	uint64_t ns[TRACE_NKINDS];	/* finished spans plus open ones up to t */
 	uint64_t n[TRACE_NKINDS];	/* finished spans */
 	uint64_t dropped;
+	unsigned int unknown;		/* 1 << kind: not measured (tracepoint missing) */
 	size_t ncallers;
 	int callers_truncated;
 	struct trace_caller callers[TRACE_MAX_CALLERS];
