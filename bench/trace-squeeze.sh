@@ -8,52 +8,50 @@
 # signals, and the OOM killer picks it first: oom_score_adj 1000).
 #
 # usage: sudo bench/trace-squeeze.sh
-# env: SIZE per thread (1536m), JOBS (2), LEAVE free MiB beyond the testbed
-#      (1024), RUNTIME (8), PAGECLIFF
+# env: SIZE per thread (1536m), JOBS (2), LEAVE free MiB (1024), RUNTIME (8),
+#      PAGECLIFF
 set -u
 cd "$(dirname "$0")/.." || exit 1
 SIZE=${SIZE:-1536m}
 JOBS=${JOBS:-2}
 LEAVE=${LEAVE:-1024}
 RUNTIME=${RUNTIME:-8}
-PC=${PAGECLIFF:-$PWD/build/cli/pagecliff}
-die() { echo "bench/trace-squeeze.sh: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root: the RAM testbed, mlock and BPF"
-[ -x "$PC" ] || die "no pagecliff at $PC: build first"
-W=$(mktemp -d /tmp/pagecliff-trace-squeeze.XXXXXX) || exit 1
+CAP=64m		# bench/lib.sh's cgroup and filler: unused here, kept small
+NAME=trace-squeeze.sh
+. bench/lib.sh
 SQ=
-cleanup() {
+trap 'cleanup_all' EXIT
+cleanup_all() {
 	[ -n "$SQ" ] && kill "$SQ" 2>/dev/null && wait "$SQ" 2>/dev/null
-	rm -rf "$W"
+	cleanup
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-size_m=$(( $(numfmt --from=iec "$(echo "$SIZE" | tr a-z A-Z)") / 1048576 ))
-bed_m=$(( size_m * JOBS + 512 ))
+# Our own testbed with the data set laid out once (bench/lib.sh); the
+# squeeze is taken after it, from what is free then.
+prepare ram
+for f in "${FILES[@]}" "$FILLER"; do dd if="$f" iflag=nocache count=0 status=none; done
 free_m=$(( $(awk '/^MemFree:/ { print $2 }' /proc/meminfo) / 1024 ))
-lock_m=$(( free_m - bed_m - LEAVE ))
+lock_m=$(( free_m - LEAVE ))
 [ $lock_m -gt 0 ] || die "only $free_m MiB free: nothing to take away"
 
 # The squeezer: lock lock_m MiB, say so, and hold it until killed.
+ulimit -l unlimited 2>/dev/null
 python3 - "$lock_m" "$W/locked" <<'PY' &
 import ctypes, mmap, os, signal, sys
 open("/proc/self/oom_score_adj", "w").write("1000")
 n = int(sys.argv[1]) << 20
-m = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+m = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_POPULATE", 0x8000))
 libc = ctypes.CDLL(None, use_errno=True)
-addr = ctypes.c_void_p.from_buffer(m)
-if libc.mlock(addr, ctypes.c_size_t(n)):
+c = ctypes.c_char.from_buffer(m)
+if libc.mlock(ctypes.c_void_p(ctypes.addressof(c)), ctypes.c_size_t(n)):
     sys.exit("mlock: " + os.strerror(ctypes.get_errno()))
-del addr
 open(sys.argv[2], "w").write("%d\n" % n)
 signal.pause()
 PY
 SQ=$!
 for i in $(seq 600); do [ -s "$W/locked" ] && break; kill -0 $SQ 2>/dev/null || die "squeezer failed"; sleep 0.1; done
 [ -s "$W/locked" ] || die "squeezer did not lock in 60 s"
-echo "locked $lock_m MiB of $free_m MiB free; testbed $bed_m MiB; about $LEAVE MiB left" >&2
-"$PC" bench --testbed "ram:${bed_m}m" --numjobs "$JOBS" --size "$SIZE" --mode buffered,direct \
+echo "locked $lock_m MiB of $free_m MiB free; about $LEAVE MiB left" >&2
+"$PC" bench --directory "$DIR" --keep --numjobs "$JOBS" --size "$SIZE" --mode buffered,direct \
 	--runtime "$RUNTIME" --time_based -q --interval 500ms --output-format json \
 	-o "$W/r.json" 2>"$W/err" || die "bench failed: $(cat "$W/err")"
 kill $SQ; wait $SQ 2>/dev/null; SQ=

@@ -173,13 +173,13 @@ static int say_traced(const struct bench_phase *ph, char *buf, size_t len)
 
 	if (isnan(d->direct_pct) && isnan(d->memcg_pct))
 		return 0;
-	n = snprintf(buf, len, "; measured once the cache was full: %.0f%% of the " WORKERS
-		     "' time in direct reclaim, %.0f%% in memory-cgroup reclaim",
+	n = snprintf(buf, len, "; measured once the cache was full: %.1f%% of the " WORKERS
+		     "' time in direct reclaim, %.1f%% in memory-cgroup reclaim",
 		     isnan(d->direct_pct) ? 0 : d->direct_pct,
 		     isnan(d->memcg_pct) ? 0 : d->memcg_pct);
 	if (n < 0 || (size_t)n >= len || isnan(d->lock_pct))
 		return n;
-	n += snprintf(buf + n, len - n, ", %.0f%% waiting on locks", d->lock_pct);
+	n += snprintf(buf + n, len - n, ", %.1f%% waiting on locks", d->lock_pct);
 	if ((size_t)n < len && ph->ntop_locks && ph->top_locks[0].pct >= LOCK_SHOWN_PCT)
 		n += snprintf(buf + n, len - n, " (most: %s, %.1f%% over the phase)",
 			      ph->top_locks[0].name, ph->top_locks[0].pct);
