@@ -55,19 +55,20 @@ res = {"on": [], "off": []}
 for r in range(1, n + 1):
     for k in res:
         m = json.load(open("%s/%s-%d.json" % (W, k, r)))["modes"][0]
-        res[k].append((m["gbps_avg"], m["cpu_s_per_gib_system"], m.get("memcg_reclaim_pct"),
-                       m.get("lock_wait_pct")))
-print("round  traced GB/s  sys CPU s/GiB  memcg%  lock%   untraced GB/s  sys CPU s/GiB")
+        res[k].append((m["gbps_avg"], m["cpu_s_per_gib_process"], m["cpu_s_per_gib_system"],
+                       m.get("memcg_reclaim_pct"), m.get("lock_wait_pct")))
+print("round   traced: GB/s  proc CPU s/GiB  sys CPU s/GiB  memcg%  lock%"
+      "   untraced: GB/s  proc CPU s/GiB  sys CPU s/GiB")
 for r in range(n):
     a, b = res["on"][r], res["off"][r]
-    print("%5d  %11.2f  %13.3f  %6.1f  %5.2f   %13.2f  %13.3f" % (
-        r + 1, a[0], a[1], a[2] or 0, a[3] or 0, b[0], b[1]))
-med = {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v))
-       for k, v in res.items()}
-print("median traced %.2f GB/s %.3f s/GiB, untraced %.2f GB/s %.3f s/GiB" % (
-    med["on"][0], med["on"][1], med["off"][0], med["off"][1]))
-print("traced/untraced: throughput %.3f, system CPU per GiB %.3f" % (
-    med["on"][0] / med["off"][0], med["on"][1] / med["off"][1]))
+    print("%5d  %14.2f  %14.3f  %13.3f  %6.1f  %5.2f  %16.2f  %14.3f  %13.3f" % (
+        r + 1, a[0], a[1], a[2], a[3] or 0, a[4] or 0, b[0], b[1], b[2]))
+med = {k: [statistics.median(x[i] for x in v) for i in range(3)] for k, v in res.items()}
+for k, name in (("on", "traced"), ("off", "untraced")):
+    print("median %-8s %.2f GB/s, process CPU %.3f s/GiB, system CPU %.3f s/GiB" % (
+        name, *med[k]))
+print("traced/untraced medians: throughput %.3f, process CPU per GiB %.3f, "
+      "system CPU per GiB %.3f" % tuple(med["on"][i] / med["off"][i] for i in range(3)))
 PY
 
 # Per-event cost: hold a BPF_ENABLE_STATS descriptor while one traced run
