@@ -180,9 +180,13 @@ static int say_traced(const struct bench_phase *ph, char *buf, size_t len)
 	if (n < 0 || (size_t)n >= len || isnan(d->lock_pct))
 		return n;
 	n += snprintf(buf + n, len - n, ", %.1f%% waiting on locks", d->lock_pct);
-	if ((size_t)n < len && ph->ntop_locks && ph->top_locks[0].pct >= LOCK_SHOWN_PCT)
-		n += snprintf(buf + n, len - n, " (most: %s, %.1f%% over the phase)",
-			      ph->top_locks[0].name, ph->top_locks[0].pct);
+	if ((size_t)n < len && ph->ntop_locks && ph->top_locks[0].pct >= LOCK_SHOWN_PCT) {
+		char top[sizeof(ph->top_locks[0].name)];	/* buf is ph->verdict */
+
+		memcpy(top, ph->top_locks[0].name, sizeof(top));
+		n += snprintf(buf + n, len - n, " (most: %s, %.1f%% over the phase)", top,
+			      ph->top_locks[0].pct);
+	}
 	return n;
 }
 

@@ -8,6 +8,7 @@
 NOBPF=${NOBPF:?run through meson test}
 command -v python3 >/dev/null || skip "no python3 to read the JSON"
 [ "$(id -u)" = 0 ] || skip "needs root to run as nobody and to compare with a traced run"
+need_bpf_build
 tmpdir
 
 # check_run NAME WHY-PATTERN: the report $T/NAME.json and stderr $T/NAME.err.

@@ -11,6 +11,15 @@ tmpdir() {
 	trap 'rm -rf "$T"' EXIT
 }
 
+# Skip when this pagecliff was built without BPF (meson -Dbpf=disabled).
+need_bpf_build() {
+	"$PAGECLIFF" doctor --sample-ms 0 --json 2>/dev/null | python3 -c '
+import json, sys
+f = [f for f in json.load(sys.stdin)["findings"] if f["id"] == "kernel.trace"]
+sys.exit(1 if f and "built without" in f[0]["evidence"] else 0)' ||
+		skip "built without BPF support: no tracing to fall back from"
+}
+
 # Tracing must work here: root, a build with BPF, kernel BTF.
 need_trace() {
 	[ "$(id -u)" = 0 ] || skip "needs root to load BPF programs"
