@@ -274,61 +274,6 @@ int trace_built(void)
 	return 0;
 }
 
-/* Arguments of tracepoint @tp in the kernel's BTF, -1 when it has none. */
-static int tp_nargs(const struct btf *btf, const char *tp)
-{
-	char name[96];
-	const struct btf_type *t;
-	int id;
-
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
-	if (id < 0)
-		return -1;
-	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);	/* pointer */
-	t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
-	return t && btf_is_func_proto(t) ? btf_vlen(t) - 1 : -1;	/* less the void * */
-}
-
-/*
- * Leave out programs whose tracepoint this kernel lacks (their kind is then
- * unknown), and keep the throttle program that knows where this kernel's
- * balance_dirty_pages has its pause (8 arguments since 6.x, 12 before).
- */
-static void fit_kernel(struct trace *t)
-{
-	static const struct { const char *tp; unsigned int kind; } tps[] = {
-		{ "mm_vmscan_direct_reclaim_begin", TRACE_DIRECT },
-		{ "mm_vmscan_direct_reclaim_end", TRACE_DIRECT },
-		{ "mm_vmscan_memcg_reclaim_begin", TRACE_MEMCG },
-		{ "mm_vmscan_memcg_reclaim_end", TRACE_MEMCG },
-		{ "contention_begin", TRACE_LOCK }, { "contention_end", TRACE_LOCK },
-		{ "mm_vmscan_kswapd_wake", TRACE_KSWAPD },
-		{ "mm_vmscan_kswapd_sleep", TRACE_KSWAPD },
-		{ "balance_dirty_pages", TRACE_THROTTLE },
-	};
-	struct btf *btf = btf__load_vmlinux_btf();
-	struct bpf_program *prog;
-	int bdp = tp_nargs(btf, "balance_dirty_pages");
-
-	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
-		if (tp_nargs(btf, tps[i].tp) < 0)
-			t->unknown |= 1u << tps[i].kind;
-	if (bdp != 8 && bdp != 12)
-		t->unknown |= 1u << TRACE_THROTTLE;
-	bpf_program__set_autoload(t->skel->progs.pc_dirty_throt, bdp == 8);
-	bpf_program__set_autoload(t->skel->progs.pc_dirty_old, bdp == 12);
-	bpf_object__for_each_program(prog, t->skel->obj) {
-		const char *sec = bpf_program__section_name(prog);
-
-		for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
-			if (!strcmp(sec + strlen("tp_btf/"), tps[i].tp) &&
-			    (t->unknown & (1u << tps[i].kind)))
-				bpf_program__set_autoload(prog, false);
-	}
-	btf__free(btf);
-}
-
 int trace_open(struct trace **ret, pid_t tgid, char *why, size_t size)
 {
 	snprintf(why, size, "built without BPF support (meson -Dbpf=enabled needs clang, bpftool, libbpf)");
