@@ -262,7 +262,7 @@ void bench_plot_svg(const struct bench_run *run, FILE *out)
 	for (unsigned int m = 0; m < run->job.nmodes; m++)
 		shares += traced_phase(run, &run->phases[m]);
 	h += shares * SHARE_H;
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" BENCH_CHART_MARKER "\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n", W, h, W, h);

@@ -49,6 +49,27 @@ static const struct bench_row *rows_of(const struct bench_run *run,
 	return run->rows + ph->first_row;
 }
 
+/* @v, or 0 when unknown (to start a sum). */
+static double nz(double v)
+{
+	return isnan(v) ? 0 : v;
+}
+
+/* Whether @v is a figure: NAN (unknown) and infinities are not. */
+static int known(double v)
+{
+	return !isnan(v) && !isinf(v);
+}
+
+/* @v with @prec decimals into @buf, or "unknown". */
+static const char *fig(char *buf, size_t len, int prec, double v)
+{
+	if (!known(v))
+		return "unknown";
+	snprintf(buf, len, "%.*f", prec, v);
+	return buf;
+}
+
 /* Averages, medians, CPU per GiB, peak cache and pages reclaimed. */
 static void phase_figures(const struct bench_run *run, struct bench_phase *ph)
 {
@@ -58,8 +79,8 @@ static void phase_figures(const struct bench_run *run, struct bench_phase *ph)
 
 	ph->gbps_avg = ph->secs > 0 ? ph->bytes / ph->secs / 1e9 : NAN;
 	ph->gbps_min = ph->nrows ? INFINITY : NAN;
-	ph->peak_cache = 0;
-	ph->pages_reclaimed = 0;
+	ph->peak_cache = NAN;		/* unknown until a sample knows it */
+	ph->pages_reclaimed = NAN;
 	for (size_t i = 0; i < ph->nrows; i++) {
 		if (v)
 			v[i] = r[i].gbps;
@@ -70,9 +91,9 @@ static void phase_figures(const struct bench_run *run, struct bench_phase *ph)
 		if (!isnan(r[i].cache))
 			ph->peak_cache = fmax(ph->peak_cache, r[i].cache);
 		if (!isnan(r[i].reclaim))
-			ph->pages_reclaimed += r[i].reclaim * r[i].dt;
+			ph->pages_reclaimed = nz(ph->pages_reclaimed) + r[i].reclaim * r[i].dt;
 	}
-	ph->gbps_median = v ? detect_median(v, ph->nrows) : NAN;
+	ph->gbps_median = v && ph->nrows ? detect_median(v, ph->nrows) : NAN;
 	free(v);
 	ph->cpu_proc_per_gib = gib > 0 ? proc / gib : NAN;
 	ph->cpu_sys_per_gib = gib > 0 ? sys / gib : NAN;
@@ -293,6 +314,29 @@ static void text_job(const struct bench_run *run, FILE *out)
 	if (run->cgroup_dir[0])
 		fprintf(out, "memory cgroup: %s (v%d)\n", run->cgroup_dir, run->cgroup_version);
 	fprintf(out, "numa: %s\n", run->numa_desc);
+	if (run->cache_desc[0])
+		fprintf(out, "page cache counted as: %s\n", run->cache_desc);
+}
+
+/* One phase's line of the text table; unknown figures say so. */
+static void text_phase(const struct bench_phase *ph, FILE *out)
+{
+	char f[8][32], cpu[3 * 32 + 3], a[32];
+
+	snprintf(cpu, sizeof(cpu), "%s/%s/%s",
+		 fig(f[5], sizeof(f[5]), 2, ph->cpu_proc_per_gib),
+		 fig(f[6], sizeof(f[6]), 2, ph->cpu_sys_per_gib),
+		 fig(f[7], sizeof(f[7]), 2, ph->cpu_kswapd_per_gib));
+	fprintf(out, "%-10s %-10s %7s %7s %7s %7s %7s %21s %10s %11s %s\n",
+		pc_strategy_name(ph->mode), pc_strategy_name(ph->strategy),
+		fig(f[0], sizeof(f[0]), 2, ph->gbps_avg),
+		fig(f[1], sizeof(f[1]), 2, ph->gbps_median),
+		fig(f[2], sizeof(f[2]), 2, ph->gbps_min),
+		fig(f[3], sizeof(f[3]), 2, ph->det.before_gbps),
+		fig(f[4], sizeof(f[4]), 2, ph->det.after_gbps), cpu,
+		known(ph->peak_cache) ? bench_size(ph->peak_cache, a, sizeof(a)) : "unknown",
+		fig(f[5], sizeof(f[5]), 0, ph->pages_reclaimed),
+		ph->det.cliff ? "yes" : "no");
 }
 
 /* The kernel-event shares per mode, over its whole phase. */
@@ -333,14 +377,8 @@ void bench_report_text(const struct bench_run *run, FILE *out)
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {
 		const struct bench_phase *ph = &run->phases[m];
 
-		if (!ph->ran)
-			continue;
-		fprintf(out, "%-10s %-10s %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f/%6.2f/%6.2f %10s %11.0f %s\n",
-			pc_strategy_name(ph->mode), pc_strategy_name(ph->strategy), ph->gbps_avg,
-			ph->gbps_median, ph->gbps_min, ph->det.before_gbps, ph->det.after_gbps,
-			ph->cpu_proc_per_gib, ph->cpu_sys_per_gib, ph->cpu_kswapd_per_gib,
-			bench_size(ph->peak_cache, a, sizeof(a)), ph->pages_reclaimed,
-			ph->det.cliff ? "yes" : "no");
+		if (ph->ran)
+			text_phase(ph, out);
 	}
 	fprintf(out, "\n");
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {
@@ -543,6 +581,7 @@ static void json_job(FILE *out, const struct bench_run *run)
 	json_kv_num(out, "cgroup_version", run->cgroup_dir[0] ? run->cgroup_version : NAN, 1);
 	json_kv_num(out, "testbed_bytes", j->testbed ? (double)j->testbed : NAN, 1);
 	json_kv_str(out, "testbed", run->testbed_desc, 1);
+	json_kv_str(out, "page_cache_counted_as", run->cache_desc, 1);
 	json_kv_str(out, "numa", run->numa_desc, 1);
 	fprintf(out, "\"kernel_tracing\": %s, ", run->trace_why[0] ? "false" : "true");
 	json_kv_str(out, "kernel_tracing_why_not", run->trace_why, 0);
@@ -553,7 +592,8 @@ void bench_report_json(const struct bench_run *run, FILE *out)
 {
 	fputs("{\n", out);
 	json_job(out, run);
-	json_kv_str(out, "  best_mode", run->best >= 0 ?
+	fputs("  ", out);
+	json_kv_str(out, "best_mode", run->best >= 0 ?
 		    pc_strategy_name(run->phases[run->best].mode) : "", 1);
 	json_kv_num(out, "best_gbps", run->best_gbps, 0);
 	fputs(",\n  \"interrupted\": ", out);
@@ -594,6 +634,15 @@ static void csv_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* A CSV figure with @prec decimals: empty when unknown. */
+static void csv_num(FILE *out, int prec, double v, int comma)
+{
+	if (known(v))
+		fprintf(out, "%.*f", prec, v);
+	if (comma)
+		fputc(',', out);
+}
+
 void bench_report_csv(const struct bench_run *run, FILE *out)
 {
 	fputs("mode,strategy,cliff,bytes,seconds,gbps_avg,gbps_median,gbps_min,"
@@ -606,14 +655,22 @@ void bench_report_csv(const struct bench_run *run, FILE *out)
 
 		if (!ph->ran)
 			continue;
-		fprintf(out, "%s,%s,%d,%llu,%.3f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.0f,%.4f,"
-			"%.4f,%.4f,%.4f,%.0f,%.0f,%llu,", pc_strategy_name(ph->mode),
-			pc_strategy_name(ph->strategy), d->cliff, (unsigned long long)ph->bytes,
-			ph->secs, ph->gbps_avg, ph->gbps_median, ph->gbps_min, d->before_gbps,
-			d->after_gbps, d->at_gib, d->reclaim_rate, d->vs_best,
-			ph->cpu_proc_per_gib, ph->cpu_sys_per_gib, ph->cpu_kswapd_per_gib,
-			ph->peak_cache, ph->pages_reclaimed,
-			(unsigned long long)run->job.mem_align);
+		const double f4[] = { ph->gbps_avg, ph->gbps_median, ph->gbps_min,
+				      d->before_gbps, d->after_gbps, d->at_gib };
+		const double g4[] = { d->vs_best, ph->cpu_proc_per_gib, ph->cpu_sys_per_gib,
+				      ph->cpu_kswapd_per_gib };
+
+		fprintf(out, "%s,%s,%d,%llu,", pc_strategy_name(ph->mode),
+			pc_strategy_name(ph->strategy), d->cliff, (unsigned long long)ph->bytes);
+		csv_num(out, 3, ph->secs, 1);
+		for (size_t i = 0; i < sizeof(f4) / sizeof(f4[0]); i++)
+			csv_num(out, 4, f4[i], 1);
+		csv_num(out, 0, d->reclaim_rate, 1);
+		for (size_t i = 0; i < sizeof(g4) / sizeof(g4[0]); i++)
+			csv_num(out, 4, g4[i], 1);
+		csv_num(out, 0, ph->peak_cache, 1);
+		csv_num(out, 0, ph->pages_reclaimed, 1);
+		fprintf(out, "%llu,", (unsigned long long)run->job.mem_align);
 		csv_str(out, ph->verdict);
 		fputc('\n', out);
 	}
@@ -633,22 +690,41 @@ void bench_timeline_csv(const struct bench_run *run, FILE *out)
 	for (size_t i = 0; i < run->nrows; i++) {
 		const struct bench_row *r = &run->rows[i];
 
-		fprintf(out, "%s,%.3f,%.3f,%llu,%.4f,%.4f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,"
-			"%.4f,%.4f,%.0f,%.0f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.2f,%.2f,%u",
-			pc_strategy_name(run->job.modes[r->mode]), r->t, r->dt,
-			(unsigned long long)r->bytes, r->bytes_total / GIB, r->gbps, r->usr,
-			r->sys, r->iowait, r->irq, r->softirq, r->idle, r->proc_cpu,
-			r->sys_cpu, r->kswapd_cpu, r->cache, r->cache_limit, r->reclaim,
-			r->pgscan_direct, r->pgsteal_direct, r->pgscan_kswapd,
-			r->pgsteal_kswapd, r->allocstall, r->cg_pgscan, r->cg_pgsteal,
-			r->psi_some, r->psi_full, r->dstate);
-		fprintf(out, ",%.2f,%.2f,%.2f,", r->direct_reclaim_pct, r->memcg_reclaim_pct,
-			r->lock_wait_pct);
+		const double pct[] = { r->usr, r->sys, r->iowait, r->irq, r->softirq, r->idle };
+		const double cpu[] = { r->proc_cpu, r->sys_cpu, r->kswapd_cpu };
+		const double rate[] = { r->reclaim, r->pgscan_direct, r->pgsteal_direct,
+					r->pgscan_kswapd, r->pgsteal_kswapd, r->allocstall,
+					r->cg_pgscan, r->cg_pgsteal };
+
+		fprintf(out, "%s,", pc_strategy_name(run->job.modes[r->mode]));
+		csv_num(out, 3, r->t, 1);
+		csv_num(out, 3, r->dt, 1);
+		fprintf(out, "%llu,", (unsigned long long)r->bytes);
+		csv_num(out, 4, r->bytes_total / GIB, 1);
+		csv_num(out, 4, r->gbps, 1);
+		for (size_t k = 0; k < sizeof(pct) / sizeof(pct[0]); k++)
+			csv_num(out, 2, pct[k], 1);
+		for (size_t k = 0; k < sizeof(cpu) / sizeof(cpu[0]); k++)
+			csv_num(out, 4, cpu[k], 1);
+		csv_num(out, 0, r->cache, 1);
+		csv_num(out, 0, r->cache_limit, 1);
+		for (size_t k = 0; k < sizeof(rate) / sizeof(rate[0]); k++)
+			csv_num(out, 1, rate[k], 1);
+		csv_num(out, 2, r->psi_some, 1);
+		csv_num(out, 2, r->psi_full, 1);
+		fprintf(out, "%u,", r->dstate);
+		csv_num(out, 2, r->direct_reclaim_pct, 1);
+		csv_num(out, 2, r->memcg_reclaim_pct, 1);
+		csv_num(out, 2, r->lock_wait_pct, 1);
 		csv_str(out, r->top_lock);
-		fprintf(out, ",%.2f,%.2f,%.2f", r->top_lock_pct, r->kswapd_busy_pct,
-			r->dirty_throttle_pct);
-		for (unsigned int d = 0; d < run->job.ndirs; d++)
-			fprintf(out, ",%.4f", r->dir_gbps[d]);
+		fputc(',', out);
+		csv_num(out, 2, r->top_lock_pct, 1);
+		csv_num(out, 2, r->kswapd_busy_pct, 1);
+		csv_num(out, 2, r->dirty_throttle_pct, 0);
+		for (unsigned int d = 0; d < run->job.ndirs; d++) {
+			fputc(',', out);
+			csv_num(out, 4, r->dir_gbps[d], 0);
+		}
 		fputc('\n', out);
 	}
 }

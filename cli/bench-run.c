@@ -331,6 +331,17 @@ static double nz(double v)
 	return isnan(v) ? 0 : v;
 }
 
+/*
+ * File pages in the page cache system-wide: Cached less Shmem, so that the
+ * RAM testbed's own tmpfs (and every other tmpfs) is not counted.
+ */
+static double system_file_cache(const struct sample *s)
+{
+	if (!sample_known(s->mem.cached) || !sample_known(s->mem.shmem))
+		return NAN;
+	return s->mem.cached > s->mem.shmem ? (double)(s->mem.cached - s->mem.shmem) : 0;
+}
+
 /* The row for the interval from @a to @b. */
 static void make_row(const struct bench_run *run, unsigned int mode, double t0,
 		     const struct tick *a, const struct tick *b, struct bench_row *r)
@@ -380,7 +391,7 @@ static void make_row(const struct bench_run *run, unsigned int mode, double t0,
 		 * cgroup reclaim to the global pgsteal_file */
 		r->reclaim = !isnan(d.cg_pgsteal) ? d.cg_pgsteal : d.pgsteal_file;
 	} else {
-		r->cache = sample_known(b->s.mem.cached) ? (double)b->s.mem.cached : NAN;
+		r->cache = system_file_cache(&b->s);
 		r->cache_limit = NAN;
 		r->reclaim = isnan(d.pgsteal_direct) ? NAN : d.pgsteal_direct + nz(d.pgsteal_kswapd);
 	}
@@ -435,7 +446,7 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 	*first = *a;
 	t0 = next = a->t;
 	ph->cache_start = run->cgroup_dir[0] && a->s.cg_ok && sample_known(a->s.cg.file) ?
-		(double)a->s.cg.file : sample_known(a->s.mem.cached) ? (double)a->s.mem.cached : NAN;
+		(double)a->s.cg.file : run->cgroup_dir[0] ? NAN : system_file_cache(&a->s);
 	for (;;) {
 		int finished;
 
@@ -523,6 +534,11 @@ static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
 		error("%s phase: cannot read: %s", pc_strategy_name(ph->mode),
 		      strerror(-ph->error));
 		run->failed = 1;
+	} else if (!ph->bytes && !ph->interrupted) {
+		/* 0.00 GB/s would be a figure of nothing */
+		error("%s phase: read nothing in %.1f s: its figures measure no I/O",
+		      pc_strategy_name(ph->mode), ph->secs);
+		run->failed = 1;
 	}
 	return 0;
 }
@@ -561,6 +577,9 @@ int bench_run_phases(struct bench_run *run)
 		goto out;
 	}
 	numa_plan(run, nodes);
+	snprintf(run->cache_desc, sizeof(run->cache_desc), "%s", run->cgroup_dir[0] ?
+		 "file pages of the memory cgroup (memory.stat file, v1 cache)" :
+		 "file pages system-wide: Cached - Shmem of /proc/meminfo (tmpfs not counted)");
 	trace_start(run);
 	for (unsigned int m = 0; m < run->job.nmodes && !bench_stop && !ret; m++)
 		ret = run_phase(run, m, w, ticks, nodes);

@@ -17,8 +17,18 @@
 #include "bench-detect.h"
 
 #define BENCH_MAX_DIRS 16
+#define BENCH_MAX_IODEPTH 1024
+#define BENCH_MAX_BS (1ull << 30)
+/* The library's bound on one direct stream's bytes in flight: direct reads
+ * fewer or smaller requests when --iodepth x --bs is more. */
+#define BENCH_DIRECT_CEILING (64ull << 20)
+/* Threads' stacks, the timeline, the program: beside the buffers. */
+#define BENCH_MEM_BASE (16ull << 20)
 #define BENCH_MAX_MODES 8
 #define BENCH_FOLDER "pagecliff-bench"
+/* In every chart bench writes: the default chart is replaced only when it
+ * carries it. */
+#define BENCH_CHART_MARKER "<!-- written by pagecliff bench -->"
 
 enum bench_format { BENCH_TEXT, BENCH_JSON, BENCH_CSV };
 enum bench_api { BENCH_COPY, BENCH_ZEROCOPY };
@@ -113,6 +123,7 @@ struct bench_run {
 	int cgroup_version;
 	char testbed_desc[512];		/* "xfs on /dev/loop0 over ..." or "" */
 	char numa_desc[256];
+	char cache_desc[128];		/* what "page cache" counts */
 	char notes[8][256];		/* what it could not do, and why */
 	unsigned int nnotes;
 	int interrupted;
@@ -120,6 +131,7 @@ struct bench_run {
 	int best;			/* index of the best mode, -1 none */
 	double best_gbps;
 	double started;			/* wall clock, seconds since the epoch */
+	struct bench_claim *claims;	/* per directory: folder, lock, what we made */
 	struct trace *trace;		/* kernel-event counters, NULL when not traced */
 	char trace_why[160];		/* why not, when not */
 };
@@ -133,9 +145,17 @@ void bench_note(struct bench_run *run, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* bench-layout.c */
+/*
+ * Claim DIR/pagecliff-bench/ of directories @from.. for this run: make or
+ * check the folder (never a symlink), take its lock (bench.lock, flock: it
+ * dies with its holder) and read what earlier runs of bench recorded making
+ * there (bench.made).  0, or -1 after one line (a second run, a symlink).
+ */
+int bench_claim(struct bench_run *run, unsigned int from);
+/* Give the folders back: record (--keep) or remove what bench made, unlock. */
+void bench_release(struct bench_run *run);
 int bench_layout_check(struct bench_run *run, uint64_t *ret_to_write);
 int bench_layout(struct bench_run *run);
-void bench_unlayout(struct bench_run *run);
 
 /* bench-run.c */
 int bench_run_phases(struct bench_run *run);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -239,16 +240,32 @@ int cgroup_create(struct cgroup *ret_cg, uint64_t limit, pid_t tag)
 	} else {
 		snprintf(parent, sizeof(parent), "%s", own);
 	}
-	snprintf(name, sizeof(name), CGROUP_PREFIX "%ld", (long)(tag ? tag : getpid()));
-	ret = join(cg.path, parent, name);
-	if (ret)
-		return ret;
 	snprintf(cg.home, sizeof(cg.home), "%s", own);
 	cg.limit = limit;
-	if (mkdir(cg.path, 0755))
-		return -errno;
-	ret = set_limit(&cg, limit);
+	/* the same pid may be another PID namespace's: add -N then */
+	for (int n = 0; n < 10; n++) {
+		if (n)
+			snprintf(name, sizeof(name), CGROUP_PREFIX "%ld-%d",
+				 (long)(tag ? tag : getpid()), n);
+		else
+			snprintf(name, sizeof(name), CGROUP_PREFIX "%ld",
+				 (long)(tag ? tag : getpid()));
+		ret = join(cg.path, parent, name);
+		if (ret)
+			return ret;
+		ret = mkdir(cg.path, 0755) ? -errno : 0;
+		if (ret != -EEXIST)
+			break;
+	}
+	if (ret)
+		return ret;
+	cg.lock_fd = open(cg.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ret = cg.lock_fd < 0 ? -errno : flock(cg.lock_fd, LOCK_EX) ? -errno : 0;
+	if (!ret)
+		ret = set_limit(&cg, limit);
 	if (ret) {
+		if (cg.lock_fd >= 0)
+			close(cg.lock_fd);
 		rmdir(cg.path);
 		return ret;
 	}
@@ -393,11 +410,18 @@ int cgroup_remove(struct cgroup *cg)
 	struct stat st;
 	char parent[PATH_MAX];
 
+	int ret;
+
 	if (!cg->path[0])
 		return 0;
 	snprintf(parent, sizeof(parent), "%s", cg->path);
 	parent_of(parent);
-	return remove_to(cg->path, stat(cg->home, &st) ? parent : cg->home);
+	ret = remove_to(cg->path, stat(cg->home, &st) ? parent : cg->home);
+	if (!ret && cg->lock_fd >= 0) {
+		close(cg->lock_fd);
+		cg->lock_fd = -1;
+	}
+	return ret;
 }
 
 int cgroup_remove_path(const char *path, int version)
@@ -412,8 +436,8 @@ int cgroup_remove_path(const char *path, int version)
 	return remove_to(path, parent);
 }
 
-/* Whether @name is pagecliff-<pid> of a process that no longer exists. */
-static int is_stale(const char *name)
+/* Whether @name is pagecliff-<pid> of a process that does not exist here. */
+static int is_dead_pid_name(const char *name)
 {
 	const char *p = name + strlen(CGROUP_PREFIX);
 	char *end;
@@ -425,6 +449,30 @@ static int is_stale(const char *name)
 	if (pid <= 0 || (*end && *end != '-'))
 		return 0;
 	return kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+/*
+ * Whether @name (below @dir) is pagecliff-<pid> of a run that is gone: its
+ * pid does not exist here and nobody holds the flock on its directory (the
+ * lock, not the pid, says so across PID namespaces).  On 1, *ret_fd holds
+ * the lock for the removal.
+ */
+static int is_stale(const char *dir, const char *name, int *ret_fd)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (!is_dead_pid_name(name) || join(path, dir, name))
+		return 0;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		return 0;
+	}
+	*ret_fd = fd;
+	return 1;
 }
 
 /* Remove the stale pagecliff cgroups directly below @dir; returns the count. */
@@ -439,11 +487,17 @@ static int sweep_dir(const char *dir, cgroup_stale_fn fn, void *arg)
 	if (!d)
 		return 0;
 	while ((de = readdir(d))) {
-		if (de->d_type != DT_DIR || !is_stale(de->d_name) ||
-		    join(path, dir, de->d_name))
+		int fd;
+
+		if (de->d_type != DT_DIR || !is_stale(dir, de->d_name, &fd))
 			continue;
+		if (join(path, dir, de->d_name)) {
+			close(fd);
+			continue;
+		}
 		found++;
 		ret = remove_to(path, dir);
+		close(fd);
 		if (fn)
 			fn(path, ret, arg);
 	}

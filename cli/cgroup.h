@@ -25,6 +25,7 @@ struct cgroup {
 	char path[PATH_MAX];		/* the cgroup's directory */
 	char home[PATH_MAX];		/* where its tasks go back to on removal */
 	uint64_t limit;			/* bytes, as written */
+	int lock_fd;			/* the cgroup's directory, flock held while it lives */
 };
 
 /* What a memory cgroup holds now. */
@@ -47,7 +48,9 @@ int cgroup_detect(int *ret_version, char *ret_dir);
 
 /*
  * Create the memory cgroup pagecliff-<@tag> (the caller's pid when @tag is
- * 0) limited to @limit bytes, and fill *ret_cg.  -EEXIST when it exists,
+ * 0; pagecliff-<tag>-N when another PID namespace's process has that name)
+ * limited to @limit bytes, and fill *ret_cg.  The caller holds a flock on its
+ * directory until cgroup_remove() or death: that marks it alive.
  * -EACCES/-EPERM without the right to create it, -EINVAL for a limit the
  * kernel refuses (the half-made cgroup is removed again).
  */
@@ -79,7 +82,8 @@ int cgroup_remove_path(const char *path, int version);
 typedef void (*cgroup_stale_fn)(const char *path, int result, void *arg);
 
 /*
- * Find pagecliff-<pid> cgroups whose pid no longer exists, beside or below
+ * Find pagecliff-<pid> cgroups whose pid does not exist here and whose
+ * directory's flock nobody holds (see cgroup_create()), beside or below
  * the caller's own memory cgroup and at the hierarchy's root, and remove
  * them, calling @fn (may be NULL) for each.  Returns how many were found, or
  * -errno when no memory hierarchy is there.

@@ -7,11 +7,14 @@
  * writes the report.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -34,17 +37,20 @@ static const char bench_usage[] =
 	"where it fell when the page cache filled, and what the kernel was doing.\n"
 	"Without --directory: as root a RAM testbed with a 1 GiB memory cap, else a\n"
 	"folder under $TMPDIR; 2 threads x 2 GiB, 10 s per mode, chart in\n"
-	"pagecliff-bench.svg.  Sizes in fio units (4k, 1m, 20g, KiB, GiB).\n"
+	"pagecliff-bench.svg (another free name when that file is not bench's).\n"
+	"Sizes in fio units (4k, 1m, 20g, KiB, GiB); times 500ms, 2s, 1.5s, 1m\n"
+	"(a bare number is seconds).\n"
 	"\n"
 	"  -d, --directory DIR[:DIR...]  one per device; files go in DIR/pagecliff-bench/\n"
 	"  -j, --numjobs N       threads per directory, each its own file (default 1)\n"
 	"  -s, --size SIZE       bytes per thread (default 1g)\n"
-	"  -b, --bs SIZE         bytes per read (default 1m)\n"
+	"  -b, --bs SIZE         bytes per read, 512 to 1g (default 1m)\n"
 	"      --ioengine E      sync, psync: direct mode keeps 1 read in flight;\n"
 	"                        io_uring: --iodepth reads in flight (default 1);\n"
 	"                        unset: the library's default (8); buffered modes\n"
 	"                        always use pread/preadv2\n"
-	"      --iodepth N       reads in flight for direct mode\n"
+	"      --iodepth N       reads in flight for direct mode, 1 to 1024 (at most\n"
+	"                        64 MiB in flight per thread)\n"
 	"      --runtime TIME    at most TIME per mode (30, 30s, 500ms, 2m)\n"
 	"      --time_based      loop over the files until --runtime ends\n"
 	"      --direct 0|1      without --mode: 0 = buffered, 1 = direct\n"
@@ -54,10 +60,11 @@ static const char bench_usage[] =
 	"                        or borrow the library's with pc_stream_next\n"
 	"      --mem-align N     buffer offset from a page, 0-4095 (default 0)\n"
 	"      --numa            pin each directory's threads to its device's node\n"
-	"      --mem-limit SIZE  run the workers in a memory cgroup of SIZE\n"
+	"      --mem-limit SIZE  run the workers in a memory cgroup of SIZE; buffers\n"
+	"                        over half of it are refused (see the man page)\n"
 	"      --testbed ram:SIZE  (root) XFS on a loop device over tmpfs\n"
 	"      --keep            keep the data set (else removed at the end)\n"
-	"      --interval TIME   sampling interval, 100ms or more (default 1s)\n"
+	"      --interval TIME   sampling interval, 100ms to 1h (default 1s)\n"
 	"      --output-format F text (default), json or csv\n"
 	"  -o, --output FILE     report to FILE instead of standard output\n"
 	"      --timeline FILE   every interval as CSV\n"
@@ -68,7 +75,8 @@ static const char bench_usage[] =
 	"                        the /proc counters only\n"
 	"  -h, --help            this text\n"
 	"\n"
-	"Exit status: 0 done, 1 failed, 2 bad usage (nothing created),\n"
+	"Exit status: 0 done, 1 failed (also: a mode read nothing), 2 bad usage or\n"
+	"the directory in use by another run (nothing created),\n"
 	"130/143 interrupted (what was measured so far is reported).\n";
 
 enum {
@@ -90,68 +98,93 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-/* Parse a time: a number with s (default), ms, m or h. */
-static int parse_time(const char *str, double *ret)
+/* Split @list at @sep into @ret_items (at most @max); an empty item, or
+ * more than @max, is a usage error naming @opt. */
+static unsigned int split_list(const char *opt, char *list, char sep, char **ret_items,
+			       unsigned int max)
 {
-	char *end;
-	double v;
+	unsigned int n = 0;
 
-	if (!str || !*str || *str == '-')
-		return -EINVAL;
-	v = strtod(str, &end);
-	if (end == str || isnan(v) || isinf(v))
-		return -EINVAL;
-	if (!strcmp(end, "ms"))
-		v /= 1000;
-	else if (!strcmp(end, "m"))
-		v *= 60;
-	else if (!strcmp(end, "h"))
-		v *= 3600;
-	else if (*end && strcmp(end, "s"))
-		return -EINVAL;
-	*ret = v;
-	return 0;
+	for (char *p = list;; p++) {
+		char *end = strchr(p, sep);
+
+		if (end)
+			*end = '\0';
+		if (!*p)
+			usage_error("empty item in %s (items are separated by '%c')", opt, sep);
+		if (n == max)
+			usage_error("too many items in %s (at most %u)", opt, max);
+		ret_items[n++] = p;
+		if (!end)
+			break;
+		p = end;
+	}
+	return n;
 }
 
 static void parse_modes(struct bench_job *job, const char *list)
 {
-	char *copy = strdup(list), *tok, *save = NULL;
+	char *copy = strdup(list), *items[BENCH_MAX_MODES];
+	unsigned int n;
 
 	if (!copy)
 		die("out of memory");
+	n = split_list("--mode", copy, ',', items, BENCH_MAX_MODES);
 	job->nmodes = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (job->nmodes == BENCH_MAX_MODES)
-			usage_error("too many modes in --mode '%s' (at most %d)", list, BENCH_MAX_MODES);
-		if (pc_strategy_parse(tok, &job->modes[job->nmodes++]))
+	for (unsigned int i = 0; i < n; i++)
+		if (pc_strategy_parse(items[i], &job->modes[job->nmodes++]))
 			usage_error("unknown mode '%s' in --mode (buffered, direct, dontcache, "
-				    "dropbehind, auto)", tok);
-	}
+				    "dropbehind, auto)", items[i]);
 	free(copy);
-	if (!job->nmodes)
-		usage_error("empty --mode");
+}
+
+/*
+ * Whether bench can make its files under @dir: write and search permission
+ * in the folder when it is there, else in @dir; checked up front so that a
+ * read-only directory is a usage error, not a failure after setting up.
+ */
+static int dir_writable(const char *dir)
+{
+	char folder[4096 + 32];
+	struct stat st;
+
+	snprintf(folder, sizeof(folder), "%s/" BENCH_FOLDER, dir);
+	if (!lstat(folder, &st) && S_ISDIR(st.st_mode))
+		dir = folder;
+	return faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) ? -errno : 0;
 }
 
 static void parse_dirs(struct bench_job *job, const char *list)
 {
-	char *copy = strdup(list), *tok, *save = NULL;
+	char *copy = strdup(list), *items[BENCH_MAX_DIRS];
+	struct stat seen[BENCH_MAX_DIRS];
+	unsigned int n;
 
 	if (!copy)
 		die("out of memory");
-	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-		struct stat st;
+	n = split_list("--directory", copy, ':', items, BENCH_MAX_DIRS - job->ndirs);
+	for (unsigned int i = 0; i < job->ndirs; i++)
+		if (stat(job->dirs[i], &seen[i]))
+			usage_error("cannot use directory '%s': %s", job->dirs[i], strerror(errno));
+	for (unsigned int i = 0; i < n; i++) {
+		const char *tok = items[i];
+		struct stat *st = &seen[job->ndirs];
+		int ret;
 
-		if (job->ndirs == BENCH_MAX_DIRS)
-			usage_error("too many directories (at most %d)", BENCH_MAX_DIRS);
-		if (stat(tok, &st))
+		if (stat(tok, st))
 			usage_error("cannot use directory '%s': %s", tok, strerror(errno));
-		if (!S_ISDIR(st.st_mode))
+		if (!S_ISDIR(st->st_mode))
 			usage_error("cannot use directory '%s': not a directory", tok);
+		for (unsigned int j = 0; j < job->ndirs; j++)
+			if (seen[j].st_dev == st->st_dev && seen[j].st_ino == st->st_ino)
+				usage_error("directory '%s' is given twice (as '%s' before): "
+					    "its threads would read the same files", tok,
+					    job->dirs[j]);
+		if ((ret = dir_writable(tok)))
+			usage_error("cannot write in directory '%s': %s", tok, strerror(-ret));
 		job->dirs[job->ndirs++] = strdup(tok);
 	}
 	free(copy);
-	if (!job->ndirs)
-		usage_error("empty --directory");
 }
 
 static uint64_t size_arg(const char *opt, const char *arg, uint64_t min, uint64_t max)
@@ -190,16 +223,18 @@ static void parse_value_opt(struct bench_job *job, struct given *g, int c, const
 			usage_error("unknown --ioengine '%s' (sync, psync, io_uring)", arg);
 		break;
 	case OPT_IODEPTH:
-		job->iodepth = count_arg("--iodepth", arg, 4096);
+		job->iodepth = count_arg("--iodepth", arg, BENCH_MAX_IODEPTH);
 		break;
 	case OPT_RUNTIME:
-		if (parse_time(arg, &job->runtime) || job->runtime <= 0)
+		if (parse_duration(arg, &job->runtime) || job->runtime <= 0)
 			usage_error("bad --runtime '%s': a positive time (30, 30s, 500ms, 2m)", arg);
 		g->runtime = 1;
 		break;
 	case OPT_INTERVAL:
-		if (parse_time(arg, &job->interval) || job->interval < 0.1 || job->interval > 3600)
-			usage_error("bad --interval '%s': from 100ms to 1h", arg);
+		if (parse_duration(arg, &job->interval) || job->interval < 0.1 ||
+		    job->interval > 3600)
+			usage_error("bad --interval '%s': a time from 100ms to 1h (500ms, 2s, 1m; "
+				    "a bare number is seconds)", arg);
 		g->interval = 1;
 		break;
 	case OPT_DIRECT:
@@ -281,7 +316,7 @@ static void parse_opts(int argc, char **argv, struct bench_job *job, struct give
 		case 'd': parse_dirs(job, optarg); break;
 		case 'j': job->numjobs = count_arg("--numjobs", optarg, 64); g->numjobs = 1; break;
 		case 's': job->size = size_arg("--size", optarg, 4096, UINT64_MAX / 2); g->size = 1; break;
-		case 'b': job->bs = size_arg("--bs", optarg, 512, 1u << 30); break;
+		case 'b': job->bs = size_arg("--bs", optarg, 512, BENCH_MAX_BS); break;
 		case 'm': parse_modes(job, optarg); g->modes = 1; break;
 		case 'o': job->output = optarg; break;
 		case 'q': job->quiet = 1; break;
@@ -355,6 +390,64 @@ static void apply_defaults(struct bench_run *run, const struct given *g)
 			    (unsigned long long)job->bs, (unsigned long long)job->size);
 }
 
+/* Reads in flight per direct stream, as worker_opts() sets them. */
+static uint64_t job_depth(const struct bench_job *job)
+{
+	if (job->engine == BENCH_ENGINE_URING)
+		return job->iodepth ? job->iodepth : 1;
+	if (job->engine != BENCH_ENGINE_DEFAULT)
+		return 1;
+	return job->iodepth ? job->iodepth : 8;	/* the library's default */
+}
+
+/*
+ * The memory the workers need beside the page cache (see the man page):
+ * per thread its read buffer (bs + a page; the library's with --api
+ * zerocopy) and, when a mode may read direct, min(depth x bs, ceiling) in
+ * flight; plus BENCH_MEM_BASE.
+ */
+static uint64_t job_memory(const struct bench_job *job, uint64_t *ret_inflight)
+{
+	uint64_t threads = (uint64_t)(job->ndirs ? job->ndirs : 1) * job->numjobs, inflight = 0;
+
+	for (unsigned int m = 0; m < job->nmodes; m++)
+		if (job->modes[m] == PC_DIRECT || job->modes[m] == PC_AUTO)
+			inflight = job_depth(job) * job->bs;
+	if (inflight > BENCH_DIRECT_CEILING)
+		inflight = BENCH_DIRECT_CEILING;
+	*ret_inflight = inflight;
+	return threads * (job->bs + 4096 + inflight) + BENCH_MEM_BASE;
+}
+
+/* Refuse a job whose buffers cannot fit: in half of --mem-limit (the rest is
+ * for the page cache the run is about), or in half of the available memory. */
+static void check_memory(const struct bench_job *job)
+{
+	uint64_t inflight, need = job_memory(job, &inflight);
+	unsigned int threads = (job->ndirs ? job->ndirs : 1) * job->numjobs;
+	struct sample_meminfo mi;
+	char a[32], b[32], c[32], d[32];
+
+	bench_size(job->bs + 4096, a, sizeof(a));
+	bench_size(inflight, b, sizeof(b));
+	bench_size(need, c, sizeof(c));
+	if (job->mem_limit && need > job->mem_limit / 2)
+		usage_error("--mem-limit %s cannot hold the job's buffers: %u thread%s x (%s read "
+			    "buffer + %s of direct reads in flight) + %llu MiB = %s, more than "
+			    "half the cap; use a smaller --bs or --numjobs, or a larger "
+			    "--mem-limit", bench_size(job->mem_limit, d, sizeof(d)), threads,
+			    threads == 1 ? "" : "s", a, b,
+			    (unsigned long long)(BENCH_MEM_BASE >> 20), c);
+	if (!sample_read_meminfo(NULL, &mi) && sample_known(mi.available) &&
+	    need > mi.available / 2)
+		usage_error("the job's buffers need %s (%u thread%s x (%s read buffer + %s of "
+			    "direct reads in flight) + %llu MiB), more than half of the %s "
+			    "available; use a smaller --bs or --numjobs", c, threads,
+			    threads == 1 ? "" : "s", a, b,
+			    (unsigned long long)(BENCH_MEM_BASE >> 20),
+			    bench_size(mi.available, d, sizeof(d)));
+}
+
 /* Root-only options, memory and testbed size: before anything is made. */
 static void check_job(struct bench_run *run)
 {
@@ -379,6 +472,7 @@ static void check_job(struct bench_run *run)
 			    (unsigned long long)mi.available);
 	if (job->mem_align >= job->bs)
 		usage_error("--mem-align must be below --bs");
+	check_memory(job);
 	if (job->direct == 1 && job->mem_align)
 		warning("--mem-align %llu: direct mode reads into the library's aligned buffers",
 			(unsigned long long)job->mem_align);
@@ -440,7 +534,7 @@ static int setup_testbed(struct bench_run *run, struct testbed *tb)
 		 "%s on %s over a %s file in a tmpfs, mounted at %s", tb->fstype, tb->loopdev,
 		 bench_size(tb->size, a, sizeof(a)), tb->mnt);
 	if (strcmp(tb->fstype, "xfs"))
-		bench_note(run, "mkfs.xfs not found: the testbed uses ext4");
+		bench_note(run, "the testbed uses ext4: no mkfs.xfs, or under the 320 MiB XFS needs");
 	fprintf(stderr, "testbed: %s\n", run->testbed_desc);
 	return 0;
 }
@@ -493,66 +587,214 @@ static int join_cgroup(struct bench_run *run, struct cgroup *cg)
 	return 0;
 }
 
-static int write_file_with(const char *path, const char *what,
-			   const struct bench_run *run,
-			   void (*fn)(const struct bench_run *, FILE *))
-{
-	FILE *f = fopen(path, "w");
+/*
+ * The files a run writes, opened before anything is made so that a path
+ * that cannot be written is a usage error with nothing lost; truncated only
+ * when the report is written, removed when bench made them and nothing came.
+ */
+struct output {
+	const char *what;		/* "report", "timeline", "plot" */
+	const char *path;
+	char name[64];			/* the default chart's free name */
+	int fd;
+	int made;			/* this run created it */
+};
 
-	if (!f)
-		return error("cannot write %s '%s': %s", what, path, strerror(errno));
-	fn(run, f);
-	if (fclose(f))
-		return error("cannot write %s '%s': %s", what, path, strerror(errno));
-	return 0;
+enum { OUT_REPORT, OUT_TIMELINE, OUT_PLOT, OUT_N };
+static struct output outputs[OUT_N] = {
+	{ .what = "report", .fd = -1 }, { .what = "timeline", .fd = -1 },
+	{ .what = "plot", .fd = -1 },
+};
+
+/* Whether @path is a chart bench wrote: a regular file with the marker. */
+static int is_own_chart(const char *path)
+{
+	char head[512] = "";
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, head, sizeof(head) - 1);
+	close(fd);
+	if (n > 0)
+		head[n] = '\0';
+	return strstr(head, BENCH_CHART_MARKER) != NULL;
 }
 
-static int report(struct bench_run *run)
+/* Open the default chart: ours to replace, or the first free name. */
+static int open_default_chart(struct output *o)
 {
-	FILE *out = stdout;
+	for (int n = 0; n < 100; n++) {
+		int fd;
+
+		if (n)
+			snprintf(o->name, sizeof(o->name), "pagecliff-bench-%d.svg", n);
+		else
+			snprintf(o->name, sizeof(o->name), "pagecliff-bench.svg");
+		fd = open(o->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			o->made = 1;
+		else if (errno == EEXIST && is_own_chart(o->name))
+			fd = open(o->name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		else if (errno == EEXIST)
+			continue;
+		o->path = o->name;
+		return fd < 0 ? -errno : fd;
+	}
+	return -EEXIST;
+}
+
+/* Close the outputs; remove those this run made. */
+static void outputs_abandon(void)
+{
+	for (int i = 0; i < OUT_N; i++) {
+		if (outputs[i].fd < 0)
+			continue;
+		close(outputs[i].fd);
+		outputs[i].fd = -1;
+		if (outputs[i].made)
+			unlink(outputs[i].path);
+	}
+}
+
+static noreturn void outputs_refuse(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static noreturn void outputs_refuse(const char *fmt, ...)
+{
+	char msg[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	outputs_abandon();
+	usage_error("%s", msg);
+}
+
+/* Open (never truncate yet) each output the job names; exits 2 on failure. */
+static void open_outputs(struct bench_run *run, const struct given *g)
+{
+	const char *paths[OUT_N] = { run->job.output, run->job.timeline, run->job.plot };
+	struct stat st[OUT_N];
+
+	for (int i = 0; i < OUT_N; i++) {
+		struct output *o = &outputs[i];
+
+		if (!paths[i])
+			continue;
+		o->path = paths[i];
+		if (i == OUT_PLOT && !g->plot) {
+			o->fd = open_default_chart(o);
+		} else {
+			o->fd = open(o->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			o->made = o->fd >= 0;
+			if (o->fd < 0 && errno == EEXIST)
+				o->fd = open(o->path, O_WRONLY | O_CLOEXEC);
+		}
+		if (o->fd < 0)
+			outputs_refuse("cannot write %s '%s': %s", o->what, o->path,
+				       strerror(errno));
+		if (fstat(o->fd, &st[i]))
+			outputs_refuse("cannot write %s '%s': %s", o->what, o->path,
+				       strerror(errno));
+		for (int j = 0; j < i; j++)
+			if (outputs[j].fd >= 0 && S_ISREG(st[i].st_mode) &&
+			    st[j].st_dev == st[i].st_dev && st[j].st_ino == st[i].st_ino)
+				outputs_refuse("the %s and the %s are the same file '%s'",
+					       outputs[j].what, o->what, o->path);
+	}
+	if (outputs[OUT_PLOT].fd >= 0)
+		run->job.plot = outputs[OUT_PLOT].path;
+	if (outputs[OUT_PLOT].name[0] && strcmp(outputs[OUT_PLOT].name, "pagecliff-bench.svg"))
+		bench_note(run, "the chart goes to %s: pagecliff-bench.svg was not made by "
+			   "pagecliff bench and is left alone", outputs[OUT_PLOT].name);
+}
+
+/* Write output @i with @fn: now truncated and filled. */
+static int write_output(int i, const struct bench_run *run,
+			void (*fn)(const struct bench_run *, FILE *))
+{
+	struct output *o = &outputs[i];
+	struct stat st;
+	FILE *f;
 	int ret = 0;
 
-	bench_analyse(run);
-	if (run->job.output && !(out = fopen(run->job.output, "w")))
-		return error("cannot write report '%s': %s", run->job.output, strerror(errno));
+	if (!fstat(o->fd, &st) && S_ISREG(st.st_mode) && ftruncate(o->fd, 0))
+		ret = error("cannot write %s '%s': %s", o->what, o->path, strerror(errno));
+	f = ret ? NULL : fdopen(o->fd, "w");
+	if (!ret && !f)
+		ret = error("cannot write %s '%s': %s", o->what, o->path, strerror(errno));
+	if (f) {
+		fn(run, f);
+		if (fclose(f))
+			ret = error("cannot write %s '%s': %s", o->what, o->path,
+				    strerror(errno));
+	} else {
+		close(o->fd);
+	}
+	o->fd = -1;
+	o->made = 0;
+	return ret;
+}
+
+static void report_any(const struct bench_run *run, FILE *out)
+{
 	if (run->job.format == BENCH_JSON)
 		bench_report_json(run, out);
 	else if (run->job.format == BENCH_CSV)
 		bench_report_csv(run, out);
 	else
 		bench_report_text(run, out);
-	if (out != stdout && fclose(out))
-		ret = error("cannot write report '%s': %s", run->job.output, strerror(errno));
-	fflush(stdout);
-	if (run->job.timeline && run->nrows)
-		ret |= write_file_with(run->job.timeline, "timeline", run, bench_timeline_csv);
-	if (run->job.plot && run->nrows) {
-		ret |= write_file_with(run->job.plot, "plot", run, bench_plot_svg);
-		if (!ret)
+}
+
+static int report(struct bench_run *run)
+{
+	int ret = 0;
+
+	bench_analyse(run);
+	if (outputs[OUT_REPORT].fd >= 0) {
+		ret = write_output(OUT_REPORT, run, report_any);
+	} else {
+		report_any(run, stdout);
+		fflush(stdout);
+	}
+	if (outputs[OUT_TIMELINE].fd >= 0 && run->nrows)
+		ret |= write_output(OUT_TIMELINE, run, bench_timeline_csv);
+	if (outputs[OUT_PLOT].fd >= 0 && run->nrows) {
+		int err = write_output(OUT_PLOT, run, bench_plot_svg);
+
+		if (!err)
 			fprintf(stderr, "chart: %s\n", run->job.plot);
+		ret |= err;
 	}
 	return ret;
 }
 
-/* Set up, run, and tear down; teardown runs on every path. */
+/* Set up, run, and tear down; teardown runs on every path.  The user's
+ * directories are claimed (locked) before anything else is made. */
 static int run_job(struct bench_run *run)
 {
 	struct testbed tb = { .loop_fd = -1 };
 	struct cgroup cg = { 0 };
 	uint64_t to_write;
-	int ret = 0, laid = 0;
+	unsigned int ndirs = run->job.ndirs;
+	int ret = 0;
 
+	if (bench_claim(run, 0)) {
+		bench_release(run);
+		return -EXIT_USAGE;
+	}
 	if (!geteuid())
 		state_open();
 	if (run->job.mem_limit && (ret = make_cgroup(run, &cg)))
 		goto out;
 	if (run->job.testbed && (ret = setup_testbed(run, &tb)))
 		goto out;
-	if (bench_layout_check(run, &to_write)) {
+	if (bench_claim(run, ndirs) || bench_layout_check(run, &to_write)) {
 		ret = -EXIT_USAGE;
 		goto out;
 	}
-	laid = 1;
 	if (bench_stop || (ret = bench_layout(run)))
 		goto out;
 	if ((ret = join_cgroup(run, &cg)))
@@ -566,8 +808,7 @@ out:
 		if (err)
 			error("cannot remove memory cgroup '%s': %s", cg.path, strerror(-err));
 	}
-	if (laid && !run->job.keep)
-		bench_unlayout(run);
+	bench_release(run);
 	if (run->job.testbed) {
 		int err = testbed_destroy(&tb);
 
@@ -591,6 +832,7 @@ static int bench_main(struct bench_run *run, const struct given *g)
 	}
 	apply_defaults(run, g);
 	check_job(run);
+	open_outputs(run, g);
 	cleanup_stale();
 	if (run->job.builtin && !run->job.testbed)
 		builtin_dir(run);
@@ -598,10 +840,13 @@ static int bench_main(struct bench_run *run, const struct given *g)
 		bench_note(run, "--keep has no effect on the testbed: it is torn down");
 	run->started = (double)time(NULL);
 	ret = run_job(run);
-	if (ret == -EXIT_USAGE)
+	if (ret == -EXIT_USAGE) {
+		outputs_abandon();
 		return EXIT_USAGE;
+	}
 	if (run->nrows || run->interrupted)
 		ret |= report(run);
+	outputs_abandon();	/* what got no rows */
 	if (stop_signal) {
 		fprintf(stderr, "%s: interrupted by signal %d; cleaned up\n", progname,
 			(int)stop_signal);

@@ -21,7 +21,7 @@
 #include "util.h"
 
 static const char watch_usage[] =
-	"usage: pagecliff watch [--interval MS] [--count N] [--json] [--cgroup DIR]\n"
+	"usage: pagecliff watch [--interval TIME] [--count N] [--json] [--cgroup DIR]\n"
 	"\n"
 	"Show the page cache and reclaim per interval: page cache (active,\n"
 	"inactive), dirty, writeback, reclaim scan and steal rates (direct, kswapd,\n"
@@ -32,7 +32,8 @@ static const char watch_usage[] =
 	"kswapd's share of time awake.  A refreshing view on a terminal, one line\n"
 	"per interval otherwise.\n"
 	"\n"
-	"  -i, --interval MS  time between samples, 10 to 3600000 (default 1000)\n"
+	"  -i, --interval TIME  between samples, 10ms to 1h (default 1s; 250ms, 2s;\n"
+	"                     a bare number is seconds)\n"
 	"  -n, --count N      stop after N intervals (default: until interrupted)\n"
 	"  -j, --json         one JSON object per interval, one per line\n"
 	"      --text         one line of text per interval, even on a terminal\n"
@@ -71,10 +72,15 @@ static void parse_args(int argc, char **argv, struct watch_args *a)
 
 	while ((c = getopt_long(argc, argv, "i:n:jc:h", watch_options, NULL)) != -1) {
 		switch (c) {
-		case 'i':
-			if (parse_uint(optarg, 10, 3600000, &a->interval_ms))
-				usage_error("bad --interval '%s': want 10 to 3600000 ms", optarg);
+		case 'i': {
+			double secs;
+
+			if (parse_duration(optarg, &secs) || secs < 0.01 || secs > 3600)
+				usage_error("bad --interval '%s': a time from 10ms to 1h (250ms, "
+					    "2s, 1m; a bare number is seconds)", optarg);
+			a->interval_ms = (uint64_t)(secs * 1000 + 0.5);
 			break;
+		}
 		case 'n':
 			if (parse_uint(optarg, 1, UINT64_MAX / 2, &a->count))
 				usage_error("bad --count '%s': want a whole number >= 1", optarg);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -25,15 +26,57 @@
 
 static int state_fd = -1;
 static char state_path[PATH_MAX];
+static char state_id[32];
 
+/*
+ * Create STATE_DIR/bench-<id>.state holding its flock from before it has its
+ * name: a state file is a live run's exactly while its lock is held, in any
+ * PID namespace.  <id> is the pid, with -N added when another namespace's
+ * run of the same pid has it.
+ */
 int state_open(void)
 {
+	char tmp[PATH_MAX];
+
 	if (mkdir(STATE_DIR, 0755) && errno != EEXIST)
 		return -errno;
-	snprintf(state_path, sizeof(state_path), STATE_DIR "/bench-%ld.state",
-		 (long)getpid());
-	state_fd = open(state_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-	return state_fd < 0 ? -errno : 0;
+	for (int n = 0; n < 100; n++) {
+		int fd;
+
+		if (n)
+			snprintf(state_id, sizeof(state_id), "%ld-%d", (long)getpid(), n);
+		else
+			snprintf(state_id, sizeof(state_id), "%ld", (long)getpid());
+		snprintf(tmp, sizeof(tmp), STATE_DIR "/bench-%s.new", state_id);
+		snprintf(state_path, sizeof(state_path), STATE_DIR "/bench-%s.state", state_id);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+		if (fd < 0 && errno == EEXIST)
+			continue;
+		if (fd < 0)
+			break;
+		if (flock(fd, LOCK_EX) || link(tmp, state_path)) {
+			int err = errno;
+
+			unlink(tmp);
+			close(fd);
+			if (err == EEXIST)
+				continue;
+			errno = err;
+			break;
+		}
+		unlink(tmp);
+		state_fd = fd;
+		return 0;
+	}
+	state_id[0] = '\0';
+	return -errno;
+}
+
+const char *state_run_id(void)
+{
+	if (!state_id[0])
+		snprintf(state_id, sizeof(state_id), "%ld", (long)getpid());
+	return state_id;
 }
 
 int state_record(const char *what, const char *path)
@@ -55,8 +98,8 @@ void state_close(void)
 {
 	if (state_fd < 0)
 		return;
+	unlink(state_path);	/* before the lock goes: no one undoes it twice */
 	close(state_fd);
-	unlink(state_path);
 	state_fd = -1;
 }
 
@@ -156,6 +199,36 @@ static int undo_file(const char *file, state_undo_fn fn, void *arg)
 	return done;
 }
 
+/* Whether @fd is still the file at @path. */
+static int same_file(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return !fstat(fd, &a) && !lstat(path, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/*
+ * Whether the pid at the start of @id exists here.  A live pid keeps a state
+ * file even with its lock free (a run of a bench that took no locks, or a
+ * reused pid: left for a later sweep); a missing one proves nothing (another
+ * PID namespace), so the lock decides then.
+ */
+static int pid_lives(const char *id)
+{
+	long pid = strtol(id, NULL, 10);
+
+	return pid > 0 && !(kill((pid_t)pid, 0) && errno == ESRCH);
+}
+
+/* Whether @fd was last changed over a minute ago. */
+static int old_file(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && st.st_mtime < time(NULL) - 60;
+}
+
 int state_cleanup_stale(state_undo_fn fn, void *arg)
 {
 	char file[PATH_MAX + 300];
@@ -167,18 +240,29 @@ int state_cleanup_stale(state_undo_fn fn, void *arg)
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(d))) {
-		long pid;
-		char *end;
+		size_t len = strlen(de->d_name);
+		int fd, ret;
 
-		if (strncmp(de->d_name, "bench-", 6) || !isdigit((unsigned char)de->d_name[6]))
-			continue;
-		pid = strtol(de->d_name + 6, &end, 10);
-		if (strcmp(end, ".state") || !(kill((pid_t)pid, 0) && errno == ESRCH))
+		int fresh = len > 10 && !strcmp(de->d_name + len - 4, ".new");
+
+		if (strncmp(de->d_name, "bench-", 6) || !isdigit((unsigned char)de->d_name[6]) ||
+		    (!fresh && (len < 12 || strcmp(de->d_name + len - 6, ".state"))))
 			continue;
 		snprintf(file, sizeof(file), STATE_DIR "/%s", de->d_name);
-		int ret = undo_file(file, fn, arg);
-		if (ret > 0)
-			total += ret;
+		fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (pid_lives(de->d_name + 6) || (fresh && !old_file(fd))) {
+			close(fd);	/* maybe being made this instant */
+			continue;
+		}
+		if (!flock(fd, LOCK_EX | LOCK_NB) && same_file(fd, file)) {
+			/* its run is gone; a .new one died before it recorded anything */
+			ret = fresh ? (unlink(file), 0) : undo_file(file, fn, arg);
+			if (ret > 0)
+				total += ret;
+		}
+		close(fd);
 	}
 	closedir(d);
 	return total;
@@ -226,7 +310,7 @@ static int have_program(const char *name)
 
 static int make_dirs(struct testbed *tb)
 {
-	snprintf(tb->base, sizeof(tb->base), STATE_DIR "/testbed-%ld", (long)getpid());
+	snprintf(tb->base, sizeof(tb->base), STATE_DIR "/testbed-%s", state_run_id());
 	snprintf(tb->ram, sizeof(tb->ram), "%s/ram", tb->base);
 	snprintf(tb->mnt, sizeof(tb->mnt), "%s/mnt", tb->base);
 	snprintf(tb->backing, sizeof(tb->backing), "%s/ram/disk.img", tb->base);
@@ -307,13 +391,16 @@ out_ctl:
 	return ret;
 }
 
+/* mkfs.xfs refuses file systems below 300 MB: smaller testbeds get ext4. */
+#define XFS_MIN_BYTES (320ull << 20)
+
 static int make_fs(struct testbed *tb)
 {
 	char *xfs[] = { "mkfs.xfs", "-q", "-f", tb->loopdev, NULL };
 	char *ext4[] = { "mkfs.ext4", "-q", "-F", "-E", "nodiscard", tb->loopdev, NULL };
 	int ret;
 
-	if (have_program("mkfs.xfs")) {
+	if (have_program("mkfs.xfs") && tb->size >= XFS_MIN_BYTES) {
 		snprintf(tb->fstype, sizeof(tb->fstype), "xfs");
 		ret = run_quiet(xfs);
 	} else {

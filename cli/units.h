@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Sizes and counts in fio's units (units.c). */
+/* Sizes, counts and times in fio's units (units.c). */
 #ifndef PC_CLI_UNITS_H
 #define PC_CLI_UNITS_H
 
@@ -15,5 +15,14 @@ int parse_size(const char *str, uint64_t *ret_size);
 
 /* Parse a whole number in [min, max]; 0 or -EINVAL/-ERANGE. */
 int parse_uint(const char *str, uint64_t min, uint64_t max, uint64_t *ret);
+
+/*
+ * Parse a time: a decimal number (digits, at most one '.') with an optional
+ * unit ms, s, m or h; a bare number means seconds, as in fio ("500ms",
+ * "2s", "1.5s", "1m", "30").  Sets *ret_secs.  Returns 0, -EINVAL for
+ * anything else (empty, negative, exponent, hex, inf, nan, trailing junk)
+ * and -ERANGE above 100 days.
+ */
+int parse_duration(const char *str, double *ret_secs);
 
 #endif

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # A short real run as root: RAM testbed, 256 MiB memory cap, buffered, direct
-# and auto for 3 s each.  The JSON carries every figure and a boolean cliff per
+# and auto each reading the whole data set once (not for a time: on a loaded
+# machine a few seconds may not fill the cap).  The JSON carries every figure and a boolean cliff per
 # mode; buffered fills the cache to its cap and is reclaimed, direct and auto
 # keep it small and have no cliff; the timeline and the SVG match the JSON;
 # nothing is left behind.
@@ -10,7 +11,7 @@
 [ -e /dev/loop-control ] || skip "no loop devices"
 tmpdir
 "$PAGECLIFF" bench --testbed ram:1g --mem-limit 256m --numjobs 2 --size 384m \
-	--runtime 3 --time_based --interval 250ms --output-format json -o "$T/r.json" \
+	--runtime 200 --interval 100ms --output-format json -o "$T/r.json" \
 	--timeline "$T/t.csv" --plot "$T/p.svg" -q 2>"$T/err"
 rc=$?
 [ $rc -eq 0 ] || fail "exit $rc: $(cat "$T/err")"
@@ -41,8 +42,8 @@ for name, m in modes.items():
     assert isinstance(m["cliff"], bool), (name, m["cliff"])
     assert m["verdict"].startswith(name + ": "), m["verdict"]
     assert m["cold"], (name, "not cold", m["cached_before_bytes"])
-    assert m["bytes"] > 384 << 20, (name, m["bytes"])
-    assert len(m["intervals"]) >= 8, (name, len(m["intervals"]))
+    assert m["bytes"] == 2 * 384 << 20, (name, m["bytes"])
+    assert len(m["intervals"]) >= 1, (name, len(m["intervals"]))
     for i in m["intervals"]:
         for k in ikeys:
             assert k in i, (name, k)

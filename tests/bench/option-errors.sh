@@ -75,5 +75,13 @@ if [ "$(id -u)" = 0 ]; then
 	[ -z "$leftover" ] || fail "no space: created $leftover"
 	n=$((n + 1))
 fi
+# One time parser: watch reads "1s" as bench does, and a bare number as seconds.
+n=$((n + 1))
+"$PAGECLIFF" watch --count 1 --interval 1s --json >"$T/w" 2>"$T/err" || fail "watch --interval 1s: $(cat "$T/err")"
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["interval_s"]; assert 0.9 <= t <= 3, t' "$T/w" ||
+	fail "watch --interval 1s sampled $(cat "$T/w")"
+"$PAGECLIFF" watch --count 1 --interval 0.2 --json >"$T/w" 2>"$T/err" || fail "watch --interval 0.2: $(cat "$T/err")"
+"$PAGECLIFF" watch --interval 2h >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "bad --interval '2h': a time from 10ms to 1h" "$T/err" || fail "watch --interval 2h: $(cat "$T/err")"
 check_nothing_left
 echo "PASS: $n bad command lines refused with exit 2, nothing created"

@@ -2,7 +2,8 @@
 /*
  * cli/cgroup.c: a pagecliff cgroup gets the limit asked for, holds the page
  * cache of a process put in it under that limit, and is gone after removal;
- * a cgroup named after a dead pid is found and removed as stale.
+ * a cgroup whose maker died is found and removed as stale, one whose maker
+ * lives (its pid not visible, as from another PID namespace) is left alone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,21 +83,45 @@ static void count_stale(const char *path, int result, void *arg)
 		++*(int *)arg;
 }
 
+/*
+ * A cgroup whose creator died is stale; one named after a pid that does not
+ * exist here but whose creator is alive (another PID namespace's run) is not:
+ * its directory's lock is held.
+ */
 static void check_stale(void)
 {
-	struct cgroup cg;
+	struct cgroup cg, live;
+	char path[PATH_MAX] = "";
 	struct stat st;
-	int removed = 0, ret;
-	pid_t dead = fork();
+	int removed = 0, ret, pipefd[2];
+	pid_t dead, child;
 
+	T_CHECK(!pipe(pipefd), "pipe\n");
+	child = fork();
+	if (!child) {
+		/* made, then its maker dies without removing it */
+		if (cgroup_create(&cg, LIMIT, 0) ||
+		    write(pipefd[1], cg.path, strlen(cg.path)) <= 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	T_CHECK(read(pipefd[0], path, sizeof(path) - 1) > 0, "child made no cgroup\n");
+	close(pipefd[0]);
+	waitpid(child, NULL, 0);
+	dead = fork();
 	if (!dead)
 		_exit(0);
 	waitpid(dead, NULL, 0);
-	ret = cgroup_create(&cg, LIMIT, dead);
+	ret = cgroup_create(&live, LIMIT, dead);
 	T_CHECK(!ret, "cgroup_create for pid %d: %s\n", dead, strerror(-ret));
 	ret = cgroup_remove_stale(count_stale, &removed);
 	T_CHECK(ret >= 1 && removed >= 1, "found %d, removed %d\n", ret, removed);
-	T_CHECK(stat(cg.path, &st) && errno == ENOENT, "%s survived the sweep\n", cg.path);
+	T_CHECK(stat(path, &st) && errno == ENOENT, "%s survived the sweep\n", path);
+	T_CHECK(!stat(live.path, &st), "%s of a live holder was removed: %s\n", live.path,
+		strerror(errno));
+	T_CHECK(!cgroup_remove(&live), "cgroup_remove\n");
+	T_CHECK(stat(live.path, &st) && errno == ENOENT, "%s still there\n", live.path);
 }
 
 int main(void)

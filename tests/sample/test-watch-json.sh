@@ -9,7 +9,7 @@ command -v python3 >/dev/null || { echo "SKIP: no python3 to check JSON"; exit 7
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-"$pc" watch --count 3 --interval 200 --json >"$tmp/out" 2>"$tmp/err" ||
+"$pc" watch --count 3 --interval 200ms --json >"$tmp/out" 2>"$tmp/err" ||
 	{ echo "FAIL: watch exited non-zero: $(cat "$tmp/err")"; exit 1; }
 python3 - "$tmp/out" <<'PY' || exit 1
 import json, sys
@@ -39,13 +39,13 @@ for i, line in enumerate(lines):
 print("watch json: 3 objects")
 PY
 
-"$pc" watch --count 2 --interval 100 >"$tmp/text" || exit 1
+"$pc" watch --count 2 --interval 100ms >"$tmp/text" || exit 1
 [ "$(wc -l <"$tmp/text")" -eq 2 ] && grep -q '^cache [0-9]*M active [0-9]*M ' "$tmp/text" ||
 	{ echo "FAIL: text mode:"; cat "$tmp/text"; exit 1; }
 
 # on a terminal: the view clears the screen and redraws each interval
 if command -v script >/dev/null; then
-	script -qec "\"$pc\" watch --count 2 --interval 100" /dev/null >"$tmp/tty" ||
+	script -qec "\"$pc\" watch --count 2 --interval 100ms" /dev/null >"$tmp/tty" ||
 		{ echo "FAIL: watch on a terminal exited non-zero"; exit 1; }
 	[ "$(grep -c "$(printf '\033')\\[H" "$tmp/tty")" -eq 2 ] &&
 		grep -q '^device  *read MB/s  write MB/s' "$tmp/tty" &&
@@ -53,7 +53,7 @@ if command -v script >/dev/null; then
 		{ echo "FAIL: terminal view:"; cat -v "$tmp/tty"; exit 1; }
 fi
 
-for bad in "--interval 5" "--interval x" "--count 0" "--bogus" "extra"; do
+for bad in "--interval 5ms" "--interval x" "--count 0" "--bogus" "extra"; do
 	# shellcheck disable=SC2086
 	"$pc" watch $bad >/dev/null 2>"$tmp/err"; rc=$?
 	[ $rc -eq 2 ] && [ -s "$tmp/err" ] ||

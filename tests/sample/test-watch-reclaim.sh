@@ -43,7 +43,7 @@ fi
 dd if=/dev/zero of="$tmp/big" bs=1M count=640 oflag=direct status=none ||
 	{ echo "SKIP: cannot write a 640 MiB file with O_DIRECT in $tmp"; exit 77; }
 
-"$pc" watch --json --interval 250 --count 20 --cgroup "$cg" >"$tmp/watch" 2>"$tmp/err" &
+"$pc" watch --json --interval 250ms --count 20 --cgroup "$cg" >"$tmp/watch" 2>"$tmp/err" &
 watch_pid=$!
 sleep 0.6
 sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" cat --mode buffered "$3"' sh "$cg" "$pc" \
