@@ -58,7 +58,7 @@ check_run off ""
 
 # watch: one line, then "trace": null in every interval
 setpriv --reuid=65534 --regid=65534 --clear-groups \
-	"$PAGECLIFF" watch --json --interval 100 --count 2 >"$T/w.json" 2>"$T/w.err" ||
+	"$PAGECLIFF" watch --json --interval 100ms --count 2 >"$T/w.json" 2>"$T/w.err" ||
 	fail "watch as nobody: $(cat "$T/w.err")"
 [ "$(grep -c "no kernel-event tracing" "$T/w.err")" = 1 ] || fail "watch: $(cat "$T/w.err")"
 python3 -c '

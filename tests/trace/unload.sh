@@ -53,7 +53,7 @@ for sig in INT TERM KILL; do
 done
 
 # An error: watch cannot write its output (ENOSPC), so it stops and exits 1.
-"$PAGECLIFF" watch --json --interval 1500 --count 5 >/dev/full 2>"$T/err" &
+"$PAGECLIFF" watch --json --interval 1500ms --count 5 >/dev/full 2>"$T/err" &
 pid=$!
 wait_loaded $pid
 wait $pid
@@ -62,7 +62,7 @@ rc=$?
 check_gone $pid "watch write error"
 # SIGTERM on watch, which has no handler (a script's background jobs ignore
 # SIGINT): the kernel closes its descriptors
-"$PAGECLIFF" watch --json --interval 1000 --count 100 >/dev/null 2>"$T/err" &
+"$PAGECLIFF" watch --json --interval 1s --count 100 >/dev/null 2>"$T/err" &
 pid=$!
 wait_loaded $pid
 kill -TERM $pid
