@@ -21,12 +21,18 @@ wait_loaded() {
 	fail "process $1 did not load its programs in 20 s"
 }
 
-# After process $1 ($2 says how it ended) nothing of $NEW may be left.
+# After process $1 ($2 says how it ended) nothing of $NEW may be left.  The
+# kernel frees programs after an RCU grace period and their maps after that,
+# so what the exit released may show for a moment: up to 10 s is allowed.
 check_gone() {
-	local ids left
+	local ids left i
 	ids=$(echo "$NEW" | awk '$1 == "prog" { print $2 }')
+	for i in $(seq 100); do
+		left=$(comm -12 <(echo "$NEW") <(pc_objects | sort))
+		[ -z "$left" ] && [ -z "$(links_of $ids)" ] && break
+		sleep 0.1
+	done
 	[ -n "$(links_of $ids)" ] && fail "$2: links left: $(links_of $ids)"
-	left=$(comm -12 <(echo "$NEW") <(pc_objects | sort))
 	[ -z "$left" ] || fail "$2: left loaded: $left"
 	if [ -d /sys/fs/bpf ] && find /sys/fs/bpf -name 'pc_*' | grep -q .; then
 		fail "$2: pinned: $(find /sys/fs/bpf -name 'pc_*')"
