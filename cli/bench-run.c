@@ -547,7 +547,7 @@ static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
  * Load the kernel-event counters for this process's threads; without them
  * (no privilege, no BTF, not built) say so once and go on with /proc.
  */
-static void trace_start(struct bench_run *run)
+void bench_trace_start(struct bench_run *run)
 {
 	int err;
 
@@ -566,6 +566,12 @@ static void trace_start(struct bench_run *run)
 		   run->trace_why);
 }
 
+void bench_trace_stop(struct bench_run *run)
+{
+	trace_close(run->trace);	/* unloads everything it attached */
+	run->trace = NULL;
+}
+
 int bench_run_phases(struct bench_run *run)
 {
 	struct worker *w = aligned_alloc(64, sizeof(*w) * run->nfiles);
@@ -580,13 +586,10 @@ int bench_run_phases(struct bench_run *run)
 	snprintf(run->cache_desc, sizeof(run->cache_desc), "%s", run->cgroup_dir[0] ?
 		 "file pages of the memory cgroup (memory.stat file, v1 cache)" :
 		 "file pages system-wide: Cached - Shmem of /proc/meminfo (tmpfs not counted)");
-	trace_start(run);
 	for (unsigned int m = 0; m < run->job.nmodes && !bench_stop && !ret; m++)
 		ret = run_phase(run, m, w, ticks, nodes);
 	run->interrupted = bench_stop != 0;
 out:
-	trace_close(run->trace);	/* unloads everything it attached */
-	run->trace = NULL;
 	free(ticks);
 	free(w);
 	return ret;

@@ -159,6 +159,13 @@ int bench_layout(struct bench_run *run);
 
 /* bench-run.c */
 int bench_run_phases(struct bench_run *run);
+/*
+ * Load the kernel-event counters for this process (before it joins the
+ * memory cgroup, so their memory is not charged to the cap) or say, once,
+ * why not; stop unloads them (also when never started).
+ */
+void bench_trace_start(struct bench_run *run);
+void bench_trace_stop(struct bench_run *run);
 
 /* bench-report.c */
 void bench_analyse(struct bench_run *run);

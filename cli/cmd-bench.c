@@ -797,11 +797,13 @@ static int run_job(struct bench_run *run)
 	}
 	if (bench_stop || (ret = bench_layout(run)))
 		goto out;
+	bench_trace_start(run);		/* before the cap: its memory is not the workers' */
 	if ((ret = join_cgroup(run, &cg)))
 		goto out;
 	if (!bench_stop)
 		ret = bench_run_phases(run);
 out:
+	bench_trace_stop(run);
 	if (cg.path[0]) {
 		int err = cgroup_remove(&cg);
 
