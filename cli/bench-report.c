@@ -187,17 +187,26 @@ static int say_not_full(const struct bench_run *run, const struct bench_phase *p
  * "; measured: 41% of the readers' time in direct reclaim, 29% waiting on
  * locks (most: spin lock in __remove_mapping, 21%)".  Nothing untraced.
  */
+/* A share as "12.3%", or "unknown". */
+static const char *pct_str(char *buf, size_t len, double v)
+{
+	if (!known(v))
+		return "unknown";
+	snprintf(buf, len, "%.1f%%", v);
+	return buf;
+}
+
 static int say_traced(const struct bench_phase *ph, char *buf, size_t len)
 {
 	const struct detect_result *d = &ph->det;
+	char a[32], b[32];
 	int n;
 
 	if (isnan(d->direct_pct) && isnan(d->memcg_pct))
 		return 0;
-	n = snprintf(buf, len, "; measured once the cache was full: %.1f%% of the " WORKERS
-		     "' time in direct reclaim, %.1f%% in memory-cgroup reclaim",
-		     isnan(d->direct_pct) ? 0 : d->direct_pct,
-		     isnan(d->memcg_pct) ? 0 : d->memcg_pct);
+	n = snprintf(buf, len, "; measured once the cache was full: %s of the " WORKERS
+		     "' time in direct reclaim, %s in memory-cgroup reclaim",
+		     pct_str(a, sizeof(a), d->direct_pct), pct_str(b, sizeof(b), d->memcg_pct));
 	if (n < 0 || (size_t)n >= len || isnan(d->lock_pct))
 		return n;
 	n += snprintf(buf + n, len - n, ", %.1f%% waiting on locks", d->lock_pct);
@@ -346,16 +355,22 @@ static void text_traced(const struct bench_run *run, FILE *out)
 
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {
 		const struct bench_phase *ph = &run->phases[m];
+		const double v[] = { ph->direct_reclaim_pct, ph->memcg_reclaim_pct,
+				     ph->lock_wait_pct, ph->dirty_throttle_pct, ph->kswapd_busy_pct };
+		char b[5][32];
+		int any = 0;
 
-		if (!ph->ran || isnan(ph->direct_reclaim_pct))
+		for (size_t k = 0; k < 5; k++)
+			any |= known(v[k]);
+		if (!ph->ran || !any)
 			continue;
 		if (!header++)
 			fprintf(out, "\nkernel time, %% of the " WORKERS "' time over the phase "
 				"(kswapd: %% of its time awake):\n");
-		fprintf(out, "%s: direct reclaim %.1f%%, memory-cgroup reclaim %.1f%%, lock wait "
-			"%.1f%%, dirty throttle %.1f%%, kswapd %.1f%%",
-			pc_strategy_name(ph->mode), ph->direct_reclaim_pct, ph->memcg_reclaim_pct,
-			ph->lock_wait_pct, ph->dirty_throttle_pct, ph->kswapd_busy_pct);
+		fprintf(out, "%s: direct reclaim %s, memory-cgroup reclaim %s, lock wait %s, "
+			"dirty throttle %s, kswapd %s", pc_strategy_name(ph->mode),
+			pct_str(b[0], 32, v[0]), pct_str(b[1], 32, v[1]), pct_str(b[2], 32, v[2]),
+			pct_str(b[3], 32, v[3]), pct_str(b[4], 32, v[4]));
 		for (unsigned int i = 0, shown = 0; i < ph->ntop_locks; i++)
 			if (ph->top_locks[i].pct >= LOCK_SHOWN_PCT)
 				fprintf(out, "%s%s %.1f%%", shown++ ? ", " : "; top locks: ",
