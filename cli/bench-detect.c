@@ -32,9 +32,19 @@ double detect_median(const double *v, size_t n)
 	return m;
 }
 
+/* Time in direct plus memory-cgroup reclaim, NAN when not measured. */
+static double reclaim_pct(const struct detect_point *p)
+{
+	if (isnan(p->direct_pct) && isnan(p->memcg_pct))
+		return NAN;
+	return (isnan(p->direct_pct) ? 0 : p->direct_pct) + (isnan(p->memcg_pct) ? 0 : p->memcg_pct);
+}
+
 static int reclaiming(const struct detect_point *p)
 {
-	return !isnan(p->reclaim) && p->reclaim >= DETECT_RECLAIM_MIN;
+	if (!isnan(p->reclaim))
+		return p->reclaim >= DETECT_RECLAIM_MIN;
+	return reclaim_pct(p) >= DETECT_RECLAIM_PCT_MIN;
 }
 
 static int full(const struct detect_point *p)
@@ -44,9 +54,21 @@ static int full(const struct detect_point *p)
 	return reclaiming(p);
 }
 
-/* Median of field gbps (or reclaim) over [from, to). */
-static double median_of(const struct detect_point *p, size_t from, size_t to,
-			int reclaim)
+enum { F_GBPS, F_RECLAIM, F_DIRECT, F_MEMCG, F_LOCK };
+
+static double field_of(const struct detect_point *p, int field)
+{
+	switch (field) {
+	case F_RECLAIM: return p->reclaim;
+	case F_DIRECT: return p->direct_pct;
+	case F_MEMCG: return p->memcg_pct;
+	case F_LOCK: return p->lock_pct;
+	default: return p->gbps;
+	}
+}
+
+/* Median of @field over [from, to), skipping unknown values. */
+static double median_of(const struct detect_point *p, size_t from, size_t to, int field)
 {
 	double *v, m;
 	size_t n = 0;
@@ -55,8 +77,8 @@ static double median_of(const struct detect_point *p, size_t from, size_t to,
 	if (!v)
 		return NAN;
 	for (size_t i = from; i < to; i++)
-		if (!reclaim || !isnan(p[i].reclaim))
-			v[n++] = reclaim ? p[i].reclaim : p[i].gbps;
+		if (field == F_GBPS || !isnan(field_of(&p[i], field)))
+			v[n++] = field_of(&p[i], field);
 	m = detect_median(v, n);
 	free(v);
 	return m;
@@ -85,9 +107,12 @@ static void split(const struct detect_point *p, size_t n, struct detect_result *
 	size_t from = r->full_at + 1 < n ? r->full_at + 1 : r->full_at;
 	int reclaim_before = 0;
 
-	r->before_gbps = r->full_at >= 2 ? median_of(p, 0, r->full_at, 0) : NAN;
-	r->after_gbps = median_of(p, from, n, 0);
-	r->reclaim_rate = median_of(p, from, n, 1);
+	r->before_gbps = r->full_at >= 2 ? median_of(p, 0, r->full_at, F_GBPS) : NAN;
+	r->after_gbps = median_of(p, from, n, F_GBPS);
+	r->reclaim_rate = median_of(p, from, n, F_RECLAIM);
+	r->direct_pct = median_of(p, from, n, F_DIRECT);
+	r->memcg_pct = median_of(p, from, n, F_MEMCG);
+	r->lock_pct = median_of(p, from, n, F_LOCK);
 	r->after_min = INFINITY;
 	for (size_t i = from; i < n; i++)
 		r->after_min = fmin(r->after_min, p[i].gbps);
@@ -95,10 +120,19 @@ static void split(const struct detect_point *p, size_t n, struct detect_result *
 		reclaim_before |= reclaiming(&p[i]);
 	/* Slow while the cache grew into memory nothing had to be taken from:
 	 * first touch of memory (free page reporting on VMs), not the cliff. */
-	r->growth_gbps = r->full_at >= 1 ? median_of(p, 0, r->full_at, 0) : NAN;
+	r->growth_gbps = r->full_at >= 1 ? median_of(p, 0, r->full_at, F_GBPS) : NAN;
 	if (r->full_at >= 1 && !reclaim_before &&
 	    r->growth_gbps < DETECT_FALL_SHARE * r->after_gbps)
 		r->growth_drop = 1;
+}
+
+/* Reclaim ran once the cache was full: by pages, else by measured time. */
+static int reclaim_ran(const struct detect_result *r)
+{
+	struct detect_point p = { .reclaim = r->reclaim_rate, .direct_pct = r->direct_pct,
+				  .memcg_pct = r->memcg_pct };
+
+	return reclaiming(&p);
 }
 
 void detect_cliff(const struct detect_point *p, size_t n, double best_gbps,
@@ -111,12 +145,13 @@ void detect_cliff(const struct detect_point *p, size_t n, double best_gbps,
 	r.before_gbps = r.after_gbps = r.after_min = r.reclaim_rate = NAN;
 	r.growth_gbps = NAN;
 	r.vs_own = r.vs_best = NAN;
+	r.direct_pct = r.memcg_pct = r.lock_pct = NAN;
 	r.kind = DETECT_NO_DATA;
 	if (n < 2)
 		goto out;
 	find_full(p, n, &r);
 	if (r.full_at == n) {
-		r.after_gbps = median_of(p, 0, n, 0);
+		r.after_gbps = median_of(p, 0, n, F_GBPS);
 		r.kind = DETECT_NOT_FULL;
 		goto out;
 	}
@@ -125,7 +160,7 @@ void detect_cliff(const struct detect_point *p, size_t n, double best_gbps,
 		r.vs_own = r.after_gbps / r.before_gbps;
 	if (!isnan(best_gbps) && best_gbps > 0)
 		r.vs_best = r.after_gbps / best_gbps;
-	if (isnan(r.reclaim_rate) || r.reclaim_rate < DETECT_RECLAIM_MIN) {
+	if (!reclaim_ran(&r)) {
 		r.kind = DETECT_NO_RECLAIM;
 		goto out;
 	}

@@ -15,6 +15,8 @@
 #define DETECT_RECLAIM_MIN 256.0
 /* Throughput under this share of a reference is a fall. */
 #define DETECT_FALL_SHARE 0.8
+/* Measured reclaim under this % of the workers' time is noise. */
+#define DETECT_RECLAIM_PCT_MIN 1.0
 
 /* One interval of one mode. */
 struct detect_point {
@@ -23,6 +25,8 @@ struct detect_point {
 	double cache;			/* page-cache bytes at the end */
 	double limit;			/* cache limit in bytes, NAN when none */
 	double reclaim;			/* pages/s reclaimed, NAN when unknown */
+	/* % of the workers' time, from the kernel's tracepoints; NAN unknown */
+	double direct_pct, memcg_pct, lock_pct;
 };
 
 enum detect_kind {
@@ -47,6 +51,8 @@ struct detect_result {
 	double peak_cache, limit;
 	double best_gbps;		/* the reference: the best mode of the run */
 	double vs_own, vs_best;		/* after / before, after / best (NAN unknown) */
+	/* medians once it was full, % of the workers' time; NAN when not traced */
+	double direct_pct, memcg_pct, lock_pct;
 };
 
 /* Median of @n values (copied, not reordered); NAN when @n is 0. */
@@ -59,7 +65,9 @@ double detect_median(const double *v, size_t n);
  * The cache is full from the first interval at DETECT_FULL_SHARE of its
  * limit (without a limit: the first with reclaim).  A cliff is throughput
  * after that point under DETECT_FALL_SHARE of the mode's own median before
- * it, or of @best_gbps, while reclaim runs.  Slowness before that point with
+ * it, or of @best_gbps, while reclaim runs: DETECT_RECLAIM_MIN pages/s, or
+ * where the pages are not counted, DETECT_RECLAIM_PCT_MIN of the workers'
+ * time measured in direct or memory-cgroup reclaim.  Slowness before that point with
  * the cache growing and nothing reclaimed is growth_drop, never the cliff,
  * and then the own comparison is not used.
  */

@@ -2,10 +2,13 @@
 /*
  * --plot: one SVG chart of a bench run.  Top panel: throughput of every
  * mode against the data it had read, the cliff marked.  Bottom panel: page
- * cache (solid, left axis) and reclaim rate (dashed, right axis).  Plain
- * SVG 1.1 with escaped text, so browsers and XML parsers both take it.
+ * cache (solid, left axis) and reclaim rate (dashed, right axis).  When the
+ * kernel's events were traced, one more panel per mode: the shares of the
+ * readers' time in reclaim, lock waits and dirty throttling, and kswapd's.
+ * Plain SVG 1.1 with escaped text, so browsers and XML parsers both take it.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,6 +22,8 @@
 #define BOT1 330
 #define TOP2 400
 #define BOT2 580
+#define SHARE_H 170			/* height of one mode's share panel */
+#define SHARE_PLOT 110			/* of which the plot */
 #define GIB (1024.0 * 1024 * 1024)
 
 struct axis {
@@ -45,6 +50,11 @@ static struct axis nice_axis(double max)
 	a.step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
 	a.max = ceil(max / a.step) * a.step;
 	return a;
+}
+
+static double nz_share(double v)
+{
+	return isnan(v) ? 0 : v;
 }
 
 static double sx(double v, const struct axis *x)
@@ -159,11 +169,77 @@ static void legend(FILE *out, const struct bench_run *run)
 	}
 }
 
+/* The traced shares: field, colour, dash, name. */
+static const struct share_line {
+	size_t off;
+	const char *color, *dash, *name;
+} share_lines[] = {
+	{ offsetof(struct bench_row, direct_reclaim_pct), "#d62728", "", "direct reclaim" },
+	{ offsetof(struct bench_row, memcg_reclaim_pct), "#ff7f0e", "", "memory-cgroup reclaim" },
+	{ offsetof(struct bench_row, lock_wait_pct), "#9467bd", "", "lock wait" },
+	{ offsetof(struct bench_row, dirty_throttle_pct), "#1f77b4", "", "dirty throttle" },
+	{ offsetof(struct bench_row, kswapd_busy_pct), "#7f7f7f", " stroke-dasharray=\"5 4\"",
+	  "kswapd awake (of its time)" },
+};
+
+static double share_of(const struct bench_row *r, const struct share_line *l)
+{
+	return *(const double *)((const char *)r + l->off);
+}
+
+static int traced_phase(const struct bench_run *run, const struct bench_phase *ph)
+{
+	return ph->ran && ph->nrows && !isnan(run->rows[ph->first_row].direct_reclaim_pct);
+}
+
+/* One share as a path (not a polyline: those are the panels above). */
+static void share_path(FILE *out, const struct bench_run *run, const struct bench_phase *ph,
+		       const struct share_line *l, const struct axis *x, const struct axis *y,
+		       int top, int bot)
+{
+	const struct bench_row *r = run->rows + ph->first_row;
+
+	fprintf(out, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s d=\"", l->color,
+		l->dash);
+	for (size_t i = 0; i < ph->nrows; i++)
+		fprintf(out, "%s%.1f,%.1f ", i ? "L" : "M", sx(r[i].bytes_total / GIB, x),
+			sy(share_of(&r[i], l), y, top, bot));
+	fputs("\"/>\n", out);
+}
+
+/* A panel of @ph's shares of time at @top, against the data read. */
+static void share_panel(FILE *out, const struct bench_run *run, const struct bench_phase *ph,
+			const struct axis *x, int top)
+{
+	int bot = top + SHARE_PLOT, lx = LEFT;
+	double maxv = 0;
+	struct axis y;
+	char buf[160];
+
+	for (size_t i = 0; i < ph->nrows; i++)
+		for (size_t k = 0; k < sizeof(share_lines) / sizeof(share_lines[0]); k++)
+			maxv = fmax(maxv, nz_share(share_of(&run->rows[ph->first_row + i],
+							    &share_lines[k])));
+	y = nice_axis(fmin(fmax(maxv * 1.1, 1), 100));
+	snprintf(buf, sizeof(buf), "%s: %% of the readers' time (kswapd: of its own)",
+		 pc_strategy_name(ph->mode));
+	text(out, LEFT, top - 8, "start", "font-weight=\"bold\"", buf);
+	grid(out, x, &y, top, bot, "%", 1);
+	for (size_t k = 0; k < sizeof(share_lines) / sizeof(share_lines[0]); k++) {
+		share_path(out, run, ph, &share_lines[k], x, &y, top, bot);
+		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"4\" fill=\"%s\"/>\n",
+			lx, bot + 24, share_lines[k].color);
+		text(out, lx + 18, bot + 30, "start", "", share_lines[k].name);
+		lx += 160;
+	}
+}
+
 void bench_plot_svg(const struct bench_run *run, FILE *out)
 {
 	double maxx = 0, maxg = 0, maxc = 0, maxr = 0, limit = NAN;
 	struct axis x, yg, yc, yr;
 	char buf[128];
+	int h = H, shares = 0;
 
 	for (size_t i = 0; i < run->nrows; i++) {
 		const struct bench_row *r = &run->rows[i];
@@ -183,10 +259,13 @@ void bench_plot_svg(const struct bench_run *run, FILE *out)
 	yc.max *= 1 << 20;
 	yc.step *= 1 << 20;
 	yr = nice_axis(maxr);
+	for (unsigned int m = 0; m < run->job.nmodes; m++)
+		shares += traced_phase(run, &run->phases[m]);
+	h += shares * SHARE_H;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" BENCH_CHART_MARKER "\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n", W, H, W, H);
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n", W, h, W, h);
 	text(out, W / 2, 24, "middle", "font-size=\"16\" font-weight=\"bold\"",
 	     "pagecliff bench: throughput against data read, per mode");
 	grid(out, &x, &yg, TOP1, BOT1, "GB/s", 1);
@@ -225,5 +304,8 @@ void bench_plot_svg(const struct bench_run *run, FILE *out)
 	text(out, (LEFT + RIGHT) / 2, BOT2 + 36, "middle", "", "data read by the mode, GiB");
 	text(out, LEFT, TOP2 - 8, "start", "",
 	     "page cache (solid, left axis) and reclaim rate (dashed, right axis)");
+	for (unsigned int m = 0, i = 0; m < run->job.nmodes; m++)
+		if (traced_phase(run, &run->phases[m]))
+			share_panel(out, run, &run->phases[m], &x, H + 10 + (int)i++ * SHARE_H);
 	fputs("</svg>\n", out);
 }

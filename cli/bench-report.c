@@ -164,6 +164,9 @@ static void detect_phase(const struct bench_run *run, struct bench_phase *ph)
 		p[n].cache = r[i].cache;
 		p[n].limit = r[i].cache_limit;
 		p[n].reclaim = r[i].reclaim;
+		p[n].direct_pct = r[i].direct_reclaim_pct;
+		p[n].memcg_pct = r[i].memcg_reclaim_pct;
+		p[n].lock_pct = r[i].lock_wait_pct;
 		n++;
 	}
 	detect_cliff(p, n, run->best_gbps, &ph->det);
@@ -259,6 +262,53 @@ static int say_write_cause(const struct bench_phase *ph, char *buf, size_t len)
 	return n;
 }
 
+/* Whose time the shares are of: bench's workers read or write. */
+static const char *workers(const struct bench_run *run)
+{
+	return run->job.rw == BENCH_WRITE ? "writers" : "readers";
+}
+
+/* A lock below this % of the workers' time is not named in words. */
+#define LOCK_SHOWN_PCT 0.1
+
+/* A share as "12.3%", or "unknown". */
+static const char *pct_str(char *buf, size_t len, double v)
+{
+	if (!known(v))
+		return "unknown";
+	snprintf(buf, len, "%.1f%%", v);
+	return buf;
+}
+
+/*
+ * What the kernel's events say about the time once the cache was full:
+ * "; measured: 41% of the readers' time in direct reclaim, 29% waiting on
+ * locks (most: spin lock in __remove_mapping, 21%)".  Nothing untraced.
+ */
+static int say_traced(const struct bench_phase *ph, const char *who, char *buf, size_t len)
+{
+	const struct detect_result *d = &ph->det;
+	char a[32], b[32];
+	int n;
+
+	if (isnan(d->direct_pct) && isnan(d->memcg_pct))
+		return 0;
+	n = snprintf(buf, len, "; measured once the cache was full: %s of the %s' time in "
+		     "direct reclaim, %s in memory-cgroup reclaim",
+		     pct_str(a, sizeof(a), d->direct_pct), who, pct_str(b, sizeof(b), d->memcg_pct));
+	if (n < 0 || (size_t)n >= len || isnan(d->lock_pct))
+		return n;
+	n += snprintf(buf + n, len - n, ", %.1f%% waiting on locks", d->lock_pct);
+	if ((size_t)n < len && ph->ntop_locks && ph->top_locks[0].pct >= LOCK_SHOWN_PCT) {
+		char top[sizeof(ph->top_locks[0].name)];	/* buf is ph->verdict */
+
+		memcpy(top, ph->top_locks[0].name, sizeof(top));
+		n += snprintf(buf + n, len - n, " (most: %s, %.1f%% over the phase)", top,
+			      ph->top_locks[0].pct);
+	}
+	return n;
+}
+
 static void say_verdict(const struct bench_run *run, struct bench_phase *ph)
 {
 	const struct detect_result *d = &ph->det;
@@ -289,6 +339,8 @@ static void say_verdict(const struct bench_run *run, struct bench_phase *ph)
 			     run->job.rw == BENCH_WRITE ? "" : "--runtime with --time_based, ");
 		break;
 	}
+	if ((d->kind == DETECT_CLIFF || d->kind == DETECT_HELD) && n > 0 && (size_t)n < len)
+		n += say_traced(ph, workers(run), buf + n, len - n);
 	if (d->growth_drop && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - n, "; before the cache filled it ran slower "
 			      "(%.2f GB/s) while the cache grew and nothing was reclaimed: likely the "
@@ -387,16 +439,6 @@ static void text_phase(const struct bench_phase *ph, FILE *out)
 		ph->det.cliff ? "yes" : "no");
 }
 
-/* "-" for an unknown share. */
-static const char *pct_str(double v, char *buf, size_t len)
-{
-	if (isnan(v))
-		snprintf(buf, len, "unknown");
-	else
-		snprintf(buf, len, "%.0f%%", v);
-	return buf;
-}
-
 static void text_write_phase(const struct bench_phase *ph, FILE *out)
 {
 	char a[32], b[32], c[16], d[16], e[16];
@@ -409,8 +451,39 @@ static void text_write_phase(const struct bench_phase *ph, FILE *out)
 		ph->reason[0] ? ph->reason : pc_strategy_name(ph->strategy), ph->sync_secs,
 		ph->secs, bench_size(ph->peak_dirty, a, sizeof(a)),
 		bench_size(ph->peak_writeback, b, sizeof(b)),
-		pct_str(ph->throttled_pct, c, sizeof(c)),
-		pct_str(ph->reclaim_wait_pct, d, sizeof(d)), pct_str(ph->reclaim_pct, e, sizeof(e)));
+		pct_str(c, sizeof(c), ph->throttled_pct),
+		pct_str(d, sizeof(d), ph->reclaim_wait_pct), pct_str(e, sizeof(e), ph->reclaim_pct));
+}
+
+/* The kernel-event shares per mode, over its whole phase. */
+static void text_traced(const struct bench_run *run, FILE *out)
+{
+	int header = 0;
+
+	for (unsigned int m = 0; m < run->job.nmodes; m++) {
+		const struct bench_phase *ph = &run->phases[m];
+		const double v[] = { ph->direct_reclaim_pct, ph->memcg_reclaim_pct,
+				     ph->lock_wait_pct, ph->dirty_throttle_pct, ph->kswapd_busy_pct };
+		char b[5][32];
+		int any = 0;
+
+		for (size_t k = 0; k < 5; k++)
+			any |= known(v[k]);
+		if (!ph->ran || !any)
+			continue;
+		if (!header++)
+			fprintf(out, "\nkernel time, %% of the %s' time over the phase "
+				"(kswapd: %% of its time awake):\n", workers(run));
+		fprintf(out, "%s: direct reclaim %s, memory-cgroup reclaim %s, lock wait %s, "
+			"dirty throttle %s, kswapd %s", pc_strategy_name(ph->mode),
+			pct_str(b[0], 32, v[0]), pct_str(b[1], 32, v[1]), pct_str(b[2], 32, v[2]),
+			pct_str(b[3], 32, v[3]), pct_str(b[4], 32, v[4]));
+		for (unsigned int i = 0, shown = 0; i < ph->ntop_locks; i++)
+			if (ph->top_locks[i].pct >= LOCK_SHOWN_PCT)
+				fprintf(out, "%s%s %.1f%%", shown++ ? ", " : "; top locks: ",
+					ph->top_locks[i].name, ph->top_locks[i].pct);
+		fputc('\n', out);
+	}
 }
 
 void bench_report_text(const struct bench_run *run, FILE *out)
@@ -445,6 +518,7 @@ void bench_report_text(const struct bench_run *run, FILE *out)
 			bench_size(ph->cached_before, a, sizeof(a)),
 			ph->cold_ok ? "" : " (NOT cold: figures include cache hits)");
 	}
+	text_traced(run, out);
 	fprintf(out, "\nverdict:\n");
 	for (unsigned int m = 0; m < run->job.nmodes; m++)
 		if (run->phases[m].ran)
@@ -535,11 +609,39 @@ static void json_row(FILE *out, const struct bench_run *run, const struct bench_
 	json_kv_num(out, "threads_in_d_state", r->dstate, 1);
 	json_kv_num(out, "dirty_bytes", r->dirty, 1);
 	json_kv_num(out, "writeback_bytes", r->writeback, 1);
-	json_kv_num(out, "throttled_pct", r->throttled_pct, 1);
-	json_kv_num(out, "reclaim_wait_pct", r->reclaim_wait_pct, 1);
-	json_kv_num(out, "direct_reclaim_pct", r->reclaim_pct, 1);
-	json_kv_num(out, "threads_flushing", r->flushing, 0);
+	json_kv_num(out, "stack_throttled_pct", r->throttled_pct, 1);
+	json_kv_num(out, "stack_reclaim_wait_pct", r->reclaim_wait_pct, 1);
+	json_kv_num(out, "stack_reclaim_pct", r->reclaim_pct, 1);
+	json_kv_num(out, "threads_flushing", r->flushing, 1);
+	json_kv_num(out, "direct_reclaim_pct", r->direct_reclaim_pct, 1);
+	json_kv_num(out, "memcg_reclaim_pct", r->memcg_reclaim_pct, 1);
+	json_kv_num(out, "lock_wait_pct", r->lock_wait_pct, 1);
+	json_kv_str(out, "top_lock", r->top_lock, 1);
+	json_kv_num(out, "top_lock_pct", r->top_lock_pct, 1);
+	json_kv_num(out, "kswapd_busy_pct", r->kswapd_busy_pct, 1);
+	json_kv_num(out, "dirty_throttle_pct", r->dirty_throttle_pct, 0);
 	fputs("}", out);
+}
+
+/* The phase's kernel-event shares (null when not traced) and top locks. */
+static void json_traced(FILE *out, const struct bench_phase *ph)
+{
+	json_kv_num(out, "direct_reclaim_pct", ph->direct_reclaim_pct, 1);
+	json_kv_num(out, "memcg_reclaim_pct", ph->memcg_reclaim_pct, 1);
+	json_kv_num(out, "lock_wait_pct", ph->lock_wait_pct, 1);
+	json_kv_num(out, "kswapd_busy_pct", ph->kswapd_busy_pct, 1);
+	json_kv_num(out, "dirty_throttle_pct", ph->dirty_throttle_pct, 1);
+	json_kv_num(out, "direct_reclaim_pct_after_cache_full", ph->det.direct_pct, 1);
+	json_kv_num(out, "memcg_reclaim_pct_after_cache_full", ph->det.memcg_pct, 1);
+	json_kv_num(out, "lock_wait_pct_after_cache_full", ph->det.lock_pct, 1);
+	fputs("\"top_locks\": [", out);
+	for (unsigned int i = 0; i < ph->ntop_locks; i++) {
+		fputs(i ? ", {" : "{", out);
+		json_kv_str(out, "lock", ph->top_locks[i].name, 1);
+		json_kv_num(out, "pct", ph->top_locks[i].pct, 0);
+		fputs("}", out);
+	}
+	fputs("], ", out);
 }
 
 static void json_phase(FILE *out, const struct bench_run *run, const struct bench_phase *ph)
@@ -579,9 +681,10 @@ static void json_phase(FILE *out, const struct bench_run *run, const struct benc
 	json_kv_num(out, "fdatasync_seconds", run->job.rw == BENCH_WRITE ? ph->sync_secs : NAN, 1);
 	json_kv_num(out, "peak_dirty_bytes", ph->peak_dirty, 1);
 	json_kv_num(out, "peak_writeback_bytes", ph->peak_writeback, 1);
-	json_kv_num(out, "throttled_pct", ph->throttled_pct, 1);
-	json_kv_num(out, "reclaim_wait_pct", ph->reclaim_wait_pct, 1);
-	json_kv_num(out, "direct_reclaim_pct", ph->reclaim_pct, 1);
+	json_kv_num(out, "stack_throttled_pct", ph->throttled_pct, 1);
+	json_kv_num(out, "stack_reclaim_wait_pct", ph->reclaim_wait_pct, 1);
+	json_kv_num(out, "stack_reclaim_pct", ph->reclaim_pct, 1);
+	json_traced(out, ph);
 	fputs("\"intervals\": [\n", out);
 	for (size_t i = 0; i < ph->nrows; i++) {
 		fputs("      ", out);
@@ -619,7 +722,9 @@ static void json_job(FILE *out, const struct bench_run *run)
 	json_kv_num(out, "testbed_bytes", j->testbed ? (double)j->testbed : NAN, 1);
 	json_kv_str(out, "testbed", run->testbed_desc, 1);
 	json_kv_str(out, "page_cache_counted_as", run->cache_desc, 1);
-	json_kv_str(out, "numa", run->numa_desc, 0);
+	json_kv_str(out, "numa", run->numa_desc, 1);
+	fprintf(out, "\"kernel_tracing\": %s, ", run->trace_why[0] ? "false" : "true");
+	json_kv_str(out, "kernel_tracing_why_not", run->trace_why, 0);
 	fputs("},\n", out);
 }
 
@@ -684,8 +789,8 @@ void bench_report_csv(const struct bench_run *run, FILE *out)
 	      "gbps_before,gbps_after,cache_full_gib,reclaim_pages_s,ratio_to_best,"
 	      "cpu_s_per_gib_process,cpu_s_per_gib_system,cpu_s_per_gib_kswapd,"
 	      "peak_cache_bytes,pages_reclaimed,mem_align,fdatasync_seconds,"
-	      "peak_dirty_bytes,peak_writeback_bytes,throttled_pct,reclaim_wait_pct,"
-	      "direct_reclaim_pct,verdict\n", out);
+	      "peak_dirty_bytes,peak_writeback_bytes,stack_throttled_pct,stack_reclaim_wait_pct,"
+	      "stack_reclaim_pct,verdict\n", out);
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {
 		const struct bench_phase *ph = &run->phases[m];
 		const struct detect_result *d = &ph->det;
@@ -725,8 +830,9 @@ void bench_timeline_csv(const struct bench_run *run, FILE *out)
 	      "cpu_softirq_pct,cpu_idle_pct,process_cpu_s,system_cpu_s,kswapd_cpu_s,"
 	      "cache_bytes,cache_limit,reclaim_pages_s,pgscan_direct_s,pgsteal_direct_s,"
 	      "pgscan_kswapd_s,pgsteal_kswapd_s,allocstall_s,cg_pgscan_s,cg_pgsteal_s,"
-	      "psi_some_pct,psi_full_pct,dstate,dirty_bytes,writeback_bytes,throttled_pct,"
-	      "reclaim_wait_pct,direct_reclaim_pct,flushing", out);
+	      "psi_some_pct,psi_full_pct,dstate,dirty_bytes,writeback_bytes,stack_throttled_pct,"
+	      "stack_reclaim_wait_pct,stack_reclaim_pct,flushing,direct_reclaim_pct,memcg_reclaim_pct,"
+	      "lock_wait_pct,top_lock,top_lock_pct,kswapd_busy_pct,dirty_throttle_pct", out);
 	for (unsigned int d = 0; d < run->job.ndirs; d++)
 		fprintf(out, ",dir%u_gbps", d);
 	fputc('\n', out);
@@ -761,7 +867,15 @@ void bench_timeline_csv(const struct bench_run *run, FILE *out)
 		csv_num(out, 1, r->throttled_pct, 1);
 		csv_num(out, 1, r->reclaim_wait_pct, 1);
 		csv_num(out, 1, r->reclaim_pct, 1);
-		fprintf(out, "%u", r->flushing);
+		fprintf(out, "%u,", r->flushing);
+		csv_num(out, 2, r->direct_reclaim_pct, 1);
+		csv_num(out, 2, r->memcg_reclaim_pct, 1);
+		csv_num(out, 2, r->lock_wait_pct, 1);
+		csv_str(out, r->top_lock);
+		fputc(',', out);
+		csv_num(out, 2, r->top_lock_pct, 1);
+		csv_num(out, 2, r->kswapd_busy_pct, 1);
+		csv_num(out, 2, r->dirty_throttle_pct, 0);
 		for (unsigned int d = 0; d < run->job.ndirs; d++) {
 			fputc(',', out);
 			csv_num(out, 4, r->dir_gbps[d], 0);

@@ -24,6 +24,7 @@
 
 #include "bench.h"
 #include "sample.h"
+#include "trace.h"
 #include "util.h"
 
 struct worker {
@@ -379,6 +380,8 @@ struct tick {
 	struct sample s;
 	uint64_t bytes[BENCH_MAX_DIRS * 64];
 	double t;
+	struct trace_snap tr;		/* kernel-event counters, when tr_ok */
+	int tr_ok;
 };
 
 static void take(struct bench_run *run, struct worker *w, struct tick *tk)
@@ -389,6 +392,63 @@ static void take(struct bench_run *run, struct worker *w, struct tick *tk)
 		tk->bytes[k] = atomic_load(&w[k].bytes);
 	tk->t = now_sec();
 	sample_take(&tk->s, &so);
+	tk->tr_ok = run->trace && !trace_read(run->trace, &tk->tr);
+}
+
+/* kswapd's share is of its nodes' time: one kswapd thread per node. */
+static unsigned int kswapd_nodes(const struct tick *b)
+{
+	return b->s.kswapd_ok && b->s.kswapd_threads ? b->s.kswapd_threads : 1;
+}
+
+/* The traced shares from @a to @b into @r's trace fields (NAN untraced). */
+static void trace_row(const struct bench_run *run, const struct tick *a,
+		      const struct tick *b, struct bench_row *r)
+{
+	struct trace_shares sh;
+
+	r->direct_reclaim_pct = r->memcg_reclaim_pct = r->lock_wait_pct = NAN;
+	r->kswapd_busy_pct = r->dirty_throttle_pct = r->top_lock_pct = NAN;
+	r->top_lock[0] = '\0';
+	if (!a->tr_ok || !b->tr_ok)
+		return;
+	trace_interval(&a->tr, &b->tr, run->nfiles, kswapd_nodes(b), &sh);
+	r->direct_reclaim_pct = sh.direct_pct;
+	r->memcg_reclaim_pct = sh.memcg_pct;
+	r->lock_wait_pct = sh.lock_pct;
+	r->kswapd_busy_pct = sh.kswapd_pct;
+	r->dirty_throttle_pct = sh.throttle_pct;
+	r->top_lock_pct = 0;
+	if (sh.ntop) {
+		snprintf(r->top_lock, sizeof(r->top_lock), "%s in %s", sh.top[0].kind,
+			 sh.top[0].name);
+		r->top_lock_pct = 100.0 * sh.top[0].ns / 1e9 / (sh.secs * run->nfiles);
+	}
+}
+
+/* The phase's shares and top locks, from its first to its last tick. */
+static void trace_phase(const struct bench_run *run, struct bench_phase *ph,
+			const struct tick *first, const struct tick *last)
+{
+	struct trace_shares sh;
+
+	ph->direct_reclaim_pct = ph->memcg_reclaim_pct = ph->lock_wait_pct = NAN;
+	ph->kswapd_busy_pct = ph->dirty_throttle_pct = NAN;
+	ph->ntop_locks = 0;
+	if (!first->tr_ok || !last->tr_ok)
+		return;
+	trace_interval(&first->tr, &last->tr, run->nfiles, kswapd_nodes(last), &sh);
+	ph->direct_reclaim_pct = sh.direct_pct;
+	ph->memcg_reclaim_pct = sh.memcg_pct;
+	ph->lock_wait_pct = sh.lock_pct;
+	ph->kswapd_busy_pct = sh.kswapd_pct;
+	ph->dirty_throttle_pct = sh.throttle_pct;
+	for (unsigned int i = 0; i < sh.ntop && i < 3; i++) {
+		snprintf(ph->top_locks[i].name, sizeof(ph->top_locks[i].name), "%s in %s",
+			 sh.top[i].kind, sh.top[i].name);
+		ph->top_locks[i].pct = 100.0 * sh.top[i].ns / 1e9 / (sh.secs * run->nfiles);
+		ph->ntop_locks++;
+	}
 }
 
 /*
@@ -511,6 +571,7 @@ static void make_row(const struct bench_run *run, unsigned int mode, double t0,
 		r->cache_limit = NAN;
 		r->reclaim = isnan(d.pgsteal_direct) ? NAN : d.pgsteal_direct + nz(d.pgsteal_kswapd);
 	}
+	trace_row(run, a, b, r);
 }
 
 static void status_line(const struct bench_run *run, const struct bench_phase *ph,
@@ -551,6 +612,7 @@ static int all_done(const struct bench_run *run, struct worker *w)
 static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned int mode,
 			struct worker *w, struct tick *ticks)
 {
+	struct tick *first = &ticks[2];
 	struct tick *a = &ticks[0], *b = &ticks[1], *tmp;
 	int tty = isatty(STDERR_FILENO) && !run->job.quiet;
 	int writes = run->job.rw == BENCH_WRITE;
@@ -559,6 +621,7 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 	struct bench_row row;
 
 	take(run, w, a);
+	*first = *a;
 	t0 = next = a->t;
 	ph->cache_start = run->cgroup_dir[0] && a->s.cg_ok && sample_known(a->s.cg.file) ?
 		(double)a->s.cg.file : run->cgroup_dir[0] ? NAN : system_file_cache(&a->s);
@@ -601,6 +664,7 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 	if (tty)
 		fprintf(stderr, "\r%*s\r", 120, "");
 	ph->secs = now_sec() - t0;
+	trace_phase(run, ph, first, a);
 }
 
 static void finish_phase(struct bench_run *run, struct bench_phase *ph, struct worker *w)
@@ -677,10 +741,39 @@ static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
 	return 0;
 }
 
+/*
+ * Load the kernel-event counters for this process's threads; without them
+ * (no privilege, no BTF, not built) say so once and go on with /proc.
+ */
+void bench_trace_start(struct bench_run *run)
+{
+	int err;
+
+	run->trace = NULL;
+	if (run->job.no_trace) {
+		snprintf(run->trace_why, sizeof(run->trace_why), "--no-trace given");
+		return;
+	}
+	err = trace_open(&run->trace, getpid(), run->trace_why, sizeof(run->trace_why));
+	if (!err)
+		return;
+	run->trace = NULL;
+	fprintf(stderr, "%s: no kernel-event tracing (%s): reclaim and lock time come from the "
+		"/proc counters only\n", progname, run->trace_why);
+	bench_note(run, "no kernel-event tracing (%s): reclaim figures from the /proc counters only",
+		   run->trace_why);
+}
+
+void bench_trace_stop(struct bench_run *run)
+{
+	trace_close(run->trace);	/* unloads everything it attached */
+	run->trace = NULL;
+}
+
 int bench_run_phases(struct bench_run *run)
 {
 	struct worker *w = aligned_alloc(64, sizeof(*w) * run->nfiles);
-	struct tick *ticks = calloc(2, sizeof(*ticks));
+	struct tick *ticks = calloc(3, sizeof(*ticks));	/* two alternate, one the phase's first */
 	int nodes[BENCH_MAX_DIRS], ret = 0;
 
 	if (!w || !ticks) {

@@ -62,6 +62,7 @@ struct bench_job {
 	int builtin;			/* the built-in default job */
 	int quiet;			/* no live status line */
 	enum bench_rw rw;		/* --rw: read the data set, or write fresh files */
+	int no_trace;			/* --no-trace: the /proc counters only */
 };
 
 /* One sampling interval of one phase: every figure the report shows. */
@@ -86,6 +87,12 @@ struct bench_row {
 	double reclaim_wait_pct;	/* reclaim waiting for writeback */
 	double reclaim_pct;		/* direct reclaim, any other wait */
 	unsigned int flushing;		/* workers in their final fdatasync at the end */
+	/* From the kernel's tracepoints (trace.c): % of the workers' time
+	 * (kswapd: of its nodes' time), NAN when not traced */
+	double direct_reclaim_pct, memcg_reclaim_pct, lock_wait_pct;
+	double kswapd_busy_pct, dirty_throttle_pct;
+	double top_lock_pct;		/* of the workers' time, at top_lock */
+	char top_lock[96];		/* "spin lock in __remove_mapping", "" none */
 };
 
 /* What one phase (mode) measured, beside its rows. */
@@ -108,7 +115,12 @@ struct bench_phase {
 	double sync_secs;		/* write phases: longest fdatasync at the end */
 	double peak_dirty, peak_writeback;	/* bytes */
 	double throttled_pct, reclaim_wait_pct, reclaim_pct;	/* over the phase */
-	char verdict[512];
+	char verdict[768];
+	/* Kernel events over the whole phase (trace.c), NAN when not traced */
+	double direct_reclaim_pct, memcg_reclaim_pct, lock_wait_pct;
+	double kswapd_busy_pct, dirty_throttle_pct;
+	unsigned int ntop_locks;
+	struct { char name[96]; double pct; } top_locks[3];
 };
 
 /* A run: job, rows, phases and what the environment gave it. */
@@ -132,7 +144,11 @@ struct bench_run {
 	double best_gbps;
 	double started;			/* wall clock, seconds since the epoch */
 	struct bench_claim *claims;	/* per directory: folder, lock, what we made */
+	struct trace *trace;		/* kernel-event counters, NULL when not traced */
+	char trace_why[160];		/* why not, when not */
 };
+
+struct trace;
 
 /* Set by the signal handler: stop workers and tear down. */
 extern volatile sig_atomic_t bench_stop;
@@ -159,6 +175,13 @@ void bench_remove_files(struct bench_run *run);
 
 /* bench-run.c */
 int bench_run_phases(struct bench_run *run);
+/*
+ * Load the kernel-event counters for this process (before it joins the
+ * memory cgroup, so their memory is not charged to the cap) or say, once,
+ * why not; stop unloads them (also when never started).
+ */
+void bench_trace_start(struct bench_run *run);
+void bench_trace_stop(struct bench_run *run);
 
 /* bench-report.c */
 void bench_analyse(struct bench_run *run);

@@ -75,6 +75,8 @@ static const char bench_usage[] =
 	"      --plot FILE       SVG chart\n"
 	"      --cleanup         only remove what killed runs left, and exit\n"
 	"  -q, --quiet           no live status line\n"
+	"      --no-trace        no kernel-event tracing (reclaim and lock time):\n"
+	"                        the /proc counters only\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"Exit status: 0 done, 1 failed (also: a mode read nothing), 2 bad usage or\n"
@@ -85,6 +87,7 @@ enum {
 	OPT_IOENGINE = 256, OPT_IODEPTH, OPT_RUNTIME, OPT_TIME_BASED, OPT_DIRECT,
 	OPT_API, OPT_MEM_ALIGN, OPT_NUMA, OPT_MEM_LIMIT, OPT_TESTBED, OPT_KEEP,
 	OPT_INTERVAL, OPT_FORMAT, OPT_TIMELINE, OPT_PLOT, OPT_CLEANUP, OPT_RW,
+	OPT_NO_TRACE = 512,
 };
 
 /* What the command line set, so the built-in job fills in only the rest. */
@@ -316,6 +319,7 @@ static void parse_opts(int argc, char **argv, struct bench_job *job, struct give
 		{ "cleanup", no_argument, NULL, OPT_CLEANUP },
 		{ "rw", required_argument, NULL, OPT_RW },
 		{ "readwrite", required_argument, NULL, OPT_RW },
+		{ "no-trace", no_argument, NULL, OPT_NO_TRACE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -337,6 +341,7 @@ static void parse_opts(int argc, char **argv, struct bench_job *job, struct give
 		case OPT_TIMELINE: job->timeline = optarg; break;
 		case OPT_PLOT: job->plot = optarg; g->plot = 1; break;
 		case OPT_CLEANUP: g->cleanup = 1; break;
+		case OPT_NO_TRACE: job->no_trace = 1; break;
 		case ':': usage_error("option '%s' needs a value; see 'pagecliff bench --help'",
 				      argv[optind - 1]);
 		case '?': usage_error("unknown option '%s'; see 'pagecliff bench --help'",
@@ -809,11 +814,13 @@ static int run_job(struct bench_run *run)
 	}
 	if (bench_stop || (ret = bench_layout(run)))
 		goto out;
+	bench_trace_start(run);		/* before the cap: its memory is not the workers' */
 	if ((ret = join_cgroup(run, &cg)))
 		goto out;
 	if (!bench_stop)
 		ret = bench_run_phases(run);
 out:
+	bench_trace_stop(run);
 	if (cg.path[0]) {
 		int err = cgroup_remove(&cg);
 

@@ -17,6 +17,7 @@
 #include "cmds.h"
 #include "doctor.h"
 #include "sample.h"
+#include "trace.h"
 #include "util.h"
 
 static const char watch_usage[] =
@@ -25,8 +26,11 @@ static const char watch_usage[] =
 	"Show the page cache and reclaim per interval: page cache (active,\n"
 	"inactive), dirty, writeback, reclaim scan and steal rates (direct, kswapd,\n"
 	"file), allocation stalls, memory PSI, kswapd CPU, system CPU, memory\n"
-	"cgroup, per-device read and write MB/s.  A refreshing view on a terminal,\n"
-	"one line per interval otherwise.\n"
+	"cgroup, per-device read and write MB/s; with kernel-event tracing (root),\n"
+	"milliseconds per second spent system-wide in direct and memory-cgroup\n"
+	"reclaim, contended-lock waits (and the top callers), dirty throttling, and\n"
+	"kswapd's share of time awake.  A refreshing view on a terminal, one line\n"
+	"per interval otherwise.\n"
 	"\n"
 	"  -i, --interval TIME  between samples, 10ms to 1h (default 1s; 250ms, 2s;\n"
 	"                     a bare number is seconds)\n"
@@ -35,6 +39,7 @@ static const char watch_usage[] =
 	"      --text         one line of text per interval, even on a terminal\n"
 	"  -c, --cgroup DIR   memory cgroup directory to show (default: this\n"
 	"                     process's own, when it has one)\n"
+	"      --no-trace     no kernel-event tracing: the /proc counters only\n"
 	"  -h, --help         this text\n";
 
 enum watch_mode { WATCH_VIEW, WATCH_TEXT, WATCH_JSON };
@@ -45,9 +50,10 @@ struct watch_args {
 	enum watch_mode mode;
 	const char *cgroup;
 	char cgroup_buf[4096];
+	int no_trace;
 };
 
-enum { OPT_TEXT = 256 };
+enum { OPT_TEXT = 256, OPT_NO_TRACE };
 
 static const struct option watch_options[] = {
 	{ "interval", required_argument, NULL, 'i' },
@@ -55,6 +61,7 @@ static const struct option watch_options[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "text", no_argument, NULL, OPT_TEXT },
 	{ "cgroup", required_argument, NULL, 'c' },
+	{ "no-trace", no_argument, NULL, OPT_NO_TRACE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -90,6 +97,9 @@ static void parse_args(int argc, char **argv, struct watch_args *a)
 		case 'c':
 			a->cgroup = optarg;
 			break;
+		case OPT_NO_TRACE:
+			a->no_trace = 1;
+			break;
 		case 'h':
 			fputs(watch_usage, stdout);
 			exit(0);
@@ -120,7 +130,7 @@ struct figure {
 	double v;			/* NAN when unknown */
 };
 
-#define MAX_FIGURES 32
+#define MAX_FIGURES 40
 
 static double known(uint64_t v)
 {
@@ -185,6 +195,23 @@ static size_t collect_cgroup(const struct sample *b, const struct sample_delta *
 	return sizeof(all) / sizeof(all[0]);
 }
 
+/* The traced figures, system-wide; none when not traced. */
+static size_t collect_trace(const struct trace_shares *t, int traced, struct figure *f)
+{
+	const struct figure all[] = {
+		{ "direct_reclaim_ms_s", "reclaim.direct.ms/s", FIG_PCT, t->direct_ms_s },
+		{ "memcg_reclaim_ms_s", "reclaim.memcg.ms/s", FIG_PCT, t->memcg_ms_s },
+		{ "lock_wait_ms_s", "lock.wait.ms/s", FIG_PCT, t->lock_ms_s },
+		{ "dirty_throttle_ms_s", "throttle.ms/s", FIG_PCT, t->throttle_ms_s },
+		{ "kswapd_awake_pct", "kswapd.awake%", FIG_PCT, t->kswapd_pct },
+	};
+
+	if (!traced)
+		return 0;
+	memcpy(f, all, sizeof(all));
+	return sizeof(all) / sizeof(all[0]);
+}
+
 /* A figure's value: "?" or null when unknown, MiB for people, bytes in JSON. */
 static void put_value(FILE *out, const struct figure *f, int json)
 {
@@ -222,7 +249,17 @@ struct interval {
 	size_t nfig, ncg;
 	const struct sample *a, *b;
 	struct sample_delta d;
+	int traced;
+	struct trace_shares tr;		/* when traced */
 };
+
+/* The top lock callers of the interval, "spin lock in x 1.2 ms/s, ...". */
+static void print_top_locks(FILE *out, const struct interval *iv, const char *sep)
+{
+	for (unsigned int i = 0; i < iv->tr.ntop; i++)
+		fprintf(out, "%s%s in %s %.2f ms/s", i ? ", " : sep, iv->tr.top[i].kind,
+			iv->tr.top[i].name, iv->tr.top[i].ns / 1e6 / iv->tr.secs);
+}
 
 static void print_text_line(FILE *out, const struct interval *iv)
 {
@@ -240,6 +277,16 @@ static void print_text_line(FILE *out, const struct interval *iv)
 		disk_rates(iv->a, &disks->disk[i], iv->d.secs, &r, &w);
 		if (disk_active(r, w))
 			fprintf(out, " %s.MB/s r %.1f w %.1f", disks->disk[i].name, r, w);
+	}
+	if (iv->traced) {
+		struct figure f[MAX_FIGURES];
+		size_t n = collect_trace(&iv->tr, 1, f);
+
+		for (size_t i = 0; i < n; i++) {
+			fprintf(out, " %s ", f[i].label);
+			put_value(out, &f[i], 0);
+		}
+		print_top_locks(out, iv, " top.locks ");
 	}
 	fputc('\n', out);
 }
@@ -276,6 +323,31 @@ static void print_json_disks(FILE *out, const struct interval *iv)
 	fputs("}", out);
 }
 
+/* ", "trace": {figures, "top_locks": [...]}" or null. */
+static void print_json_trace(FILE *out, const struct interval *iv)
+{
+	struct figure f[MAX_FIGURES];
+	size_t n = collect_trace(&iv->tr, iv->traced, f);
+
+	if (!n) {
+		fputs(", \"trace\": null", out);
+		return;
+	}
+	fputs(", \"trace\": {", out);
+	print_json_figures(out, f, n);
+	fputs(", \"top_locks\": [", out);
+	for (unsigned int i = 0; i < iv->tr.ntop; i++) {
+		fputs(i ? ", {\"lock\": " : "{\"lock\": ", out);
+		json_string(out, iv->tr.top[i].kind);
+		fputs(", \"caller\": ", out);
+		json_string(out, iv->tr.top[i].name);
+		fputs(", \"ms_s\": ", out);
+		json_number(out, iv->tr.top[i].ns / 1e6 / iv->tr.secs, 3);
+		fputs("}", out);
+	}
+	fputs("]}", out);
+}
+
 static void print_json_line(FILE *out, const struct watch_args *w, double t,
 			    const struct interval *iv)
 {
@@ -291,6 +363,7 @@ static void print_json_line(FILE *out, const struct watch_args *w, double t,
 		fputs(", \"cgroup\": null, ", out);
 	}
 	print_json_disks(out, iv);
+	print_json_trace(out, iv);
 	fputs("}\n", out);
 }
 
@@ -324,6 +397,14 @@ static void print_view(FILE *out, const struct watch_args *w, const struct inter
 		fprintf(out, "\nmemory cgroup v%d %s\n", iv->b->cg.version, w->cgroup);
 		print_columns(out, iv->cg, iv->ncg);
 	}
+	if (iv->traced) {
+		struct figure f[MAX_FIGURES];
+
+		fputs("\nkernel events, system-wide\n", out);
+		print_columns(out, f, collect_trace(&iv->tr, 1, f));
+		print_top_locks(out, iv, "top lock waits: ");
+		fputs(iv->tr.ntop ? "\n" : "", out);
+	}
 	fputs("\ndevice          read MB/s  write MB/s\n", out);
 	for (size_t i = 0; i < disks->count; i++) {
 		double r, wr;
@@ -346,13 +427,17 @@ static void sleep_until(double deadline)
 }
 
 static void print_interval(const struct watch_args *w, double t0,
-			   const struct sample *a, const struct sample *b)
+			   const struct sample *a, const struct sample *b,
+			   const struct trace_snap *ta, const struct trace_snap *tb)
 {
-	struct interval iv = { .a = a, .b = b };
+	struct interval iv = { .a = a, .b = b, .traced = ta && tb };
 
 	sample_delta(a, b, &iv.d);
 	iv.nfig = collect(b, &iv.d, iv.fig);
 	iv.ncg = collect_cgroup(b, &iv.d, iv.cg);
+	if (iv.traced)
+		trace_interval(ta, tb, 1, b->kswapd_ok && b->kswapd_threads ? b->kswapd_threads : 1,
+			       &iv.tr);
 	if (w->mode == WATCH_JSON)
 		print_json_line(stdout, w, b->time - t0, &iv);
 	else if (w->mode == WATCH_TEXT)
@@ -362,15 +447,43 @@ static void print_interval(const struct watch_args *w, double t0,
 	fflush(stdout);
 }
 
+/*
+ * System-wide kernel-event tracing, or NULL with one line saying why not.
+ * Everything it loads goes with the process (file descriptors, no pins).
+ */
+static struct trace *watch_trace(const struct watch_args *w)
+{
+	struct trace *t = NULL;
+	char why[160];
+
+	if (w->no_trace)
+		return NULL;
+	if (trace_open(&t, 0, why, sizeof(why))) {
+		fprintf(stderr, "%s: no kernel-event tracing (%s): the /proc counters only\n",
+			progname, why);
+		return NULL;
+	}
+	return t;
+}
+
+/* A snapshot into @snap, or NULL when not traced or it failed. */
+static const struct trace_snap *snap_of(struct trace *t, struct trace_snap *snap)
+{
+	return t && !trace_read(t, snap) ? snap : NULL;
+}
+
 int cmd_watch(int argc, char **argv)
 {
 	struct watch_args w = { .interval_ms = 1000 };
 	struct sample_opts o = { .disks = 1, .kswapd = 1 };
 	struct sample *s = calloc(2, sizeof(*s));
+	struct trace_snap *ts = calloc(2, sizeof(*ts));
+	const struct trace_snap *tp[2] = { NULL, NULL };
+	struct trace *tr;
 	double t0, next;
 	int err;
 
-	if (!s)
+	if (!s || !ts)
 		die("out of memory");
 	parse_args(argc, argv, &w);
 	if (!w.cgroup && !sample_find_cgroup(NULL, 0, w.cgroup_buf, sizeof(w.cgroup_buf)))
@@ -381,6 +494,8 @@ int cmd_watch(int argc, char **argv)
 		die("cannot read /proc/stat: %s", strerror(-err));
 	if (w.cgroup && !s[0].cg_ok && w.cgroup != w.cgroup_buf)
 		die("cannot read memory cgroup '%s'", w.cgroup);
+	tr = watch_trace(&w);
+	tp[0] = snap_of(tr, &ts[0]);
 	t0 = next = s[0].time;
 	for (uint64_t i = 0; !w.count || i < w.count; i++) {
 		struct sample *a = &s[i % 2], *b = &s[(i + 1) % 2];
@@ -390,10 +505,13 @@ int cmd_watch(int argc, char **argv)
 		err = sample_take(b, &o);
 		if (err)
 			die("cannot read /proc/stat: %s", strerror(-err));
-		print_interval(&w, t0, a, b);
+		tp[(i + 1) % 2] = snap_of(tr, &ts[(i + 1) % 2]);
+		print_interval(&w, t0, a, b, tp[i % 2], tp[(i + 1) % 2]);
 		if (ferror(stdout))
 			break;
 	}
+	trace_close(tr);
+	free(ts);
 	free(s);
 	return ferror(stdout) ? 1 : 0;
 }

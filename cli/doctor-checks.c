@@ -12,9 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "doctor.h"
 #include "sample.h"
+#include "trace.h"
 
 /* Human size: "24.0 GiB", "228 KiB", or "unknown". */
 static const char *hsize(uint64_t bytes, char *buf, size_t size)
@@ -196,6 +198,39 @@ static void check_thp(struct doctor *d)
 		       "on the file system (see fs below)");
 }
 
+/*
+ * Whether bench and watch can measure reclaim and lock-wait time from the
+ * tracepoints: built with BPF, kernel BTF, and (live) the privilege to load.
+ * Live runs load the program once and unload it; fixtures look at files.
+ */
+static void check_trace(struct doctor *d)
+{
+	char why[160] = "", path[512];
+	struct finding *f;
+	struct trace *t;
+	int btf = !sample_path(d->root, "/sys/kernel/btf/vmlinux", path, sizeof(path)) &&
+		  !access(path, R_OK);
+
+	if (!trace_built())
+		snprintf(why, sizeof(why), "this pagecliff was built without BPF support");
+	else if (!btf)
+		snprintf(why, sizeof(why), "no kernel BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)");
+	else if (d->live && !trace_open(&t, getpid(), why, sizeof(why)))
+		trace_close(t);
+	f = doctor_add(d, why[0] ? DOCTOR_INFO : DOCTOR_OK, "kernel", "kernel.trace",
+		       "kernel-event tracing (reclaim and lock-wait time) %s",
+		       why[0] ? "unavailable" : d->live ? "available" : "possible");
+	finding_evidence(f, "%s", why[0] ? why : d->live ? "the BPF program loaded and attached "
+			 "to vmscan, lock and writeback tracepoints, then was unloaded" :
+			 "built with BPF and kernel BTF present; not loaded (fixture)");
+	finding_action(f, "%s", why[0] ? "bench and watch use the /proc counters only; tracing "
+		       "needs a build with libbpf, clang and bpftool (meson -Dbpf=enabled), kernel "
+		       "BTF, tracepoints vmscan:*, lock:contention_*, writeback:balance_dirty_pages, "
+		       "and root or CAP_BPF with CAP_PERFMON" :
+		       "bench's timeline and verdict and watch show the time spent in reclaim and "
+		       "lock waits, and which locks");
+}
+
 void doctor_check_kernel(struct doctor *d)
 {
 	char rel[128];
@@ -206,6 +241,7 @@ void doctor_check_kernel(struct doctor *d)
 	check_uring(d);
 	check_mglru(d);
 	check_thp(d);
+	check_trace(d);
 }
 
 static void check_meminfo(struct doctor *d, struct sample_meminfo *m)

@@ -153,7 +153,7 @@ static int check_fixture(const char *dir, const char *name)
 static void check_basics(void)
 {
 	double v[] = { 3, 1, 2, 10 };
-	struct detect_point p[1] = { { 1, 1, 0, NAN, NAN } };
+	struct detect_point p[1] = { { 1, 1, 0, NAN, NAN, NAN, NAN, NAN } };
 	struct detect_result r;
 
 	T_CHECK(detect_median(v, 4) == 2.5, "median %g\n", detect_median(v, 4));

@@ -28,18 +28,18 @@ for m in j["modes"]:
     assert m["error"] == 0, m
     assert m["fdatasync_seconds"] is not None and 0 <= m["fdatasync_seconds"] <= m["seconds"], m
     assert m["peak_dirty_bytes"] is not None and m["peak_writeback_bytes"] is not None, m
-    for k in ("throttled_pct", "reclaim_wait_pct", "direct_reclaim_pct"):
+    for k in ("stack_throttled_pct", "stack_reclaim_wait_pct", "stack_reclaim_pct"):
         if uid == 0:
             assert m[k] is not None and 0 <= m[k] <= 100, (m["mode"], k, m[k])
     assert "peak dirty" in m["verdict"] or "unknown" in m["verdict"], m["verdict"]
     assert m["intervals"][-1]["bytes_total"] == 2 * size, m["intervals"][-1]
     for r in m["intervals"]:
-        for k in ("dirty_bytes", "writeback_bytes", "throttled_pct", "reclaim_wait_pct",
-                  "direct_reclaim_pct", "threads_flushing"):
+        for k in ("dirty_bytes", "writeback_bytes", "stack_throttled_pct", "stack_reclaim_wait_pct",
+                  "stack_reclaim_pct", "threads_flushing"):
             assert k in r, k
 with open(T + "/t.csv") as f:
     t = list(csv.DictReader(f))
-for k in ("dirty_bytes", "writeback_bytes", "throttled_pct", "reclaim_wait_pct", "flushing"):
+for k in ("dirty_bytes", "writeback_bytes", "stack_throttled_pct", "stack_reclaim_wait_pct", "flushing"):
     assert k in t[0], k
 last = {r["mode"]: float(r["gib"]) for r in t}	# bytes so far, in GiB
 assert sorted(last) == sorted(modes) and all(abs(g - 2 * size / 2**30) < 1e-4 for g in last.values()), last
@@ -50,7 +50,7 @@ python3 - "$T" <<'PY' || fail "csv checks"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1] + "/r.csv")))
 assert len(rows) == 1 and rows[0]["bytes"] == str(8 << 20), rows
-for k in ("fdatasync_seconds", "peak_dirty_bytes", "peak_writeback_bytes", "throttled_pct"):
+for k in ("fdatasync_seconds", "peak_dirty_bytes", "peak_writeback_bytes", "stack_throttled_pct"):
     assert rows[0][k] != "", k
 PY
 "$PAGECLIFF" bench --rw write -d "$T" --numjobs 1 --size 8m --mode buffered --interval 100ms \

@@ -47,7 +47,7 @@ expect host memory.damon.0.0.0=warn memory.proactive=absent kernel.version=ok ke
 	block.vda.read_ahead=absent fs.large_folios.ext4=ok now.psi=ok now.reclaim=ok \
 	vm.balloon=warn cpu.steal=ok
 # an old, badly tuned NUMA host under pressure
-expect old memory.proactive=info memory.damon.0.0.0=absent kernel.version=warn kernel.io_uring=warn kernel.mglru=info \
+expect old memory.proactive=info memory.damon.0.0.0=absent kernel.version=warn kernel.io_uring=warn kernel.mglru=info kernel.trace=info \
 	vm.watermark_scale_factor=ok vm.zone_reclaim_mode=warn memory.cgroup=info \
 	block.sda=info block.sda.read_ahead=warn fs.large_folios.xfs=ok \
 	fs.large_folios.nfs4=info now.psi=warn now.reclaim=info vm.balloon=info \
@@ -65,7 +65,7 @@ grep -q 'evidence: node0 256.0 GiB, node1 256.0 GiB' "$tmp/old.txt" ||
 	{ echo "FAIL: old: NUMA nodes"; exit 1; }
 grep -q 'since boot pgscan_direct 90000000, allocstall 4100' "$tmp/old.txt" ||
 	{ echo "FAIL: old: vmstat since boot"; exit 1; }
-tail -n 1 "$tmp/old.txt" | grep -qx '5 ok, 6 warn, 14 info' ||
+tail -n 1 "$tmp/old.txt" | grep -qx '5 ok, 6 warn, 15 info' ||
 	{ echo "FAIL: old: summary '$(tail -n 1 "$tmp/old.txt")'"; exit 1; }
 
 # no garbage in the text of any tree: unknown is said, never nan or 2^64-1

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * pagecliff's kernel-event counters: time spent in direct and memory-cgroup
+ * reclaim, in contended-lock waits (by kernel stack), kswapd awake, and
+ * balance_dirty_pages pauses.  Each begin stores a per-thread timestamp;
+ * each end adds the span to per-CPU sums, which user space reads once per
+ * interval.  BTF tracepoints (tp_btf): no tracefs, no kprobes needed.
+ * Threads are counted when their process is target_tgid (0: every one).
+ * Every program and map name starts with "pc_", so tests can find leftovers.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "trace-shared.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+const volatile unsigned int target_tgid;
+extern int CONFIG_HZ __kconfig __weak;
+
+/* Keeps CONFIG_HZ in the object so the reader sees it in the skeleton. */
+int kernel_hz;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct trace_sums);
+} pc_sums SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct trace_start_key);
+	__type(value, struct trace_start);
+} pc_starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRACE_MAX_NODES);
+	__type(key, __u32);
+	__type(value, __u64);		/* kswapd's wake time per node, 0 asleep */
+} pc_kswapd_at SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1024);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, TRACE_STACK_DEPTH * sizeof(__u64));
+} pc_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct trace_lock_key);
+	__type(value, __u64);		/* nanoseconds waited */
+} pc_lock_wait SEC(".maps");
+
+static __always_inline int wanted(__u32 *ret_tid)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	*ret_tid = (__u32)id;
+	return !target_tgid || (id >> 32) == target_tgid;
+}
+
+static __always_inline void add(unsigned int kind, __u64 ns)
+{
+	__u32 zero = 0;
+	struct trace_sums *s = bpf_map_lookup_elem(&pc_sums, &zero);
+
+	if (!s || kind >= TRACE_NKINDS)
+		return;
+	s->ns[kind] += ns;
+	s->n[kind]++;
+}
+
+static __always_inline void dropped(void)
+{
+	__u32 zero = 0;
+	struct trace_sums *s = bpf_map_lookup_elem(&pc_sums, &zero);
+
+	if (s)
+		s->dropped++;
+}
+
+/* Open a span; an open one of the same kind is kept (nested begins). */
+static __always_inline void span_begin(unsigned int kind, long long stackid,
+				       unsigned int flags)
+{
+	struct trace_start_key k = { .kind = kind };
+	struct trace_start v = { .stackid = stackid, .flags = flags };
+
+	if (!wanted(&k.tid))
+		return;
+	v.ts = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&pc_starts, &k, &v, BPF_NOEXIST) == -7 /* E2BIG */)
+		dropped();
+}
+
+/* Close a span: add it to the sums; returns its start record's copy. */
+static __always_inline int span_end(unsigned int kind, struct trace_start *ret, __u64 *ret_ns)
+{
+	struct trace_start_key k = { .kind = kind };
+	struct trace_start *v;
+
+	if (!wanted(&k.tid))
+		return 0;
+	v = bpf_map_lookup_elem(&pc_starts, &k);
+	if (!v)
+		return 0;		/* began before we were attached */
+	*ret = *v;
+	bpf_map_delete_elem(&pc_starts, &k);
+	*ret_ns = bpf_ktime_get_ns() - ret->ts;
+	add(kind, *ret_ns);
+	return 1;
+}
+
+SEC("tp_btf/mm_vmscan_direct_reclaim_begin")
+int BPF_PROG(pc_direct_begin)
+{
+	span_begin(TRACE_DIRECT, -1, 0);
+	return 0;
+}
+
+SEC("tp_btf/mm_vmscan_direct_reclaim_end")
+int BPF_PROG(pc_direct_end)
+{
+	struct trace_start st;
+	__u64 ns;
+
+	span_end(TRACE_DIRECT, &st, &ns);
+	return 0;
+}
+
+SEC("tp_btf/mm_vmscan_memcg_reclaim_begin")
+int BPF_PROG(pc_memcg_begin)
+{
+	span_begin(TRACE_MEMCG, -1, 0);
+	return 0;
+}
+
+SEC("tp_btf/mm_vmscan_memcg_reclaim_end")
+int BPF_PROG(pc_memcg_end)
+{
+	struct trace_start st;
+	__u64 ns;
+
+	span_end(TRACE_MEMCG, &st, &ns);
+	return 0;
+}
+
+SEC("tp_btf/contention_begin")
+int BPF_PROG(pc_lock_begin, void *lock, unsigned int flags)
+{
+	__u32 tid;
+
+	if (!wanted(&tid))
+		return 0;
+	span_begin(TRACE_LOCK, bpf_get_stackid(ctx, &pc_stacks, 0), flags);
+	return 0;
+}
+
+SEC("tp_btf/contention_end")
+int BPF_PROG(pc_lock_end)
+{
+	struct trace_lock_key lk = { 0 };
+	struct trace_start st;
+	__u64 ns, *w;
+
+	if (!span_end(TRACE_LOCK, &st, &ns) || st.stackid < 0)
+		return 0;
+	lk.stackid = st.stackid;
+	lk.flags = st.flags;
+	w = bpf_map_lookup_elem(&pc_lock_wait, &lk);
+	if (w) {
+		*w += ns;
+		return 0;
+	}
+	bpf_map_update_elem(&pc_lock_wait, &lk, &ns, BPF_NOEXIST);
+	return 0;
+}
+
+SEC("tp_btf/mm_vmscan_kswapd_wake")
+int BPF_PROG(pc_kswapd_wake, int nid)
+{
+	__u32 n = nid;
+	__u64 *t = bpf_map_lookup_elem(&pc_kswapd_at, &n);
+
+	if (t && !*t)
+		*t = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/mm_vmscan_kswapd_sleep")
+int BPF_PROG(pc_kswapd_sleep, int nid)
+{
+	__u32 n = nid;
+	__u64 *t = bpf_map_lookup_elem(&pc_kswapd_at, &n);
+
+	if (t && *t) {
+		add(TRACE_KSWAPD, bpf_ktime_get_ns() - *t);
+		*t = 0;
+	}
+	return 0;
+}
+
+/*
+ * The pause is in jiffies (the reader converts with CONFIG_HZ); the task
+ * sleeps it right after the event, killable only.  Its place among the
+ * arguments changed in 6.x (wb, dtc, ..., pause 7th; before: wb and five
+ * limits, pause 11th): the loader keeps the program that fits the kernel.
+ */
+static __always_inline void throttled(long pause)
+{
+	__u32 tid;
+
+	kernel_hz = CONFIG_HZ;
+	if (wanted(&tid) && pause > 0)
+		add(TRACE_THROTTLE, (__u64)pause);
+}
+
+SEC("tp_btf/balance_dirty_pages")
+int BPF_PROG(pc_dirty_throt, void *wb, void *dtc, unsigned long dirty_ratelimit,
+	     unsigned long task_ratelimit, unsigned long dirtied, unsigned long period,
+	     long pause)
+{
+	throttled(pause);
+	return 0;
+}
+
+SEC("tp_btf/balance_dirty_pages")
+int BPF_PROG(pc_dirty_old, void *wb, unsigned long thresh, unsigned long bg_thresh,
+	     unsigned long dirty, unsigned long bdi_thresh, unsigned long bdi_dirty,
+	     unsigned long dirty_ratelimit, unsigned long task_ratelimit, unsigned long dirtied,
+	     unsigned long period, long pause)
+{
+	throttled(pause);
+	return 0;
+}
