@@ -6,6 +6,7 @@
 #ifndef PC_INTERNAL_H
 #define PC_INTERNAL_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -137,6 +138,16 @@ void pc_ring_exit(struct io_uring *ring);
 
 /* Choose a strategy for s (requested PC_AUTO); fills s->stats.reason. */
 enum pc_strategy pc_auto_choose(struct pc_stream *s);
+
+/*
+ * An init() refusal that means "not supported here" (strategy.h), after which
+ * a read or write stream tries the strategy's fallback.
+ */
+static inline int pc_is_fallback_err(int err)
+{
+	return err == -EOPNOTSUPP || err == -EINVAL || err == -EPERM ||
+	       err == -ENOSYS || err == -EACCES;
+}
 
 static inline uint64_t pc_align_down(uint64_t v, uint64_t a)
 {

@@ -127,12 +127,6 @@ static int opts_check(struct pc_opts *o)
 	return 0;
 }
 
-static int is_fallback_err(int err)
-{
-	return err == -EOPNOTSUPP || err == -EINVAL || err == -EPERM ||
-	       err == -ENOSYS || err == -EACCES;
-}
-
 /*
  * Initialise the requested strategy, walking its fallback chain while a
  * strategy refuses for lack of support.  The reason of each refusal is kept
@@ -154,7 +148,7 @@ static int strategy_setup(struct pc_stream *s)
 		ret = s->ops->init(s);
 		if (!ret)
 			break;
-		if (!is_fallback_err(ret) || s->ops->fallback == PC_AUTO)
+		if (!pc_is_fallback_err(ret) || s->ops->fallback == PC_AUTO)
 			return ret;
 		snprintf(why, sizeof(why), "%s", s->stats.reason);
 		id = s->ops->fallback;

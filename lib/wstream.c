@@ -133,12 +133,6 @@ static int wopts_check(struct pc_wstream *s)
 	return 0;
 }
 
-static int is_fallback_err(int err)
-{
-	return err == -EOPNOTSUPP || err == -EINVAL || err == -EPERM ||
-	       err == -ENOSYS || err == -EACCES;
-}
-
 /*
  * Initialise the requested strategy, walking its fallback chain while a
  * strategy refuses for lack of support; each refusal's reason is kept.
@@ -163,7 +157,7 @@ static int wstrategy_setup(struct pc_wstream *s)
 			ret = s->ops->init(s);
 		if (!ret)
 			break;
-		if (!is_fallback_err(ret) || s->ops->fallback == PC_AUTO)
+		if (!pc_is_fallback_err(ret) || s->ops->fallback == PC_AUTO)
 			return ret;
 		snprintf(why, sizeof(why), "%s", s->stats.reason);
 		id = s->ops->fallback;
