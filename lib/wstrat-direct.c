@@ -69,12 +69,34 @@ static int complete_short(struct pc_wstream *s, struct wdirect *d,
 	return 0;
 }
 
+static void edge_add(struct pc_wstream *s, struct wdirect *d, uint64_t lo,
+		     uint64_t hi, int keep);
+
+/*
+ * A direct write refused for space: write the slot buffered instead, as an
+ * edge that is written back and evicted.  XFS frees the blocks of deleted
+ * files lazily and makes room on ENOSPC only in its buffered write path, so
+ * plain write(2) succeeds where a direct write fails; a file system that is
+ * really full fails the buffered write too, and that error is kept.
+ */
+static int retry_buffered(struct pc_wstream *s, struct wdirect *d, struct wslot *sl)
+{
+	ssize_t n = pc_wfull_pwrite(s, sl->buf, sl->len, sl->off, 0, NULL);
+
+	if (n < 0)
+		return (int)n;
+	edge_add(s, d, sl->off, pc_align_up(sl->off + n, d->page), 0);
+	return (size_t)n == sl->len ? 0 : -ENOSPC;
+}
+
 static void reap(struct pc_wstream *s, struct wdirect *d, struct io_uring_cqe *cqe)
 {
 	struct wslot *sl = &d->slots[io_uring_cqe_get_data64(cqe)];
 	int res = cqe->res;
 
-	if (res < 0)
+	if (res == -ENOSPC)
+		pc_wnote_err(s, retry_buffered(s, d, sl));
+	else if (res < 0)
 		pc_wnote_err(s, res);
 	else if ((size_t)res < sl->len)
 		pc_wnote_err(s, complete_short(s, d, sl, res));
