@@ -28,6 +28,14 @@ grep -q "^pagecliff: error: '$T' is in use by another pagecliff bench run (pid $
 	"$T/err" || fail "second run said: $(cat "$T/err")"
 [ ! -s "$T/out" ] || fail "second run wrote a report: $(cat "$T/out")"
 [ "$(state)" = "$before" ] || fail "second run touched the first's files: $before / $(state)"
+# Interrupt only once the phase is reading (more than the 8 MiB file read
+# through, /proc/PID/io), so the report has a phase to show however slow the
+# build (ThreadSanitizer) or the machine.
+for _ in $(seq 600); do
+	r=$(awk '/^rchar:/ { print $2 }' /proc/$PID/io 2>/dev/null)
+	[ "${r:-0}" -gt $((32 << 20)) ] && break
+	sleep 0.1
+done
 kill -INT $PID
 wait $PID
 rc=$?
