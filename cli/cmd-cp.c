@@ -272,8 +272,8 @@ static void parse_cp_opts(int argc, char **argv, struct cp_opts *o)
 				usage_error("unknown mode '%s' (auto, buffered, dontcache, dropbehind, direct)", optarg);
 			break;
 		case 'b':
-			if (parse_size(optarg, &bs) || !bs || bs > (1u << 30))
-				usage_error("bad --bs '%s': a size from 1 byte to 1g", optarg);
+			if (parse_size(optarg, &bs) || !bs || bs > (64u << 20))
+				usage_error("bad --bs '%s': a size from 1 byte to 64m", optarg);
 			o->lib.chunk_size = bs;
 			break;
 		case 'r':

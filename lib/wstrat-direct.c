@@ -253,7 +253,7 @@ static ssize_t write_blocks(struct pc_wstream *s, struct wdirect *d,
 		size_t n = len - done < s->chunk ? len - done : s->chunk;
 		int i = free_slot(s, d), ret;
 
-		memcpy(d->slots[i].buf, buf + done, n);
+		memmove(d->slots[i].buf, buf + done, n);	/* buf may be this slot */
 		ret = submit(s, d, i, off + done, n);
 		if (ret)
 			return done ? (ssize_t)done : ret;
@@ -313,8 +313,13 @@ static ssize_t wdirect_commit(struct pc_wstream *s, size_t len, uint64_t off)
 	if (i < 0)
 		return -EINVAL;
 	if (off % d->align || len % d->align) {
-		n = wdirect_pwrite(s, d->slots[i].buf, len, off);
+		/*
+		 * Written as by pwrite: the edges buffered, the blocks copied into
+		 * a slot, which may be this very one (a stream with one slot):
+		 * write_blocks() moves them down, below the tail it reads last.
+		 */
 		d->lent = -1;
+		n = wdirect_pwrite(s, d->slots[i].buf, len, off);
 		return n;
 	}
 	d->lent = -1;

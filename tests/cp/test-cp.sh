@@ -136,4 +136,14 @@ for m in auto dontcache dropbehind direct; do
 	echo "$m: cached after: source $s, destination $d bytes"
 	rm -f huge.$m
 done
+# A chunk so large that one write is in flight, a length not a multiple of
+# the page: the last lent buffer is committed unaligned (it hung).
+head -c 20000000 /dev/urandom > big16 || exit 1
+timeout 120 "$pc" cp --mode direct --bs 16m big16 big16.copy ||
+	fail "cp --mode direct --bs 16m of 20000000 bytes: exit $?"
+same big16 big16.copy "--bs 16m direct"
+rm -f big16 big16.copy
+out=$("$pc" cp --bs 128m odd odd.big 2>&1)
+[ $? = 2 ] && [ "$out" = "pagecliff: bad --bs '128m': a size from 1 byte to 64m" ] &&
+	[ ! -e odd.big ] || fail "--bs 128m: '$out'"
 echo "cp exact in every mode; trees, -p, sparse, refusals and errors as cp(1); cache bounded"
