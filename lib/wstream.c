@@ -359,7 +359,9 @@ int pc_wstream_sync(struct pc_wstream *s)
 	}
 	if (!err) {
 		s->stats.syscalls++;
-		if (fdatasync(s->fd) < 0 && errno != EINVAL && errno != EROFS)
+		/* A pipe or socket cannot be synced; a regular file always is. */
+		if (fdatasync(s->fd) < 0 &&
+		    (s->regular || (errno != EINVAL && errno != EROFS)))
 			err = -errno;
 	}
 	return err;
