@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -117,6 +118,8 @@ int pc_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
 	f->cursor = pos;
 	if (wait_fd >= 0)
 		f->wait_fd = wait_fd;
+	else if (wait_fd == PC_FLUSHER_QUIET)
+		f->quiet = 1;
 	else
 		open_wait_fd(f);
 	f->syscalls++;
@@ -261,18 +264,44 @@ static void drop_range(struct pc_flusher *f, uint64_t k, uint64_t off, uint64_t 
 	fadvise_dontneed(f, run, end > run ? end - run : 0);
 }
 
+/* Poll writeback of [@off, @off + @len) to its end: at most about 10 s. */
+#define QUIET_POLL_NS 1000000L
+#define QUIET_POLLS 10000
+
+/*
+ * Wait until no page of the range is under writeback, asking cachestat(2):
+ * no error sequence is read or advanced, so every description of the file,
+ * also one opened later, still sees a writeback error at its fsync.
+ */
+static void wait_quietly(struct pc_flusher *f, uint64_t off, uint64_t len)
+{
+	const struct timespec tick = { 0, QUIET_POLL_NS };
+	struct pc_cachestat cs;
+
+	for (int i = 0; i < QUIET_POLLS; i++) {
+		f->syscalls++;
+		if (pc_cachestat(f->fd, off, len, &cs) || !cs.nr_writeback)
+			return;
+		nanosleep(&tick, NULL);
+	}
+}
+
 /*
  * Wait for the writeback started on batch @k through our own description
- * (the writer's error sequence stays untouched), then evict it.
+ * (the writer's error sequence stays untouched), or quietly, then evict it.
  */
 static void wait_and_drop(struct pc_flusher *f, uint64_t k)
 {
 	uint64_t off = batch_off(f, k);
 	int st = batch_state(f, k);
 
-	if (st != SNAP_NONE && st != SNAP_FOREIGN && f->wait_fd >= 0)
-		note_err(f, raw_sfr(f, f->wait_fd, off, f->batch,
-				    SYNC_FILE_RANGE_WAIT_AFTER));
+	if (st != SNAP_NONE && st != SNAP_FOREIGN) {
+		if (f->quiet)
+			wait_quietly(f, off, f->batch);
+		else if (f->wait_fd >= 0)
+			note_err(f, raw_sfr(f, f->wait_fd, off, f->batch,
+					    SYNC_FILE_RANGE_WAIT_AFTER));
+	}
 	drop_range(f, k, off, f->batch);
 }
 

@@ -21,6 +21,11 @@
  *   pc_flusher_wrote() / pc_flusher_finish().  The writer's fd still sees the
  *   error at its fsync.  Without such a description it never waits: batches
  *   are dropped only as far as their writeback has completed.
+ * - Any wait through a description marks the error seen, so a file opened
+ *   later (`sync FILE` after `cp` exits) would no longer get it.  A caller
+ *   that cannot hand the error on (the shim) passes PC_FLUSHER_QUIET: the
+ *   flusher then waits by polling cachestat(2) until the batch has left
+ *   writeback, which touches no error sequence, and reports no error itself.
  * - No fsync, no flush of the device: it only starts writeback early and
  *   waits for writeback it started itself.
  * - Bounded state, allocated at init only; no allocation per write.
@@ -42,6 +47,7 @@ struct pc_flusher {
 	int fd;				/* the writer's fd: writeback, fadvise, cachestat */
 	int wait_fd;			/* our own description for waits, or -1 */
 	int own_wait_fd;		/* wait_fd was opened by the flusher */
+	int quiet;			/* PC_FLUSHER_QUIET: wait by polling cachestat */
 	int wait_err;			/* why there is no wait_fd (-errno), or 0 */
 	int err;			/* first writeback error not handed back yet */
 	int warm;			/* the file had cached pages at init */
@@ -68,9 +74,11 @@ struct pc_flusher {
  * Start write-behind for a writer of @fd whose next write is at @pos, in
  * batches of @batch bytes (0: 8 MiB; rounded up to the page).  @wait_fd is a
  * description of the same file to wait through, which the flusher does not
- * close, or -1 to have one opened.  Returns 0 or -ENOMEM; a missing wait
+ * close, -1 to have one opened, or PC_FLUSHER_QUIET to wait without one.  Returns 0 or -ENOMEM; a missing wait
  * description is not an error (see wait_err).
  */
+#define PC_FLUSHER_QUIET (-2)
+
 int pc_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
 		    uint64_t pos);
 

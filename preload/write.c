@@ -57,7 +57,7 @@ static void maybe_start(struct pl_file *f, int fd, uint64_t off)
 		return;
 	if (off - f->wrun_start + pl_cfg.batch < pl_cfg.min_size)
 		return;
-	f->have_flusher = !pc_flusher_init(&f->fl, fd, -1, pl_cfg.batch, off);
+	f->have_flusher = !pc_flusher_init(&f->fl, fd, PC_FLUSHER_QUIET, pl_cfg.batch, off);
 	f->wruns += f->have_flusher;
 }
 
