@@ -100,10 +100,11 @@ void pc_flusher_before(struct pc_flusher *f, uint64_t off, uint64_t len);
 int pc_flusher_wrote(struct pc_flusher *f, uint64_t off, uint64_t len);
 
 /*
- * The writer is done (close): start writeback of the partial batch at the
- * tail, wait for and drop the batches whose writeback was started earlier,
- * drop what of the tail has completed already.  Returns 0 or the -errno of
- * a writeback error not returned yet.
+ * The writer is done (close).  For a run that passed at least one batch:
+ * start writeback of the partial batch at the tail, wait for and drop the
+ * batches whose writeback was started earlier, drop what of the tail has
+ * completed already.  A shorter run is left to the kernel.  Returns 0 or the
+ * -errno of a writeback error not returned yet.
  */
 int pc_flusher_finish(struct pc_flusher *f);
 
