@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -908,12 +909,27 @@ static ssize_t copy_piece(int kind, int out, int in, loff_t *off_in, loff_t *off
 	return n;
 }
 
+/*
+ * Source and destination are one file: the kernel checks the whole call for
+ * overlap (EINVAL), which pieces could each pass, so such a call is not split.
+ */
+static int same_file(int a, int b)
+{
+	struct stat sa, sb;
+	int saved = errno, same;
+
+	same = !fstat(a, &sa) && !fstat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+	errno = saved;	/* the program sees only the copy's errno */
+	return same;
+}
+
 static ssize_t copy_common(int kind, int out, int in, loff_t *off_in, loff_t *off_out,
 			   size_t len, unsigned int flags)
 {
 	ssize_t total = 0, n;
 
-	if (kind == 1 || len <= PL_WRITE_PIECE || !pl_is_writer(out))
+	if (kind == 1 || len <= PL_WRITE_PIECE || !pl_is_writer(out) || same_file(in, out))
 		return copy_piece(kind, out, in, off_in, off_out, len, flags);
 	while ((size_t)total < len) {
 		size_t piece = len - total < PL_WRITE_PIECE ? len - total : PL_WRITE_PIECE;
