@@ -48,6 +48,8 @@ struct pc_flusher {
 	int wait_fd;			/* our own description for waits, or -1 */
 	int own_wait_fd;		/* wait_fd was opened by the flusher */
 	int quiet;			/* PC_FLUSHER_QUIET: wait by polling cachestat */
+	int blind;			/* cachestat cannot see the file's pages
+					 * (overlayfs, old kernel): mincore only */
 	int wait_err;			/* why there is no wait_fd (-errno), or 0 */
 	int err;			/* first writeback error not handed back yet */
 	int warm;			/* the file had cached pages at init */
