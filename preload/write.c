@@ -46,6 +46,23 @@ void pl_writer_forked(struct pl_file *f)
 }
 
 /*
+ * The flusher's lock, with the shim marked busy while it is held: a signal
+ * handler of this thread that calls _exit() then leaves the final drops
+ * alone (pl_track_exit) instead of waiting for a lock its thread holds.
+ */
+static void wlock_take(struct pl_file *f)
+{
+	pl_busy++;
+	pthread_mutex_lock(&f->wlock);
+}
+
+static void wlock_give(struct pl_file *f)
+{
+	pthread_mutex_unlock(&f->wlock);
+	pl_busy--;
+}
+
+/*
  * Write-behind starts once the run reaches PAGECLIFF_MIN_SIZE: the flusher
  * acts on whole batches only, so with the default (one batch) it is set up
  * at the run's first write; a larger min_size leaves the start of the run to
@@ -98,13 +115,13 @@ void pl_write_begin(struct pl_write *w, int fd, int64_t off, uint64_t len)
 out:
 	pl_unlock();
 	if (w->file) {
-		pthread_mutex_lock(&f->wlock);
+		wlock_take(f);
 		if (w->off != f->wcursor)
 			f->wrun_start = w->off;
 		maybe_start(f, fd, w->off);
 		if (f->have_flusher && !f->wdone)
 			pc_flusher_before(&f->fl, w->off, len < PL_WRITE_PIECE ? len : PL_WRITE_PIECE);
-		pthread_mutex_unlock(&f->wlock);
+		wlock_give(f);
 	}
 	errno = saved;
 }
@@ -147,14 +164,14 @@ void pl_write_end(struct pl_write *w, int64_t n)
 	settle_offset(w, f, n);
 	pl_unlock();
 	if (n > 0) {
-		pthread_mutex_lock(&f->wlock);
+		wlock_take(f);
 		f->bytes_written += n;
 		if (w->off != f->wcursor)
 			f->wrun_start = w->off;
 		f->wcursor = w->off + n;
 		if (f->have_flusher && !f->wdone)
 			wb_error(f, pc_flusher_wrote(&f->fl, w->off, n));
-		pthread_mutex_unlock(&f->wlock);
+		wlock_give(f);
 	}
 	pl_lock();
 	if (--f->refs == 0)
@@ -185,7 +202,7 @@ void pl_note_stdio_write(int fd)
 	if (real >= 0 && (uint64_t)real > w.off) {
 		struct pl_file *f = w.file;
 
-		pthread_mutex_lock(&f->wlock);
+		wlock_take(f);
 		if (f->have_flusher && !f->wdone && w.off == f->fl.cursor)
 			wb_error(f, pc_flusher_wrote(&f->fl, w.off, real - w.off));
 		f->bytes_written += real - w.off;
@@ -194,7 +211,7 @@ void pl_note_stdio_write(int fd)
 			maybe_start(f, fd, real);
 		if (f->have_flusher && !f->wdone)
 			pc_flusher_before(&f->fl, real, f->fl.batch);
-		pthread_mutex_unlock(&f->wlock);
+		wlock_give(f);
 		pl_lock();
 		f->fpos = real;
 		pl_unlock();
@@ -208,7 +225,7 @@ void pl_writer_finish(struct pl_file *f)
 {
 	int saved = errno;
 
-	pthread_mutex_lock(&f->wlock);
+	wlock_take(f);
 	if (f->have_flusher && !f->wdone) {
 		/* a fork() child that wrote nothing leaves its parent's batches alone */
 		if (f->bytes_written)
@@ -216,7 +233,7 @@ void pl_writer_finish(struct pl_file *f)
 		pc_flusher_release(&f->fl);
 	}
 	f->wdone = 1;
-	pthread_mutex_unlock(&f->wlock);
+	wlock_give(f);
 	errno = saved;
 }
 
