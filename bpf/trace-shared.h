@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the BPF program (pagecliff.bpf.c) and its reader (cli/trace.c) share:
+ * What the BPF program (pagecliff.bpf.c) and its reader (cli/trace/trace.c) share:
  * the kinds of time measured, the layout of the per-CPU sums and of the
  * per-thread start records.  Plain C types only: it is included both with
  * vmlinux.h (BPF) and with the C library (user space).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * cli/units.c parse_duration(): the one time parser of bench and watch.  A
+ * common/units.c parse_duration(): the one time parser of bench and watch.  A
  * bare number is seconds; ms, s, m and h are the units; everything else
  * (negative, exponent, hex, inf, nan, junk, two dots) is refused and leaves
  * the result untouched.

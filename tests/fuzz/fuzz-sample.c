@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target for the /proc and /sys parsers (cli/sample.c).  The first
+ * libFuzzer target for the /proc and /sys parsers (cli/sys/sample.c).  The first
  * byte picks the parser (its value mod 8: stat, meminfo, vmstat, psi,
  * memory.stat v1, v2, diskstats, task stat), the rest is the file's text.
  * Besides the sanitizers: the result is 0 or a negative errno, and the disk

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 
 /*
- * The size grammar of the command line and the shim alike (cli/units.c):
+ * The size grammar of the command line and the shim alike (common/units.c):
  * digits, then optionally b alone, or k, m, g, t, p or e with b or ib.
  */
 static int ref_size(const char *s, uint64_t *ret)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target for parse_size() and parse_uint() (cli/units.c), checked
+ * libFuzzer target for parse_size() and parse_uint() (common/units.c), checked
  * against a slow reference: any disagreement, or a value set on failure,
  * aborts.  Input: "s" then a size, "uD" then a number (D picks [min, max]),
  * or anything else, given to both.

@@ -15,7 +15,8 @@ build=${FUZZ_BUILDDIR:-build-fuzz}
 command -v clang >/dev/null || { echo "SKIP: clang is not installed"; exit 77; }
 if [ ! -f "$build/build.ninja" ]; then
 	CC=clang meson setup "$build" -Db_sanitize=address,undefined \
-		-Db_lundef=false -Dbuildtype=debugoptimized >/dev/null ||
+		-Db_lundef=false -Dbuildtype=debugoptimized \
+		-Dc_args=-fsanitize=fuzzer-no-link >/dev/null ||
 		{ echo "FAIL: meson setup of $build with clang"; exit 1; }
 fi
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The /proc and /sys parsers of cli/sample.c on fixture trees: copies of a
+ * The /proc and /sys parsers of cli/sys/sample.c on fixture trees: copies of a
  * build machine's files (host), cgroup v2 (cgv2), edited files with missing
  * and unknown fields (edited), empty files (empty) and no files (none).
  * Known values must come out exact; what is absent must stay unknown.
