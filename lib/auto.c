@@ -24,16 +24,16 @@ static enum pc_strategy choose_cached(struct pc_stream *s,
 				      const struct pc_probe *p, unsigned int pct)
 {
 	if (p->dontcache) {
-		pc_set_reason(s, "auto: %u%% of the file is cached: RWF_DONTCACHE reads use those pages and drop the ones they bring in",
+		pcl_set_reason(s, "auto: %u%% of the file is cached: RWF_DONTCACHE reads use those pages and drop the ones they bring in",
 			      pct);
 		return PC_DONTCACHE;
 	}
 	if (pct >= 90) {
-		pc_set_reason(s, "auto: %u%% of the file is cached and RWF_DONTCACHE is refused (%s): buffered reads from the cache",
+		pcl_set_reason(s, "auto: %u%% of the file is cached and RWF_DONTCACHE is refused (%s): buffered reads from the cache",
 			      pct, strerror(-p->dontcache_err));
 		return PC_BUFFERED;
 	}
-	pc_set_reason(s, "auto: %u%% of the file is cached and RWF_DONTCACHE is refused (%s): dropbehind keeps those pages",
+	pcl_set_reason(s, "auto: %u%% of the file is cached and RWF_DONTCACHE is refused (%s): dropbehind keeps those pages",
 		      pct, strerror(-p->dontcache_err));
 	return PC_DROPBEHIND;
 }
@@ -43,10 +43,10 @@ static enum pc_strategy choose_small(struct pc_stream *s,
 				     const char *why)
 {
 	if (p->dontcache) {
-		pc_set_reason(s, "auto: %s, %s: RWF_DONTCACHE", share, why);
+		pcl_set_reason(s, "auto: %s, %s: RWF_DONTCACHE", share, why);
 		return PC_DONTCACHE;
 	}
-	pc_set_reason(s, "auto: %s, %s, RWF_DONTCACHE refused (%s): dropbehind",
+	pcl_set_reason(s, "auto: %s, %s, RWF_DONTCACHE refused (%s): dropbehind",
 		      share, why, strerror(-p->dontcache_err));
 	return PC_DROPBEHIND;
 }
@@ -64,7 +64,7 @@ static unsigned int cached_pct(const struct pc_probe *p)
 	return p->cached_bytes * 100 / pages;
 }
 
-enum pc_strategy pc_auto_choose(struct pc_stream *s)
+enum pc_strategy pcl_auto_choose(struct pc_stream *s)
 {
 	struct pc_probe p;
 	unsigned int pct;
@@ -72,7 +72,7 @@ enum pc_strategy pc_auto_choose(struct pc_stream *s)
 
 	s->stats.syscalls += 6;
 	if (pc_probe_fd(s->fd, &p)) {
-		pc_set_reason(s, "auto: probe failed: dropbehind works everywhere");
+		pcl_set_reason(s, "auto: probe failed: dropbehind works everywhere");
 		return PC_DROPBEHIND;
 	}
 	pct = cached_pct(&p);
@@ -93,7 +93,7 @@ enum pc_strategy pc_auto_choose(struct pc_stream *s)
 		snprintf(why, sizeof(why), "io_uring unavailable (%s)", strerror(-p.uring_err));
 		return choose_small(s, &p, share, why);
 	}
-	pc_set_reason(s, "auto: %s, O_DIRECT and io_uring work: direct with %u reads in flight, no page cache",
+	pcl_set_reason(s, "auto: %s, O_DIRECT and io_uring work: direct with %u reads in flight, no page cache",
 		      share, s->opts.inflight);
 	return PC_DIRECT;
 }

@@ -23,7 +23,7 @@ static unsigned int clamp(const struct pc_tune_depth *t, unsigned int d)
 	return d < t->min ? t->min : d > t->max ? t->max : d;
 }
 
-void pc_tune_depth_init(struct pc_tune_depth *t, unsigned int start,
+void pcl_tune_depth_init(struct pc_tune_depth *t, unsigned int start,
 			unsigned int min, unsigned int max)
 {
 	*t = (struct pc_tune_depth){ .min = min ? min : 1 };
@@ -119,7 +119,7 @@ static void probed(struct pc_tune_depth *t, double rate)
 	t->since = 0;
 }
 
-unsigned int pc_tune_depth_step(struct pc_tune_depth *t, double rate)
+unsigned int pcl_tune_depth_step(struct pc_tune_depth *t, double rate)
 {
 	if (!(rate > 0))
 		return t->depth;

@@ -25,13 +25,13 @@ struct pc_tune_depth {
 };
 
 /* Start at @start reads in flight, within [@min, @max]. */
-void pc_tune_depth_init(struct pc_tune_depth *t, unsigned int start,
+void pcl_tune_depth_init(struct pc_tune_depth *t, unsigned int start,
 			unsigned int min, unsigned int max);
 
 /*
  * One window at t->depth read at @rate (bytes per second, > 0): returns the
  * depth for the next window (also t->depth).
  */
-unsigned int pc_tune_depth_step(struct pc_tune_depth *t, double rate);
+unsigned int pcl_tune_depth_step(struct pc_tune_depth *t, double rate);
 
 #endif

@@ -17,18 +17,18 @@
 
 /* The residency of a range, counted; -errno when it cannot be told. */
 static int cstat(struct pc_dropper *d, int fd, uint64_t off, uint64_t len,
-		 struct pc_cachestat *ret)
+		 struct pcl_cachestat *ret)
 {
 	d->syscalls++;
-	return pc_residency_count(&d->res, fd, off, len, ret);
+	return pcl_residency_count(&d->res, fd, off, len, ret);
 }
 
-int pc_dropper_init(struct pc_dropper *d, int fd, uint64_t batch, uint64_t pos)
+int pcl_dropper_init(struct pc_dropper *d, int fd, uint64_t batch, uint64_t pos)
 {
-	struct pc_cachestat cs;
+	struct pcl_cachestat cs;
 
 	*d = (struct pc_dropper){ 0 };
-	pc_residency_init(&d->res, fd);
+	pcl_residency_init(&d->res, fd);
 	d->page = d->res.page;
 	d->batch = pc_align_up(batch ? batch : 8 * PC_MIB, d->page);
 	d->dropped_to = pc_align_down(pos, d->page);
@@ -42,14 +42,14 @@ int pc_dropper_init(struct pc_dropper *d, int fd, uint64_t batch, uint64_t pos)
 	for (int i = 0; i < PC_DROPPER_NWIN; i++) {
 		d->win[i].vec = malloc(d->batch / d->page);
 		if (!d->win[i].vec) {
-			pc_dropper_release(d);
+			pcl_dropper_release(d);
 			return -ENOMEM;
 		}
 	}
 	return 0;
 }
 
-void pc_dropper_release(struct pc_dropper *d)
+void pcl_dropper_release(struct pc_dropper *d)
 {
 	for (int i = 0; i < PC_DROPPER_NWIN; i++) {
 		free(d->win[i].vec);
@@ -62,7 +62,7 @@ static void snap(struct pc_dropper *d, int fd, uint64_t index)
 {
 	int slot = index % PC_DROPPER_NWIN;
 	uint64_t off = index * d->batch;
-	struct pc_cachestat cs;
+	struct pcl_cachestat cs;
 	int ret;
 
 	d->win[slot].index = index;
@@ -72,7 +72,7 @@ static void snap(struct pc_dropper *d, int fd, uint64_t index)
 	if (!ret && !cs.nr_cache)
 		return;
 	d->syscalls += 3;
-	ret = pc_mincore(fd, off, d->batch, d->win[slot].vec);
+	ret = pcl_mincore(fd, off, d->batch, d->win[slot].vec);
 	/* Past end of file nothing is cached; other failures: keep all. */
 	if (ret == -ENXIO || ret == -EINVAL)
 		return;
@@ -88,7 +88,7 @@ static void snap(struct pc_dropper *d, int fd, uint64_t index)
  * 8192, doubled by POSIX_FADV_SEQUENTIAL (cat does that), and async
  * readahead one window further: pages up to 32 MiB ahead of the reader.
  */
-void pc_dropper_before(struct pc_dropper *d, int fd, uint64_t off, uint64_t len)
+void pcl_dropper_before(struct pc_dropper *d, int fd, uint64_t off, uint64_t len)
 {
 	uint64_t first = off / d->batch;
 	uint64_t want = (off + len) / d->batch + PC_DROPPER_SNAP_AHEAD;
@@ -110,7 +110,7 @@ void pc_dropper_before(struct pc_dropper *d, int fd, uint64_t off, uint64_t len)
  */
 static void drop_range(struct pc_dropper *d, int fd, uint64_t off, uint64_t len)
 {
-	struct pc_cachestat cs;
+	struct pcl_cachestat cs;
 	int known;
 
 	if (!len)
@@ -189,7 +189,7 @@ static void second_chance(struct pc_dropper *d, int fd)
 	d->bytes_unknown = unknown;
 }
 
-void pc_dropper_advance(struct pc_dropper *d, int fd, uint64_t pos, int all)
+void pcl_dropper_advance(struct pc_dropper *d, int fd, uint64_t pos, int all)
 {
 	uint64_t to = all ? pc_align_up(pos, d->page) : pc_align_down(pos, d->batch);
 
@@ -201,14 +201,14 @@ void pc_dropper_advance(struct pc_dropper *d, int fd, uint64_t pos, int all)
 		second_chance(d, fd);
 }
 
-void pc_dropper_reset(struct pc_dropper *d, uint64_t pos)
+void pcl_dropper_reset(struct pc_dropper *d, uint64_t pos)
 {
 	d->dropped_to = pc_align_down(pos, d->page);
 	d->snapped_to = pos / d->batch;
 }
 
-void pc_dropper_seek(struct pc_dropper *d, int fd, uint64_t pos, uint64_t next)
+void pcl_dropper_seek(struct pc_dropper *d, int fd, uint64_t pos, uint64_t next)
 {
 	drop_upto(d, fd, pc_align_down(pos, d->page));
-	pc_dropper_reset(d, next);
+	pcl_dropper_reset(d, next);
 }

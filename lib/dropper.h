@@ -53,33 +53,33 @@ struct pc_dropper {
  * time.  One count of the whole file tells whether anything is cached at all;
  * only then are per-batch snapshots taken.  Returns 0 or -ENOMEM.
  */
-int pc_dropper_init(struct pc_dropper *d, int fd, uint64_t batch, uint64_t pos);
+int pcl_dropper_init(struct pc_dropper *d, int fd, uint64_t batch, uint64_t pos);
 
-/* Free what pc_dropper_init() allocated. */
-void pc_dropper_release(struct pc_dropper *d);
+/* Free what pcl_dropper_init() allocated. */
+void pcl_dropper_release(struct pc_dropper *d);
 
 /*
  * About to read [@off, @off + @len) of @fd: snapshot which pages of the
  * batches it touches, and of the next, are cached now.  Cheap when the file
  * was cold at init (nothing to do).
  */
-void pc_dropper_before(struct pc_dropper *d, int fd, uint64_t off, uint64_t len);
+void pcl_dropper_before(struct pc_dropper *d, int fd, uint64_t off, uint64_t len);
 
 /* Forget what was read so far without dropping it: the reader starts over at
  * @pos (random access is left alone). */
-void pc_dropper_reset(struct pc_dropper *d, uint64_t pos);
+void pcl_dropper_reset(struct pc_dropper *d, uint64_t pos);
 
 /*
  * The reader has consumed everything below @pos and jumps to @next: drop what
  * remains of [dropped_to, @pos) and continue from @next.
  */
-void pc_dropper_seek(struct pc_dropper *d, int fd, uint64_t pos, uint64_t next);
+void pcl_dropper_seek(struct pc_dropper *d, int fd, uint64_t pos, uint64_t next);
 
 /*
  * The reader has consumed everything below @pos.  Drops whole batches behind
  * it, or with @all everything up to @pos (rounded up to a page at end of file
  * or close).
  */
-void pc_dropper_advance(struct pc_dropper *d, int fd, uint64_t pos, int all);
+void pcl_dropper_advance(struct pc_dropper *d, int fd, uint64_t pos, int all);
 
 #endif

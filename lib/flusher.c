@@ -104,10 +104,10 @@ static int alloc_vecs(struct pc_flusher *f)
 	return 0;
 }
 
-int pc_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
+int pcl_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
 		    uint64_t pos)
 {
-	struct pc_cachestat cs;
+	struct pcl_cachestat cs;
 	struct pc_residency res;
 	long page = sysconf(_SC_PAGESIZE);
 	int ret = 0;
@@ -123,18 +123,18 @@ int pc_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
 		f->quiet = 1;
 	else
 		open_wait_fd(f);
-	pc_residency_init(&res, fd);
+	pcl_residency_init(&res, fd);
 	f->blind = res.how != PC_RES_CACHESTAT;
 	f->syscalls += 3;
-	f->warm = !f->blind && !pc_cachestat(fd, 0, 0, &cs) && cs.nr_cache;
+	f->warm = !f->blind && !pcl_cachestat(fd, 0, 0, &cs) && cs.nr_cache;
 	if (f->warm)
 		ret = alloc_vecs(f);
 	if (ret)
-		pc_flusher_release(f);
+		pcl_flusher_release(f);
 	return ret;
 }
 
-void pc_flusher_release(struct pc_flusher *f)
+void pcl_flusher_release(struct pc_flusher *f)
 {
 	for (int i = 0; i < PC_FLUSHER_NSLOT; i++) {
 		free(f->slot[i].vec);
@@ -168,7 +168,7 @@ static int snap_pages(struct pc_flusher *f, uint64_t k, unsigned char *vec)
 	int ret;
 
 	f->syscalls += 3;
-	ret = pc_mincore(fd, batch_off(f, k), f->batch, vec);
+	ret = pcl_mincore(fd, batch_off(f, k), f->batch, vec);
 	if (ret == -ENXIO) {	/* wholly past the end of the file */
 		memset(vec, 0, f->batch / f->page);
 		ret = 0;
@@ -192,7 +192,7 @@ static int snap_without_cachestat(struct pc_flusher *f, uint64_t k)
 		int ret;
 
 		f->syscalls += 3;
-		ret = pc_mincore(fd, off, len, v);
+		ret = pcl_mincore(fd, off, len, v);
 		if (ret == -ENXIO)
 			return SNAP_CLEAN;	/* the rest is past the end of the file */
 		if (ret)
@@ -206,12 +206,12 @@ static int snap_without_cachestat(struct pc_flusher *f, uint64_t k)
 
 static int snap_state(struct pc_flusher *f, uint64_t k, unsigned char *vec)
 {
-	struct pc_cachestat cs;
+	struct pcl_cachestat cs;
 
 	if (f->blind)
 		return snap_without_cachestat(f, k);	/* overlayfs: its mapping is empty */
 	f->syscalls++;
-	if (pc_cachestat(f->fd, batch_off(f, k), f->batch, &cs))
+	if (pcl_cachestat(f->fd, batch_off(f, k), f->batch, &cs))
 		return snap_without_cachestat(f, k);
 	if (cs.nr_dirty || cs.nr_writeback)
 		return SNAP_FOREIGN;
@@ -281,11 +281,11 @@ static void drop_range(struct pc_flusher *f, uint64_t k, uint64_t off, uint64_t 
 static void wait_quietly(struct pc_flusher *f, uint64_t off, uint64_t len)
 {
 	const struct timespec tick = { 0, QUIET_POLL_NS };
-	struct pc_cachestat cs;
+	struct pcl_cachestat cs;
 
 	for (int i = 0; i < QUIET_POLLS; i++) {
 		f->syscalls++;
-		if (pc_cachestat(f->fd, off, len, &cs) || !cs.nr_writeback)
+		if (pcl_cachestat(f->fd, off, len, &cs) || !cs.nr_writeback)
 			return;
 		nanosleep(&tick, NULL);
 	}
@@ -336,7 +336,7 @@ static void restart(struct pc_flusher *f, uint64_t off)
 		f->slot[i].valid = 0;
 }
 
-void pc_flusher_before(struct pc_flusher *f, uint64_t off, uint64_t len)
+void pcl_flusher_before(struct pc_flusher *f, uint64_t off, uint64_t len)
 {
 	uint64_t last;
 
@@ -349,7 +349,7 @@ void pc_flusher_before(struct pc_flusher *f, uint64_t off, uint64_t len)
 		snap(f, f->snapped);
 }
 
-int pc_flusher_wrote(struct pc_flusher *f, uint64_t off, uint64_t len)
+int pcl_flusher_wrote(struct pc_flusher *f, uint64_t off, uint64_t len)
 {
 	uint64_t full;
 
@@ -365,7 +365,7 @@ int pc_flusher_wrote(struct pc_flusher *f, uint64_t off, uint64_t len)
 	return take_err(f);
 }
 
-int pc_flusher_finish(struct pc_flusher *f)
+int pcl_flusher_finish(struct pc_flusher *f)
 {
 	restart(f, f->cursor);
 	return take_err(f);

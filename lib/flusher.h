@@ -18,7 +18,7 @@
  *   program's later fsync, so the flusher waits through a file description of
  *   its own (the caller's @wait_fd, or one it opens read-only on
  *   /proc/self/fd/N), notes the first error and hands it back from
- *   pc_flusher_wrote() / pc_flusher_finish().  The writer's fd still sees the
+ *   pcl_flusher_wrote() / pcl_flusher_finish().  The writer's fd still sees the
  *   error at its fsync.  Without such a description it never waits: batches
  *   are dropped only as far as their writeback has completed.
  * - Any wait through a description marks the error seen, so a file opened
@@ -81,7 +81,7 @@ struct pc_flusher {
  */
 #define PC_FLUSHER_QUIET (-2)
 
-int pc_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
+int pcl_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
 		    uint64_t pos);
 
 /*
@@ -91,15 +91,15 @@ int pc_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
  * first).  Batches of one write beyond what the flusher can remember are left
  * alone; writers should report pieces of at most a few batches.
  */
-void pc_flusher_before(struct pc_flusher *f, uint64_t off, uint64_t len);
+void pcl_flusher_before(struct pc_flusher *f, uint64_t off, uint64_t len);
 
 /*
- * @len bytes were written at @off (after pc_flusher_before()).  Starts
+ * @len bytes were written at @off (after pcl_flusher_before()).  Starts
  * writeback of batches completed behind the cursor, waits for and drops those
  * older than PC_FLUSHER_INFLIGHT batches.  Returns 0, or the -errno of a
  * writeback error seen since the last call (each error is returned once).
  */
-int pc_flusher_wrote(struct pc_flusher *f, uint64_t off, uint64_t len);
+int pcl_flusher_wrote(struct pc_flusher *f, uint64_t off, uint64_t len);
 
 /*
  * The writer is done (close).  For a run that passed at least one batch:
@@ -108,9 +108,9 @@ int pc_flusher_wrote(struct pc_flusher *f, uint64_t off, uint64_t len);
  * completed already.  A shorter run is left to the kernel.  Returns 0 or the
  * -errno of a writeback error not returned yet.
  */
-int pc_flusher_finish(struct pc_flusher *f);
+int pcl_flusher_finish(struct pc_flusher *f);
 
 /* Close the flusher's own description and free its state; never fails. */
-void pc_flusher_release(struct pc_flusher *f);
+void pcl_flusher_release(struct pc_flusher *f);
 
 #endif

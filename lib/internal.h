@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Library-internal state of a stream and the small system-call helpers the
- * strategies share.  Nothing here is exported.
+ * strategies share.  Nothing here is exported from the shared library;
+ * the static one carries these symbols too, so they are named pcl_ (the
+ * API is pc_) and cannot collide with a program's own pc_ names.
  */
 #ifndef PC_INTERNAL_H
 #define PC_INTERNAL_H
@@ -39,7 +41,7 @@ struct pc_stream {
 	int regular;			/* fd is a regular file */
 	uint64_t pos;			/* the cursor */
 	struct pc_opts opts;
-	const struct pc_strategy_ops *ops;
+	const struct pcl_strategy_ops *ops;
 	void *priv;			/* the strategy's state */
 	void *lend_buf;			/* pc_stream_next() for strategies without next() */
 	char *rbuf;			/* reads under a page are served from here */
@@ -50,11 +52,11 @@ struct pc_stream {
 };
 
 /* printf into s->stats.reason. */
-void pc_set_reason(struct pc_stream *s, const char *fmt, ...)
+void pcl_set_reason(struct pc_stream *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Append "; " and printf to s->stats.reason. */
-void pc_add_reason(struct pc_stream *s, const char *fmt, ...)
+void pcl_add_reason(struct pc_stream *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
@@ -62,11 +64,11 @@ void pc_add_reason(struct pc_stream *s, const char *fmt, ...)
  * Counts calls in *syscalls.  Returns bytes read or -errno; an error after
  * some bytes were read returns those bytes.
  */
-ssize_t pc_full_pread(int fd, void *buf, size_t len, uint64_t off, int rwf,
+ssize_t pcl_full_pread(int fd, void *buf, size_t len, uint64_t off, int rwf,
 		      uint64_t *syscalls);
 
 /* What cachestat(2) says of a range, in pages. */
-struct pc_cachestat {
+struct pcl_cachestat {
 	uint64_t nr_cache;
 	uint64_t nr_dirty;
 	uint64_t nr_writeback;
@@ -75,7 +77,7 @@ struct pc_cachestat {
 };
 
 /* cachestat(2) of [@off, @off + @len) (0: to the end); -ENOSYS before 6.5. */
-int pc_cachestat(int fd, uint64_t off, uint64_t len, struct pc_cachestat *ret);
+int pcl_cachestat(int fd, uint64_t off, uint64_t len, struct pcl_cachestat *ret);
 
 /*
  * How the residency of one open file can be told truthfully.  cachestat(2)
@@ -99,31 +101,31 @@ struct pc_residency {
 };
 
 /* Find how residency of @fd is told; never fails (unknown is an answer). */
-void pc_residency_init(struct pc_residency *r, int fd);
+void pcl_residency_init(struct pc_residency *r, int fd);
 
 /*
  * Count [@off, @off + @len) of @fd (page aligned @off; @len 0: to the end) as
  * cachestat(2) would.  With PC_RES_MINCORE the dirty and writeback counts are
  * unknown and left 0; with PC_RES_UNKNOWN returns r->err.
  */
-int pc_residency_count(const struct pc_residency *r, int fd, uint64_t off,
-		       uint64_t len, struct pc_cachestat *ret);
+int pcl_residency_count(const struct pc_residency *r, int fd, uint64_t off,
+		       uint64_t len, struct pcl_cachestat *ret);
 
 
 /*
  * Residency of the pages of [@off, @off + @len) (page aligned) in @vec, one
  * byte per page, bit 0 set when cached, through mincore(2) on a mapping.
  */
-int pc_mincore(int fd, uint64_t off, uint64_t len, unsigned char *vec);
+int pcl_mincore(int fd, uint64_t off, uint64_t len, unsigned char *vec);
 
 /* Reopen @fd with O_DIRECT; returns the new fd or -errno. */
-int pc_reopen_direct(int fd);
+int pcl_reopen_direct(int fd);
 
 /* STATX_DIOALIGN of @fd into the arguments; -EOPNOTSUPP when not reported. */
-int pc_dio_align(int fd, uint32_t *ret_mem, uint32_t *ret_off);
+int pcl_dio_align(int fd, uint32_t *ret_mem, uint32_t *ret_off);
 
 /* Size of the file on @fd, or -errno. */
-int pc_file_size(int fd, uint64_t *ret_size);
+int pcl_file_size(int fd, uint64_t *ret_size);
 
 struct io_uring;
 
@@ -133,11 +135,11 @@ struct io_uring;
  * one thread and one set up by another may be mapped at the same addresses,
  * and the kernel orders the two (no code without TSan).
  */
-int pc_ring_init(unsigned int entries, struct io_uring *ring);
-void pc_ring_exit(struct io_uring *ring);
+int pcl_ring_init(unsigned int entries, struct io_uring *ring);
+void pcl_ring_exit(struct io_uring *ring);
 
 /* Choose a strategy for s (requested PC_AUTO); fills s->stats.reason. */
-enum pc_strategy pc_auto_choose(struct pc_stream *s);
+enum pc_strategy pcl_auto_choose(struct pc_stream *s);
 
 /*
  * An init() refusal that means "not supported here" (strategy.h), after which

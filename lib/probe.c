@@ -20,14 +20,14 @@
 int pc_cached_bytes(int fd, uint64_t offset, uint64_t length, uint64_t *ret_bytes)
 {
 	struct pc_residency r;
-	struct pc_cachestat cs;
+	struct pcl_cachestat cs;
 	uint64_t size;
 	int ret;
 
-	ret = pc_file_size(fd, &size);
+	ret = pcl_file_size(fd, &size);
 	if (ret)
 		return ret;
-	pc_residency_init(&r, fd);
+	pcl_residency_init(&r, fd);
 	offset = pc_align_down(offset, r.page);
 	if (offset >= size) {
 		*ret_bytes = 0;
@@ -35,7 +35,7 @@ int pc_cached_bytes(int fd, uint64_t offset, uint64_t length, uint64_t *ret_byte
 	}
 	if (!length || length > size - offset)
 		length = size - offset;
-	ret = pc_residency_count(&r, fd, offset, length, &cs);
+	ret = pcl_residency_count(&r, fd, offset, length, &cs);
 	if (ret)
 		return ret;
 	*ret_bytes = cs.nr_cache * r.page;
@@ -64,16 +64,16 @@ static int probe_uring(void)
 	struct io_uring ring;
 	int ret;
 
-	ret = pc_ring_init(1, &ring);
+	ret = pcl_ring_init(1, &ring);
 	if (ret)
 		return ret;
-	pc_ring_exit(&ring);
+	pcl_ring_exit(&ring);
 	return 0;
 }
 
 static void probe_direct(int fd, struct pc_probe *p)
 {
-	int dfd = pc_reopen_direct(fd);
+	int dfd = pcl_reopen_direct(fd);
 
 	if (dfd < 0) {
 		p->direct_err = dfd;
@@ -81,13 +81,13 @@ static void probe_direct(int fd, struct pc_probe *p)
 	}
 	close(dfd);
 	p->direct = 1;
-	if (!pc_dio_align(fd, &p->dio_mem_align, &p->dio_offset_align))
+	if (!pcl_dio_align(fd, &p->dio_mem_align, &p->dio_offset_align))
 		p->dioalign_known = 1;
 }
 
 int pc_probe_fd(int fd, struct pc_probe *ret_probe)
 {
-	struct pc_cachestat cs;
+	struct pcl_cachestat cs;
 	struct pc_probe p;
 	struct stat st;
 
@@ -100,7 +100,7 @@ int pc_probe_fd(int fd, struct pc_probe *ret_probe)
 	/* Count before anything reads the file. */
 	if (pc_cached_bytes(fd, 0, 0, &p.cached_bytes))
 		p.cached_bytes = PC_BYTES_UNKNOWN;
-	p.cachestat = !pc_cachestat(fd, 0, 0, &cs);
+	p.cachestat = !pcl_cachestat(fd, 0, 0, &cs);
 	p.dontcache_err = probe_dontcache(fd, p.file_size);
 	p.dontcache = !p.dontcache_err;
 	probe_direct(fd, &p);

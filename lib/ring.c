@@ -20,7 +20,7 @@ void __tsan_release(void *addr);
 #define ring_sync(fn, ring) ((void)(ring))
 #endif
 
-int pc_ring_init(unsigned int entries, struct io_uring *ring)
+int pcl_ring_init(unsigned int entries, struct io_uring *ring)
 {
 	int ret = io_uring_queue_init(entries, ring, 0);
 
@@ -29,7 +29,7 @@ int pc_ring_init(unsigned int entries, struct io_uring *ring)
 	return ret;
 }
 
-void pc_ring_exit(struct io_uring *ring)
+void pcl_ring_exit(struct io_uring *ring)
 {
 	ring_sync(__tsan_release, ring);
 	io_uring_queue_exit(ring);

@@ -13,7 +13,7 @@ static int buffered_init(struct pc_stream *s)
 static ssize_t buffered_pread(struct pc_stream *s, void *buf, size_t len,
 			      uint64_t off)
 {
-	return pc_full_pread(s->fd, buf, len, off, 0, &s->stats.syscalls);
+	return pcl_full_pread(s->fd, buf, len, off, 0, &s->stats.syscalls);
 }
 
 static ssize_t buffered_read(struct pc_stream *s, void *buf, size_t len)
@@ -21,7 +21,7 @@ static ssize_t buffered_read(struct pc_stream *s, void *buf, size_t len)
 	return buffered_pread(s, buf, len, s->pos);
 }
 
-const struct pc_strategy_ops pc_strat_buffered = {
+const struct pcl_strategy_ops pcl_strat_buffered = {
 	.id = PC_BUFFERED,
 	.name = "buffered",
 	.fallback = PC_AUTO,

@@ -124,7 +124,7 @@ static void slot_read_sync(struct pc_stream *s, struct direct *d, unsigned int i
 {
 	struct slot *sl = &d->slots[i];
 
-	sl->res = pc_full_pread(d->dfd, sl->buf, d->chunk, sl->off, 0,
+	sl->res = pcl_full_pread(d->dfd, sl->buf, d->chunk, sl->off, 0,
 				&s->stats.syscalls);
 	sl->avail = -1;
 	sl->state = SLOT_DONE;
@@ -145,13 +145,13 @@ static void ring_abandon(struct pc_stream *s, struct direct *d, int err)
 	while (d->busy + d->pieces_busy > io_uring_sq_ready(&d->ring) &&
 	       !reap(s, d))
 		;
-	pc_ring_exit(&d->ring);
+	pcl_ring_exit(&d->ring);
 	d->have_ring = 0;
 	d->fixed_bufs = 0;
 	d->busy = d->pieces_busy = 0;
 	d->nslots = d->want = 1;
 	d->restart = 1;
-	pc_add_reason(s, "io_uring submissions refused (%s): synchronous O_DIRECT",
+	pcl_add_reason(s, "io_uring submissions refused (%s): synchronous O_DIRECT",
 		      strerror(-err));
 }
 
@@ -299,7 +299,7 @@ static void pipe_reset(struct pc_stream *s, struct direct *d, uint64_t pos)
 	d->next_off = pc_align_down(pos, d->align);
 	d->head_used = pos - d->next_off;
 	d->restart = 0;
-	if (pc_file_size(s->fd, &d->size))
+	if (pcl_file_size(s->fd, &d->size))
 		d->size = UINT64_MAX;
 }
 
@@ -324,12 +324,12 @@ static ssize_t buffered_rest(struct pc_stream *s, char *buf, size_t len,
 			     uint64_t at)
 {
 	uint64_t page = pc_page_size(), start = pc_align_down(at, page);
-	struct pc_cachestat cs = { .nr_cache = 1 };
+	struct pcl_cachestat cs = { .nr_cache = 1 };
 	ssize_t n;
 
 	s->stats.syscalls++;
-	pc_cachestat(s->fd, start, at + len - start, &cs);
-	n = pc_full_pread(s->fd, buf, len, at, 0, &s->stats.syscalls);
+	pcl_cachestat(s->fd, start, at + len - start, &cs);
+	n = pcl_full_pread(s->fd, buf, len, at, 0, &s->stats.syscalls);
 	if (n > 0 && !cs.nr_cache) {
 		s->stats.syscalls++;
 		posix_fadvise(s->fd, start, pc_align_up(at + n, page) - start,
@@ -353,7 +353,7 @@ static ssize_t complete_short(struct pc_stream *s, struct direct *d, char *buf,
 	uint64_t size;
 	ssize_t n;
 
-	while (got < len && !pc_file_size(s->fd, &size) && off + got < size) {
+	while (got < len && !pcl_file_size(s->fd, &size) && off + got < size) {
 		uint64_t at = pc_align_down(off + got, d->align);
 
 		if ((at - off) % d->mem_align)
@@ -409,7 +409,7 @@ static ssize_t head_ready(struct pc_stream *s, struct direct *d, uint64_t pos)
 		return sl->res;
 	sl->res = complete_short(s, d, sl->buf, d->chunk, sl->res, sl->off);
 	/* Never hand out bytes the file no longer has (it may have shrunk). */
-	if (pc_file_size(s->fd, &size))
+	if (pcl_file_size(s->fd, &size))
 		size = UINT64_MAX;
 	sl->avail = sl->res;
 	if (sl->off + sl->res > size)
@@ -485,7 +485,7 @@ static ssize_t user_collect(struct pc_stream *s, struct direct *d, char *buf,
 		struct piece *p = &d->pieces[k];
 
 		if (p->res == -EAGAIN || p->res == -EINTR)
-			p->res = pc_full_pread(d->dfd, buf + total, p->len,
+			p->res = pcl_full_pread(d->dfd, buf + total, p->len,
 					       off + total, 0, &s->stats.syscalls);
 		if (p->res < 0)
 			return total ? (ssize_t)total : p->res;
@@ -510,7 +510,7 @@ static ssize_t user_read(struct pc_stream *s, struct direct *d, char *buf,
 	ssize_t n;
 	int ret;
 
-	if (pc_file_size(s->fd, &size))
+	if (pcl_file_size(s->fd, &size))
 		return -EIO;
 	if (pos >= size)
 		return 0;
@@ -529,7 +529,7 @@ static ssize_t user_read(struct pc_stream *s, struct direct *d, char *buf,
 	}
 	n = user_collect(s, d, buf, np, pos);
 	/* As the pipeline: never bytes the file no longer has. */
-	if (n > 0 && !pc_file_size(s->fd, &size) && pos + n > size)
+	if (n > 0 && !pcl_file_size(s->fd, &size) && pos + n > size)
 		n = size > pos ? (ssize_t)(size - pos) : 0;
 	return n;
 }
@@ -623,7 +623,7 @@ static void depth_account(struct direct *d, size_t n)
 	sec = now - d->win_t0;
 	if (sec < WIN_SEC)
 		return;
-	d->want = pc_tune_depth_step(&d->dt, d->win_bytes / sec);
+	d->want = pcl_tune_depth_step(&d->dt, d->win_bytes / sec);
 	d->win_t0 = now;
 	d->win_bytes = 0;
 }
@@ -726,7 +726,7 @@ static ssize_t direct_pread(struct pc_stream *s, void *buf, size_t len,
 
 		if (want > d->chunk)
 			want = d->chunk;
-		n = pc_full_pread(d->dfd, d->bounce, want, base, 0,
+		n = pcl_full_pread(d->dfd, d->bounce, want, base, 0,
 				  &s->stats.syscalls);
 		if (n < 0)
 			return done ? (ssize_t)done : n;
@@ -752,7 +752,7 @@ static void direct_release(struct pc_stream *s)
 		return;
 	if (d->have_ring) {
 		pipe_drain(s, d);
-		pc_ring_exit(&d->ring);
+		pcl_ring_exit(&d->ring);
 	}
 	pc_buf_free(d->bufs, d->bufs_size);
 	pc_buf_free(d->bounce, d->chunk);
@@ -769,12 +769,12 @@ static int ring_setup(struct pc_stream *s, struct direct *d)
 	struct iovec *iov;
 	int ret;
 
-	ret = pc_ring_init(d->nmax, &d->ring);
+	ret = pcl_ring_init(d->nmax, &d->ring);
 	if (ret)
 		return ret;
 	ret = io_uring_register_files(&d->ring, &d->dfd, 1);
 	if (ret) {
-		pc_ring_exit(&d->ring);
+		pcl_ring_exit(&d->ring);
 		return ret;
 	}
 	d->have_ring = 1;
@@ -797,15 +797,15 @@ static int open_direct(struct pc_stream *s, struct direct *d)
 {
 	uint32_t mem_align = pc_page_size(), off_align = pc_page_size();
 
-	d->dfd = pc_reopen_direct(s->fd);
+	d->dfd = pcl_reopen_direct(s->fd);
 	if (d->dfd < 0) {
-		pc_set_reason(s, "O_DIRECT refused (%s)", strerror(-d->dfd));
+		pcl_set_reason(s, "O_DIRECT refused (%s)", strerror(-d->dfd));
 		return d->dfd == -ENOMEM ? -ENOMEM : -EOPNOTSUPP;
 	}
 	/* Without STATX_DIOALIGN a page covers every logical block size. */
-	pc_dio_align(s->fd, &mem_align, &off_align);
+	pcl_dio_align(s->fd, &mem_align, &off_align);
 	if (mem_align > pc_page_size() || pc_page_size() % mem_align) {
-		pc_set_reason(s, "O_DIRECT wants %u-byte buffers", mem_align);
+		pcl_set_reason(s, "O_DIRECT wants %u-byte buffers", mem_align);
 		return -EOPNOTSUPP;
 	}
 	d->align = off_align;
@@ -840,7 +840,7 @@ static void bound_inflight(struct pc_stream *s, struct direct *d)
 	uint64_t size = 0, need, cap = PC_DIRECT_INFLIGHT_MAX;
 	size_t chunk = d->chunk;
 
-	pc_file_size(s->fd, &size);
+	pcl_file_size(s->fd, &size);
 	need = pc_align_up(size ? size : 1, unit);
 	if (cap < unit)
 		cap = unit;
@@ -876,9 +876,9 @@ static void bound_inflight(struct pc_stream *s, struct direct *d)
 	 * Never under the starting depth: on the loaded RAM testbed, window
 	 * noise let probes down to 2 pass as "no loss" and cost 10-25%.
 	 */
-	pc_tune_depth_init(&d->dt, d->nslots, d->nslots, d->nmax);
+	pcl_tune_depth_init(&d->dt, d->nslots, d->nslots, d->nmax);
 	if (d->chunk != chunk || d->nslots != s->opts.inflight)
-		pc_add_reason(s, "%u x %zu KiB in flight (the file and a %u MiB bound)",
+		pcl_add_reason(s, "%u x %zu KiB in flight (the file and a %u MiB bound)",
 			      d->nslots, d->chunk >> 10,
 			      (unsigned int)(PC_DIRECT_INFLIGHT_MAX >> 20));
 }
@@ -903,7 +903,7 @@ static int direct_init(struct pc_stream *s)
 	ret = ring_setup(s, d);
 	if (ret) {
 		/* One slot: a synchronous read at a time. */
-		pc_add_reason(s, "io_uring unavailable (%s): synchronous O_DIRECT",
+		pcl_add_reason(s, "io_uring unavailable (%s): synchronous O_DIRECT",
 			      strerror(-ret));
 		d->nslots = d->want = 1;
 	}
@@ -914,7 +914,7 @@ out_release:
 	return ret;
 }
 
-const struct pc_strategy_ops pc_strat_direct = {
+const struct pcl_strategy_ops pcl_strat_direct = {
 	.id = PC_DIRECT,
 	.name = "direct",
 	.fallback = PC_DROPBEHIND,

@@ -22,7 +22,7 @@ static int dontcache_init(struct pc_stream *s)
 	uint64_t size = 0;
 	ssize_t n;
 
-	pc_file_size(s->fd, &size);
+	pcl_file_size(s->fd, &size);
 	do {
 		s->stats.syscalls++;
 		n = preadv2(s->fd, &iov, 1, size, RWF_DONTCACHE);
@@ -30,7 +30,7 @@ static int dontcache_init(struct pc_stream *s)
 	if (n >= 0)
 		return 0;
 	if (errno == EOPNOTSUPP || errno == EINVAL) {
-		pc_set_reason(s, "RWF_DONTCACHE refused (%s)", strerror(errno));
+		pcl_set_reason(s, "RWF_DONTCACHE refused (%s)", strerror(errno));
 		return -EOPNOTSUPP;
 	}
 	return -errno;
@@ -39,7 +39,7 @@ static int dontcache_init(struct pc_stream *s)
 static ssize_t dontcache_pread(struct pc_stream *s, void *buf, size_t len,
 			       uint64_t off)
 {
-	return pc_full_pread(s->fd, buf, len, off, RWF_DONTCACHE,
+	return pcl_full_pread(s->fd, buf, len, off, RWF_DONTCACHE,
 			     &s->stats.syscalls);
 }
 
@@ -48,7 +48,7 @@ static ssize_t dontcache_read(struct pc_stream *s, void *buf, size_t len)
 	return dontcache_pread(s, buf, len, s->pos);
 }
 
-const struct pc_strategy_ops pc_strat_dontcache = {
+const struct pcl_strategy_ops pcl_strat_dontcache = {
 	.id = PC_DONTCACHE,
 	.name = "dontcache",
 	.fallback = PC_DROPBEHIND,

@@ -50,11 +50,11 @@ static ssize_t read_piece(struct pc_stream *s, struct dropbehind *db,
 	uint64_t lag = s->opts.drop_lag;
 	ssize_t n;
 
-	pc_dropper_before(&db->dropper, s->fd, off, len);
+	pcl_dropper_before(&db->dropper, s->fd, off, len);
 	hint_ahead(s, db, off);
-	n = pc_full_pread(s->fd, buf, len, off, 0, &s->stats.syscalls);
+	n = pcl_full_pread(s->fd, buf, len, off, 0, &s->stats.syscalls);
 	if (n > 0 && off + n > lag)
-		pc_dropper_advance(&db->dropper, s->fd, off + n - lag, 0);
+		pcl_dropper_advance(&db->dropper, s->fd, off + n - lag, 0);
 	return n;
 }
 
@@ -88,7 +88,7 @@ static void dropbehind_eof(struct pc_stream *s)
 	struct dropbehind *db = s->priv;
 	uint64_t calls = db->dropper.syscalls;
 
-	pc_dropper_advance(&db->dropper, s->fd, s->pos, 1);
+	pcl_dropper_advance(&db->dropper, s->fd, s->pos, 1);
 	sync_stats(s, db, calls);
 }
 
@@ -101,16 +101,16 @@ static ssize_t dropbehind_pread(struct pc_stream *s, void *buf, size_t len,
 {
 	struct dropbehind *db = s->priv;
 	uint64_t start = pc_align_down(off, db->dropper.page);
-	struct pc_cachestat cs = { .nr_cache = 0 };
+	struct pcl_cachestat cs = { .nr_cache = 0 };
 	ssize_t n;
 
 	/* Residency unknown: it cannot be kept, so it goes. */
 	if (s->opts.keep_cached) {
 		s->stats.syscalls++;
-		pc_residency_count(&db->dropper.res, s->fd, start,
+		pcl_residency_count(&db->dropper.res, s->fd, start,
 				   off + len - start, &cs);
 	}
-	n = pc_full_pread(s->fd, buf, len, off, 0, &s->stats.syscalls);
+	n = pcl_full_pread(s->fd, buf, len, off, 0, &s->stats.syscalls);
 	if (n > 0 && !cs.nr_cache) {
 		s->stats.syscalls++;
 		if (!posix_fadvise(s->fd, start, pc_align_up(off + n, db->dropper.page) - start,
@@ -129,8 +129,8 @@ static void dropbehind_release(struct pc_stream *s)
 
 	if (!db)
 		return;
-	pc_dropper_seek(&db->dropper, s->fd, s->pos, s->pos);
-	pc_dropper_release(&db->dropper);
+	pcl_dropper_seek(&db->dropper, s->fd, s->pos, s->pos);
+	pcl_dropper_release(&db->dropper);
 	free(db);
 	s->priv = NULL;
 }
@@ -143,7 +143,7 @@ static int dropbehind_init(struct pc_stream *s)
 	db = calloc(1, sizeof(*db));
 	if (!db)
 		return -ENOMEM;
-	ret = pc_dropper_init(&db->dropper, s->fd, s->opts.drop_batch, s->pos);
+	ret = pcl_dropper_init(&db->dropper, s->fd, s->opts.drop_batch, s->pos);
 	if (ret) {
 		free(db);
 		return ret;
@@ -151,17 +151,17 @@ static int dropbehind_init(struct pc_stream *s)
 	if (!s->opts.keep_cached)
 		db->dropper.warm = 0;	/* nothing to keep: no snapshots */
 	else if (db->dropper.res.how == PC_RES_UNKNOWN)
-		pc_add_reason(s, "residency unknown (%s): pages cached before are dropped too",
+		pcl_add_reason(s, "residency unknown (%s): pages cached before are dropped too",
 			      strerror(-db->dropper.res.err));
 	if (db->dropper.res.overlay)
-		pc_add_reason(s, "overlayfs: counted and dropped in the real file");
+		pcl_add_reason(s, "overlayfs: counted and dropped in the real file");
 	s->stats.syscalls += db->dropper.syscalls;
 	db->hinted_to = s->pos / db->dropper.batch + 1;
 	s->priv = db;
 	return 0;
 }
 
-const struct pc_strategy_ops pc_strat_dropbehind = {
+const struct pcl_strategy_ops pcl_strat_dropbehind = {
 	.id = PC_DROPBEHIND,
 	.name = "dropbehind",
 	.fallback = PC_BUFFERED,

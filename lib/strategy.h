@@ -12,7 +12,7 @@
 
 struct pc_stream;
 
-struct pc_strategy_ops {
+struct pcl_strategy_ops {
 	enum pc_strategy id;
 	const char *name;
 	/*
@@ -34,12 +34,12 @@ struct pc_strategy_ops {
 	void (*release)(struct pc_stream *s);
 };
 
-extern const struct pc_strategy_ops pc_strat_buffered;
-extern const struct pc_strategy_ops pc_strat_dontcache;
-extern const struct pc_strategy_ops pc_strat_dropbehind;
-extern const struct pc_strategy_ops pc_strat_direct;
+extern const struct pcl_strategy_ops pcl_strat_buffered;
+extern const struct pcl_strategy_ops pcl_strat_dontcache;
+extern const struct pcl_strategy_ops pcl_strat_dropbehind;
+extern const struct pcl_strategy_ops pcl_strat_direct;
 
 /* The table, indexed by enum pc_strategy; PC_AUTO has no entry. */
-const struct pc_strategy_ops *pc_strategy_ops(enum pc_strategy id);
+const struct pcl_strategy_ops *pcl_strategy_ops(enum pc_strategy id);
 
 #endif

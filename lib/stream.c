@@ -23,11 +23,11 @@ static const char *const strategy_names[PC_STRATEGY_COUNT] = {
 	[PC_DIRECT] = "direct",
 };
 
-static const struct pc_strategy_ops *const strategy_table[PC_STRATEGY_COUNT] = {
-	[PC_BUFFERED] = &pc_strat_buffered,
-	[PC_DONTCACHE] = &pc_strat_dontcache,
-	[PC_DROPBEHIND] = &pc_strat_dropbehind,
-	[PC_DIRECT] = &pc_strat_direct,
+static const struct pcl_strategy_ops *const strategy_table[PC_STRATEGY_COUNT] = {
+	[PC_BUFFERED] = &pcl_strat_buffered,
+	[PC_DONTCACHE] = &pcl_strat_dontcache,
+	[PC_DROPBEHIND] = &pcl_strat_dropbehind,
+	[PC_DIRECT] = &pcl_strat_direct,
 };
 
 const char *pc_strategy_name(enum pc_strategy strategy)
@@ -48,7 +48,7 @@ int pc_strategy_parse(const char *name, enum pc_strategy *ret_strategy)
 	return -EINVAL;
 }
 
-const struct pc_strategy_ops *pc_strategy_ops(enum pc_strategy id)
+const struct pcl_strategy_ops *pcl_strategy_ops(enum pc_strategy id)
 {
 	if ((unsigned int)id >= PC_STRATEGY_COUNT)
 		return NULL;
@@ -66,7 +66,7 @@ void pc_opts_init(struct pc_opts *opts)
 	opts->keep_cached = 1;
 }
 
-void pc_set_reason(struct pc_stream *s, const char *fmt, ...)
+void pcl_set_reason(struct pc_stream *s, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -75,7 +75,7 @@ void pc_set_reason(struct pc_stream *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-void pc_add_reason(struct pc_stream *s, const char *fmt, ...)
+void pcl_add_reason(struct pc_stream *s, const char *fmt, ...)
 {
 	size_t len = strlen(s->stats.reason), size = sizeof(s->stats.reason);
 	va_list ap;
@@ -139,9 +139,9 @@ static int strategy_setup(struct pc_stream *s)
 	int ret;
 
 	if (id == PC_AUTO)
-		id = pc_auto_choose(s);
+		id = pcl_auto_choose(s);
 	else
-		pc_set_reason(s, "requested");
+		pcl_set_reason(s, "requested");
 	for (;;) {
 		snprintf(before, sizeof(before), "%s", s->stats.reason);
 		s->ops = strategy_table[id];
@@ -152,7 +152,7 @@ static int strategy_setup(struct pc_stream *s)
 			return ret;
 		snprintf(why, sizeof(why), "%s", s->stats.reason);
 		id = s->ops->fallback;
-		pc_set_reason(s, "%s; %s: %s, so %s", before, s->ops->name, why,
+		pcl_set_reason(s, "%s; %s: %s, so %s", before, s->ops->name, why,
 			      strategy_names[id]);
 	}
 	s->stats.strategy = id;
@@ -185,9 +185,9 @@ static int stream_new(struct pc_stream **ret_stream, int fd, int own_fd,
 		goto out_free;
 	s->stats.requested = s->opts.strategy;
 	if (!s->regular) {
-		s->ops = &pc_strat_buffered;
+		s->ops = &pcl_strat_buffered;
 		s->stats.strategy = PC_BUFFERED;
-		pc_set_reason(s, "not a regular file: plain read(2)");
+		pcl_set_reason(s, "not a regular file: plain read(2)");
 	} else {
 		off_t cur = lseek(fd, 0, SEEK_CUR);
 
@@ -250,7 +250,7 @@ static size_t rbuf_avail(struct pc_stream *s)
 	if (!s->rbuf_len || s->pos < s->rbuf_off || s->pos >= end)
 		return 0;
 	s->stats.syscalls++;
-	if (!pc_file_size(s->fd, &size) && size < end)
+	if (!pcl_file_size(s->fd, &size) && size < end)
 		end = size > s->pos ? size : s->pos;
 	return end - s->pos;
 }

@@ -32,7 +32,7 @@ struct pc_cachestat_range {
 	uint64_t len;
 };
 
-ssize_t pc_full_pread(int fd, void *buf, size_t len, uint64_t off, int rwf,
+ssize_t pcl_full_pread(int fd, void *buf, size_t len, uint64_t off, int rwf,
 		      uint64_t *syscalls)
 {
 	size_t done = 0;
@@ -57,7 +57,7 @@ ssize_t pc_full_pread(int fd, void *buf, size_t len, uint64_t off, int rwf,
 	return done;
 }
 
-int pc_cachestat(int fd, uint64_t off, uint64_t len, struct pc_cachestat *ret)
+int pcl_cachestat(int fd, uint64_t off, uint64_t len, struct pcl_cachestat *ret)
 {
 	struct pc_cachestat_range range = { off, len };
 
@@ -66,7 +66,7 @@ int pc_cachestat(int fd, uint64_t off, uint64_t len, struct pc_cachestat *ret)
 	return 0;
 }
 
-int pc_mincore(int fd, uint64_t off, uint64_t len, unsigned char *vec)
+int pcl_mincore(int fd, uint64_t off, uint64_t len, unsigned char *vec)
 {
 	void *map;
 	int ret = 0;
@@ -82,7 +82,7 @@ int pc_mincore(int fd, uint64_t off, uint64_t len, unsigned char *vec)
 	return ret;
 }
 
-int pc_reopen_direct(int fd)
+int pcl_reopen_direct(int fd)
 {
 	char path[64];
 	int dfd;
@@ -92,7 +92,7 @@ int pc_reopen_direct(int fd)
 	return dfd < 0 ? -errno : dfd;
 }
 
-int pc_dio_align(int fd, uint32_t *ret_mem, uint32_t *ret_off)
+int pcl_dio_align(int fd, uint32_t *ret_mem, uint32_t *ret_off)
 {
 	struct statx stx;
 
@@ -105,7 +105,7 @@ int pc_dio_align(int fd, uint32_t *ret_mem, uint32_t *ret_off)
 	return 0;
 }
 
-int pc_file_size(int fd, uint64_t *ret_size)
+int pcl_file_size(int fd, uint64_t *ret_size)
 {
 	struct stat st;
 
@@ -142,15 +142,15 @@ static int on_overlayfs(int fd)
 	return !fstatfs(fd, &sfs) && sfs.f_type == OVERLAYFS_MAGIC;
 }
 
-void pc_residency_init(struct pc_residency *r, int fd)
+void pcl_residency_init(struct pc_residency *r, int fd)
 {
-	struct pc_cachestat cs;
+	struct pcl_cachestat cs;
 	int ret;
 
 	*r = (struct pc_residency){ .page = pc_page_size() };
 	r->overlay = on_overlayfs(fd);
 	/* overlayfs: cachestat sees the overlay's empty mapping, mmap the real file */
-	ret = r->overlay ? -EOPNOTSUPP : pc_cachestat(fd, 0, 1, &cs);
+	ret = r->overlay ? -EOPNOTSUPP : pcl_cachestat(fd, 0, 1, &cs);
 	if (!ret) {
 		r->how = PC_RES_CACHESTAT;
 	} else if (ret != -EPERM && mincore_truthful(fd)) {
@@ -176,7 +176,7 @@ static int cached_mincore(int fd, uint64_t off, uint64_t len, uint64_t page,
 	for (uint64_t o = off; o < off + len && !err; o += win) {
 		uint64_t n = off + len - o < win ? off + len - o : win;
 
-		err = pc_mincore(fd, o, n, vec);
+		err = pcl_mincore(fd, o, n, vec);
 		for (uint64_t i = 0; !err && i < (n + page - 1) / page; i++)
 			pages += vec[i] & 1;
 	}
@@ -186,20 +186,20 @@ static int cached_mincore(int fd, uint64_t off, uint64_t len, uint64_t page,
 	return err;
 }
 
-int pc_residency_count(const struct pc_residency *r, int fd, uint64_t off,
-		       uint64_t len, struct pc_cachestat *ret)
+int pcl_residency_count(const struct pc_residency *r, int fd, uint64_t off,
+		       uint64_t len, struct pcl_cachestat *ret)
 {
 	uint64_t size;
 	int err;
 
 	if (r->how == PC_RES_CACHESTAT)
-		return pc_cachestat(fd, off, len, ret);
+		return pcl_cachestat(fd, off, len, ret);
 	if (r->how == PC_RES_UNKNOWN)
 		return r->err;
-	err = pc_file_size(fd, &size);
+	err = pcl_file_size(fd, &size);
 	if (err)
 		return err;
-	*ret = (struct pc_cachestat){ 0 };
+	*ret = (struct pcl_cachestat){ 0 };
 	if (off >= size)
 		return 0;
 	if (!len || len > size - off)

@@ -14,27 +14,27 @@
 #include "internal.h"
 #include "wstrategy.h"
 
-enum pc_strategy pc_wauto_choose(struct pc_wstream *s)
+enum pc_strategy pcl_wauto_choose(struct pc_wstream *s)
 {
-	struct pc_cachestat cs;
+	struct pcl_cachestat cs;
 	int ret;
 
 	if (s->append) {
-		pc_wset_reason(s, "auto: O_APPEND: dontcache");
+		pcl_wset_reason(s, "auto: O_APPEND: dontcache");
 		return PC_DONTCACHE;
 	}
 	s->stats.syscalls++;
-	ret = pc_cachestat(s->fd, 0, 0, &cs);
+	ret = pcl_cachestat(s->fd, 0, 0, &cs);
 	if (ret) {
-		pc_wset_reason(s, "auto: cannot tell what is cached (%s): dontcache",
+		pcl_wset_reason(s, "auto: cannot tell what is cached (%s): dontcache",
 			       strerror(-ret));
 		return PC_DONTCACHE;
 	}
 	if (cs.nr_cache) {
-		pc_wset_reason(s, "auto: %llu KiB of the file are cached: dontcache keeps them",
+		pcl_wset_reason(s, "auto: %llu KiB of the file are cached: dontcache keeps them",
 			       (unsigned long long)cs.nr_cache * sysconf(_SC_PAGESIZE) / 1024);
 		return PC_DONTCACHE;
 	}
-	pc_wset_reason(s, "auto: nothing of the file is cached: direct writes, no page cache");
+	pcl_wset_reason(s, "auto: nothing of the file is cached: direct writes, no page cache");
 	return PC_DIRECT;
 }

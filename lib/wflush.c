@@ -23,14 +23,14 @@ static void sync_stats(struct pc_wstream *s, struct pc_flusher *f, uint64_t call
 	s->stats.syscalls += f->syscalls - calls;
 }
 
-int pc_wflush_init(struct pc_wstream *s, struct pc_flusher *f, int wait_fd)
+int pcl_wflush_init(struct pc_wstream *s, struct pc_flusher *f, int wait_fd)
 {
-	int ret = pc_flusher_init(f, s->fd, wait_fd, s->opts.flush_batch, s->pos);
+	int ret = pcl_flusher_init(f, s->fd, wait_fd, s->opts.flush_batch, s->pos);
 
 	if (ret)
 		return ret;
 	if (f->wait_fd < 0)
-		pc_wadd_reason(s, "no description of its own to wait through (%s): evicts only what finished writeback",
+		pcl_wadd_reason(s, "no description of its own to wait through (%s): evicts only what finished writeback",
 			       strerror(-f->wait_err));
 	s->stats.syscalls += f->syscalls;
 	return 0;
@@ -53,15 +53,15 @@ static ssize_t write_piece(struct pc_wstream *s, struct pc_flusher *f,
 	uint64_t at = append_at(s, off), calls = f->syscalls;
 	ssize_t n;
 
-	pc_flusher_before(f, at, len);
-	n = pc_wfull_pwrite(s, buf, len, off, rwf, &at);
+	pcl_flusher_before(f, at, len);
+	n = pcl_wfull_pwrite(s, buf, len, off, rwf, &at);
 	if (n > 0)
-		pc_wnote_err(s, pc_flusher_wrote(f, at, n));
+		pcl_wnote_err(s, pcl_flusher_wrote(f, at, n));
 	sync_stats(s, f, calls);
 	return n;
 }
 
-ssize_t pc_wflush_pwrite(struct pc_wstream *s, struct pc_flusher *f,
+ssize_t pcl_wflush_pwrite(struct pc_wstream *s, struct pc_flusher *f,
 			 const void *buf, size_t len, uint64_t off, int rwf)
 {
 	size_t done = 0;
@@ -80,10 +80,10 @@ ssize_t pc_wflush_pwrite(struct pc_wstream *s, struct pc_flusher *f,
 	return done;
 }
 
-int pc_wflush_finish(struct pc_wstream *s, struct pc_flusher *f)
+int pcl_wflush_finish(struct pc_wstream *s, struct pc_flusher *f)
 {
 	uint64_t calls = f->syscalls;
-	int ret = pc_flusher_finish(f);
+	int ret = pcl_flusher_finish(f);
 
 	sync_stats(s, f, calls);
 	return ret;

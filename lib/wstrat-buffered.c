@@ -15,10 +15,10 @@ static int wbuffered_init(struct pc_wstream *s)
 static ssize_t wbuffered_pwrite(struct pc_wstream *s, const void *buf, size_t len,
 				uint64_t off)
 {
-	return pc_wfull_pwrite(s, buf, len, off, 0, NULL);
+	return pcl_wfull_pwrite(s, buf, len, off, 0, NULL);
 }
 
-const struct pc_wstrategy_ops pc_wstrat_buffered = {
+const struct pc_wstrategy_ops pcl_wstrat_buffered = {
 	.id = PC_BUFFERED,
 	.name = "buffered",
 	.flags = PC_WS_APPEND,

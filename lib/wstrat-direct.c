@@ -81,7 +81,7 @@ static void edge_add(struct pc_wstream *s, struct wdirect *d, uint64_t lo,
  */
 static int retry_buffered(struct pc_wstream *s, struct wdirect *d, struct wslot *sl)
 {
-	ssize_t n = pc_wfull_pwrite(s, sl->buf, sl->len, sl->off, 0, NULL);
+	ssize_t n = pcl_wfull_pwrite(s, sl->buf, sl->len, sl->off, 0, NULL);
 
 	if (n < 0)
 		return (int)n;
@@ -95,11 +95,11 @@ static void reap(struct pc_wstream *s, struct wdirect *d, struct io_uring_cqe *c
 	int res = cqe->res;
 
 	if (res == -ENOSPC)
-		pc_wnote_err(s, retry_buffered(s, d, sl));
+		pcl_wnote_err(s, retry_buffered(s, d, sl));
 	else if (res < 0)
-		pc_wnote_err(s, res);
+		pcl_wnote_err(s, res);
 	else if ((size_t)res < sl->len)
-		pc_wnote_err(s, complete_short(s, d, sl, res));
+		pcl_wnote_err(s, complete_short(s, d, sl, res));
 	sl->busy = 0;
 	d->busy--;
 }
@@ -115,7 +115,7 @@ static void wait_one(struct pc_wstream *s, struct wdirect *d)
 		ret = io_uring_wait_cqe(&d->ring, &cqe);
 	} while (ret == -EINTR);
 	if (ret < 0) {
-		pc_wnote_err(s, ret);
+		pcl_wnote_err(s, ret);
 		return;
 	}
 	reap(s, d, cqe);
@@ -190,7 +190,7 @@ static void flush_edges(struct pc_wstream *s, struct wdirect *d)
 		if (sync_file_range(d->dfd, e->lo, e->hi - e->lo,
 				    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
 				    SYNC_FILE_RANGE_WAIT_AFTER) < 0 && errno != EINTR)
-			pc_wnote_err(s, -errno);
+			pcl_wnote_err(s, -errno);
 		if (!posix_fadvise(d->dfd, e->lo, e->hi - e->lo, POSIX_FADV_DONTNEED))
 			s->stats.bytes_dropped += e->hi - e->lo;
 	}
@@ -201,13 +201,13 @@ static void flush_edges(struct pc_wstream *s, struct wdirect *d)
 /* An edge whose pages [lo, hi) touch ours is ours; else ask the cache. */
 static int edge_keep(struct pc_wstream *s, struct wdirect *d, uint64_t lo, uint64_t hi)
 {
-	struct pc_cachestat cs;
+	struct pcl_cachestat cs;
 
 	for (unsigned int i = 0; i < d->nedges; i++)
 		if (d->edges[i].lo < hi && d->edges[i].hi > lo)
 			return d->edges[i].keep;
 	s->stats.syscalls++;
-	return pc_cachestat(s->fd, lo, hi - lo, &cs) || cs.nr_cache;
+	return pcl_cachestat(s->fd, lo, hi - lo, &cs) || cs.nr_cache;
 }
 
 static void edge_add(struct pc_wstream *s, struct wdirect *d, uint64_t lo,
@@ -236,7 +236,7 @@ static ssize_t write_edge(struct pc_wstream *s, struct wdirect *d,
 {
 	uint64_t lo = pc_align_down(off, d->page), hi = pc_align_up(off + len, d->page);
 	int keep = edge_keep(s, d, lo, hi);
-	ssize_t n = pc_wfull_pwrite(s, buf, len, off, 0, NULL);
+	ssize_t n = pcl_wfull_pwrite(s, buf, len, off, 0, NULL);
 
 	if (n > 0)
 		edge_add(s, d, lo, hi, keep);
@@ -358,7 +358,7 @@ static void wdirect_release(struct pc_wstream *s)
 	if (!d)
 		return;
 	if (d->ring.ring_fd >= 0)
-		pc_ring_exit(&d->ring);
+		pcl_ring_exit(&d->ring);
 	for (unsigned int i = 0; d->slots && i < d->nslots; i++)
 		pc_buf_free(d->slots[i].buf, s->chunk);
 	free(d->slots);
@@ -380,7 +380,7 @@ static void set_align(struct pc_wstream *s, struct wdirect *d)
 
 	d->align = d->page;
 	s->stats.syscalls++;
-	if (!pc_dio_align(d->dfd, &mem, &offa) && offa > d->page && offa % d->page == 0)
+	if (!pcl_dio_align(d->dfd, &mem, &offa) && offa > d->page && offa % d->page == 0)
 		d->align = offa;
 	s->chunk = pc_align_up(s->chunk, d->align);
 }
@@ -397,17 +397,17 @@ static int wdirect_init(struct pc_wstream *s)
 	d->lent = -1;
 	d->ring.ring_fd = -1;
 	d->page = page > 0 ? (uint64_t)page : PC_PAGE_SIZE;
-	d->dfd = pc_wreopen(s, O_WRONLY | O_DIRECT);
+	d->dfd = pcl_wreopen(s, O_WRONLY | O_DIRECT);
 	if (d->dfd < 0) {
-		pc_wset_reason(s, "O_DIRECT refused (%s)", strerror(-d->dfd));
+		pcl_wset_reason(s, "O_DIRECT refused (%s)", strerror(-d->dfd));
 		ret = -EOPNOTSUPP;
 		goto out_release;
 	}
 	set_align(s, d);
-	ret = pc_ring_init(s->opts.inflight, &d->ring);
+	ret = pcl_ring_init(s->opts.inflight, &d->ring);
 	if (ret) {
 		d->ring.ring_fd = -1;	/* not set up: nothing to tear down */
-		pc_wset_reason(s, "io_uring unavailable (%s)", strerror(-ret));
+		pcl_wset_reason(s, "io_uring unavailable (%s)", strerror(-ret));
 		ret = -EOPNOTSUPP;
 		goto out_release;
 	}
@@ -421,7 +421,7 @@ out_release:
 	return ret;
 }
 
-const struct pc_wstrategy_ops pc_wstrat_direct = {
+const struct pc_wstrategy_ops pcl_wstrat_direct = {
 	.id = PC_DIRECT,
 	.name = "direct",
 	.flags = PC_WS_LEND,

@@ -45,7 +45,7 @@ static int probe(struct pc_wstream *s, int fd)
 	if (n >= 0)
 		return 0;
 	if (errno == EOPNOTSUPP || errno == EINVAL) {
-		pc_wset_reason(s, "RWF_DONTCACHE refused (%s)", strerror(errno));
+		pcl_wset_reason(s, "RWF_DONTCACHE refused (%s)", strerror(errno));
 		return -EOPNOTSUPP;
 	}
 	return -errno;
@@ -56,9 +56,9 @@ static int wdontcache_init(struct pc_wstream *s)
 	struct wdontcache *d;
 	int fd, ret;
 
-	fd = pc_wreopen(s, O_RDONLY);
+	fd = pcl_wreopen(s, O_RDONLY);
 	if (fd < 0) {
-		pc_wset_reason(s, "cannot open the file to probe RWF_DONTCACHE (%s)",
+		pcl_wset_reason(s, "cannot open the file to probe RWF_DONTCACHE (%s)",
 			       strerror(-fd));
 		return -EOPNOTSUPP;
 	}
@@ -70,7 +70,7 @@ static int wdontcache_init(struct pc_wstream *s)
 	if (!d)
 		goto out_close;
 	*d = (struct wdontcache){ .wait_fd = fd, .lo = UINT64_MAX };
-	ret = pc_wflush_init(s, &d->flusher, fd);
+	ret = pcl_wflush_init(s, &d->flusher, fd);
 	if (ret) {
 		free(d);
 		goto out_close;
@@ -91,7 +91,7 @@ static ssize_t wdontcache_pwrite(struct pc_wstream *s, const void *buf, size_t l
 
 	if (s->append)
 		at = UINT64_MAX;	/* not known before: see below */
-	n = pc_wflush_pwrite(s, &d->flusher, buf, len, off, RWF_DONTCACHE);
+	n = pcl_wflush_pwrite(s, &d->flusher, buf, len, off, RWF_DONTCACHE);
 	if (n > 0 && s->append) {
 		s->stats.syscalls++;
 		at = (uint64_t)lseek(s->fd, 0, SEEK_CUR) - n;
@@ -107,7 +107,7 @@ static ssize_t wdontcache_pwrite(struct pc_wstream *s, const void *buf, size_t l
 static int wdontcache_finish(struct pc_wstream *s)
 {
 	struct wdontcache *d = s->priv;
-	int ret = pc_wflush_finish(s, &d->flusher);
+	int ret = pcl_wflush_finish(s, &d->flusher);
 
 	if (ret || d->hi <= d->lo)
 		return ret;
@@ -122,13 +122,13 @@ static void wdontcache_release(struct pc_wstream *s)
 {
 	struct wdontcache *d = s->priv;
 
-	pc_flusher_release(&d->flusher);
+	pcl_flusher_release(&d->flusher);
 	close(d->wait_fd);
 	free(d);
 	s->priv = NULL;
 }
 
-const struct pc_wstrategy_ops pc_wstrat_dontcache = {
+const struct pc_wstrategy_ops pcl_wstrat_dontcache = {
 	.id = PC_DONTCACHE,
 	.name = "dontcache",
 	.flags = PC_WS_APPEND,

@@ -20,7 +20,7 @@ static int wdropbehind_init(struct pc_wstream *s)
 
 	if (!f)
 		return -ENOMEM;
-	ret = pc_wflush_init(s, f, -1);
+	ret = pcl_wflush_init(s, f, -1);
 	if (ret) {
 		free(f);
 		return ret;
@@ -32,22 +32,22 @@ static int wdropbehind_init(struct pc_wstream *s)
 static ssize_t wdropbehind_pwrite(struct pc_wstream *s, const void *buf, size_t len,
 				  uint64_t off)
 {
-	return pc_wflush_pwrite(s, s->priv, buf, len, off, 0);
+	return pcl_wflush_pwrite(s, s->priv, buf, len, off, 0);
 }
 
 static int wdropbehind_finish(struct pc_wstream *s)
 {
-	return pc_wflush_finish(s, s->priv);
+	return pcl_wflush_finish(s, s->priv);
 }
 
 static void wdropbehind_release(struct pc_wstream *s)
 {
-	pc_flusher_release(s->priv);
+	pcl_flusher_release(s->priv);
 	free(s->priv);
 	s->priv = NULL;
 }
 
-const struct pc_wstrategy_ops pc_wstrat_dropbehind = {
+const struct pc_wstrategy_ops pcl_wstrat_dropbehind = {
 	.id = PC_DROPBEHIND,
 	.name = "dropbehind",
 	.flags = PC_WS_APPEND,

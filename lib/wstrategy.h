@@ -65,19 +65,19 @@ struct pc_wstream {
 	struct pc_wstats stats;
 };
 
-extern const struct pc_wstrategy_ops pc_wstrat_buffered;
-extern const struct pc_wstrategy_ops pc_wstrat_dontcache;
-extern const struct pc_wstrategy_ops pc_wstrat_dropbehind;
-extern const struct pc_wstrategy_ops pc_wstrat_direct;
+extern const struct pc_wstrategy_ops pcl_wstrat_buffered;
+extern const struct pc_wstrategy_ops pcl_wstrat_dontcache;
+extern const struct pc_wstrategy_ops pcl_wstrat_dropbehind;
+extern const struct pc_wstrategy_ops pcl_wstrat_direct;
 
 /* printf into / append "; " and printf to s->stats.reason. */
-void pc_wset_reason(struct pc_wstream *s, const char *fmt, ...)
+void pcl_wset_reason(struct pc_wstream *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void pc_wadd_reason(struct pc_wstream *s, const char *fmt, ...)
+void pcl_wadd_reason(struct pc_wstream *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Keep @err as the stream's first I/O error not returned yet. */
-void pc_wnote_err(struct pc_wstream *s, int err);
+void pcl_wnote_err(struct pc_wstream *s, int err);
 
 /*
  * pwritev2 until all of @len is written, retrying EINTR and short writes;
@@ -85,25 +85,25 @@ void pc_wnote_err(struct pc_wstream *s, int err);
  * bytes went.  Counts calls.  Returns @len, the bytes written before an
  * error, or -errno when none were.
  */
-ssize_t pc_wfull_pwrite(struct pc_wstream *s, const void *buf, size_t len,
+ssize_t pcl_wfull_pwrite(struct pc_wstream *s, const void *buf, size_t len,
 			uint64_t off, int rwf, uint64_t *ret_off);
 
 /* A description of s->fd's file of our own, opened with @flags, or -errno. */
-int pc_wreopen(struct pc_wstream *s, int flags);
+int pcl_wreopen(struct pc_wstream *s, int flags);
 
 struct pc_flusher;
 
 /*
  * Writes through the flusher (wflush.c): set @f up for s (waiting through
  * @wait_fd, or -1 for one of its own), write with pwritev2 flags @rwf, and
- * finish at close.  Writeback errors are kept with pc_wnote_err().
+ * finish at close.  Writeback errors are kept with pcl_wnote_err().
  */
-int pc_wflush_init(struct pc_wstream *s, struct pc_flusher *f, int wait_fd);
-ssize_t pc_wflush_pwrite(struct pc_wstream *s, struct pc_flusher *f,
+int pcl_wflush_init(struct pc_wstream *s, struct pc_flusher *f, int wait_fd);
+ssize_t pcl_wflush_pwrite(struct pc_wstream *s, struct pc_flusher *f,
 			 const void *buf, size_t len, uint64_t off, int rwf);
-int pc_wflush_finish(struct pc_wstream *s, struct pc_flusher *f);
+int pcl_wflush_finish(struct pc_wstream *s, struct pc_flusher *f);
 
 /* Choose a strategy for s (requested PC_AUTO); fills s->stats.reason. */
-enum pc_strategy pc_wauto_choose(struct pc_wstream *s);
+enum pc_strategy pcl_wauto_choose(struct pc_wstream *s);
 
 #endif

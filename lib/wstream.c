@@ -21,10 +21,10 @@
 #define WSTREAM_MAX_INFLIGHT_BYTES (16ull * PC_MIB)
 
 static const struct pc_wstrategy_ops *const wstrategy_table[PC_STRATEGY_COUNT] = {
-	[PC_BUFFERED] = &pc_wstrat_buffered,
-	[PC_DONTCACHE] = &pc_wstrat_dontcache,
-	[PC_DROPBEHIND] = &pc_wstrat_dropbehind,
-	[PC_DIRECT] = &pc_wstrat_direct,
+	[PC_BUFFERED] = &pcl_wstrat_buffered,
+	[PC_DONTCACHE] = &pcl_wstrat_dontcache,
+	[PC_DROPBEHIND] = &pcl_wstrat_dropbehind,
+	[PC_DIRECT] = &pcl_wstrat_direct,
 };
 
 void pc_wopts_init(struct pc_wopts *opts)
@@ -41,7 +41,7 @@ static void vreason(struct pc_wstream *s, size_t at, const char *fmt, va_list ap
 	vsnprintf(s->stats.reason + at, sizeof(s->stats.reason) - at, fmt, ap);
 }
 
-void pc_wset_reason(struct pc_wstream *s, const char *fmt, ...)
+void pcl_wset_reason(struct pc_wstream *s, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -50,7 +50,7 @@ void pc_wset_reason(struct pc_wstream *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-void pc_wadd_reason(struct pc_wstream *s, const char *fmt, ...)
+void pcl_wadd_reason(struct pc_wstream *s, const char *fmt, ...)
 {
 	size_t len = strlen(s->stats.reason);
 	va_list ap;
@@ -64,7 +64,7 @@ void pc_wadd_reason(struct pc_wstream *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-void pc_wnote_err(struct pc_wstream *s, int err)
+void pcl_wnote_err(struct pc_wstream *s, int err)
 {
 	if (err < 0 && !s->err)
 		s->err = err;
@@ -78,7 +78,7 @@ static int take_err(struct pc_wstream *s)
 	return err;
 }
 
-ssize_t pc_wfull_pwrite(struct pc_wstream *s, const void *buf, size_t len,
+ssize_t pcl_wfull_pwrite(struct pc_wstream *s, const void *buf, size_t len,
 			uint64_t off, int rwf, uint64_t *ret_off)
 {
 	off_t at = s->append ? -1 : (off_t)off;
@@ -101,7 +101,7 @@ ssize_t pc_wfull_pwrite(struct pc_wstream *s, const void *buf, size_t len,
 	return done;
 }
 
-int pc_wreopen(struct pc_wstream *s, int flags)
+int pcl_wreopen(struct pc_wstream *s, int flags)
 {
 	char path[64];
 	int fd;
@@ -144,15 +144,15 @@ static int wstrategy_setup(struct pc_wstream *s)
 	int ret;
 
 	if (id == PC_AUTO)
-		id = pc_wauto_choose(s);
+		id = pcl_wauto_choose(s);
 	else
-		pc_wset_reason(s, "requested");
+		pcl_wset_reason(s, "requested");
 	for (;;) {
 		snprintf(before, sizeof(before), "%s", s->stats.reason);
 		s->ops = wstrategy_table[id];
 		ret = s->append && !(s->ops->flags & PC_WS_APPEND) ? -EINVAL : 0;
 		if (ret)
-			pc_wset_reason(s, "O_APPEND writes must go through the page cache");
+			pcl_wset_reason(s, "O_APPEND writes must go through the page cache");
 		else
 			ret = s->ops->init(s);
 		if (!ret)
@@ -161,7 +161,7 @@ static int wstrategy_setup(struct pc_wstream *s)
 			return ret;
 		snprintf(why, sizeof(why), "%s", s->stats.reason);
 		id = s->ops->fallback;
-		pc_wset_reason(s, "%s; %s: %s, so %s", before, s->ops->name, why,
+		pcl_wset_reason(s, "%s; %s: %s, so %s", before, s->ops->name, why,
 			       pc_strategy_name(id));
 	}
 	s->stats.strategy = id;
@@ -196,9 +196,9 @@ static int wstream_new(struct pc_wstream **ret_stream, int fd, int own_fd,
 		goto out_free;
 	s->stats.requested = s->opts.strategy;
 	if (!s->regular) {
-		s->ops = &pc_wstrat_buffered;
+		s->ops = &pcl_wstrat_buffered;
 		s->stats.strategy = PC_BUFFERED;
-		pc_wset_reason(s, "not a regular file: plain write(2)");
+		pcl_wset_reason(s, "not a regular file: plain write(2)");
 	} else {
 		off_t cur = lseek(fd, 0, s->append ? SEEK_END : SEEK_CUR);
 
@@ -379,7 +379,7 @@ int pc_wstream_close_stats(struct pc_wstream *s, struct pc_wstats *ret_stats)
 	if (!s)
 		return 0;
 	if (s->regular && s->ops->finish)
-		pc_wnote_err(s, s->ops->finish(s));
+		pcl_wnote_err(s, s->ops->finish(s));
 	if (ret_stats)
 		*ret_stats = s->stats;
 	if (s->regular && s->ops->release)

@@ -138,7 +138,7 @@ static void enforce_budget(void)
 		if (!max)
 			return;
 		if (same_file(max, max->fd))
-			pc_dropper_advance(&max->drop, max->fd,
+			pcl_dropper_advance(&max->drop, max->fd,
 					   pc_align_down(max->cursor, PC_PAGE_SIZE), 1);
 		else
 			max->mapped = 1;	/* its fd was reused behind the shim's back */
@@ -177,8 +177,8 @@ static uint64_t unseen_reading(struct pl_file *f, int fd)
 	    f->mapped)
 		return 0;
 	if (f->have_dropper && !f->drop.warm) {
-		pc_dropper_reset(&f->drop, from);
-		pc_dropper_advance(&f->drop, fd, real, 1);
+		pcl_dropper_reset(&f->drop, from);
+		pcl_dropper_advance(&f->drop, fd, real, 1);
 	}
 	return (uint64_t)real - from;
 }
@@ -201,7 +201,7 @@ static void finish(struct pl_file *f, int fd)
 	}
 	if (same_file(f, fd)) {
 		if (f->active && f->have_dropper && !f->mapped)
-			pc_dropper_advance(&f->drop, fd, f->cursor, 1);
+			pcl_dropper_advance(&f->drop, fd, f->cursor, 1);
 		unseen = unseen_reading(f, fd);
 	}
 	if (!pl_cfg.stats)
@@ -227,7 +227,7 @@ void pl_file_release(struct pl_file *f, int fd)
 	finish(f, fd);
 	list_del(f);
 	if (f->have_dropper)
-		pc_dropper_release(&f->drop);
+		pcl_dropper_release(&f->drop);
 	free(f->path);
 	free(f);
 	errno = saved;
@@ -292,11 +292,11 @@ static void start_dropper(struct pl_file *f, int fd, uint64_t from)
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t need = readahead_of(f->dev) * 4 / PC_DROPPER_SNAP_AHEAD + 1;
 
-	f->have_dropper = !pc_dropper_init(&f->drop, fd, pl_cfg.batch, from);
+	f->have_dropper = !pcl_dropper_init(&f->drop, fd, pl_cfg.batch, from);
 	if (!f->have_dropper || !f->drop.warm || need <= f->drop.batch)
 		return;
-	pc_dropper_release(&f->drop);
-	f->have_dropper = !pc_dropper_init(&f->drop, fd, (need + page - 1) / page * page, from);
+	pcl_dropper_release(&f->drop);
+	f->have_dropper = !pcl_dropper_init(&f->drop, fd, (need + page - 1) / page * page, from);
 }
 
 void pl_track_fd(int fd, const char *path)
@@ -344,7 +344,7 @@ static void late_dropper(struct pl_file *f, int fd)
 
 	start_dropper(f, fd, from);
 	if (f->have_dropper)
-		pc_dropper_reset(&f->drop, pc_align_up(from, PC_PAGE_SIZE));
+		pcl_dropper_reset(&f->drop, pc_align_up(from, PC_PAGE_SIZE));
 }
 
 /* The program read at @off, not where the last read ended. */
@@ -352,9 +352,9 @@ static void new_run(struct pl_file *f, int fd, uint64_t off)
 {
 	f->seeks++;
 	if (f->have_dropper && f->active)
-		pc_dropper_seek(&f->drop, fd, f->cursor, off);
+		pcl_dropper_seek(&f->drop, fd, f->cursor, off);
 	else if (f->have_dropper)
-		pc_dropper_reset(&f->drop, off);
+		pcl_dropper_reset(&f->drop, off);
 	f->active = 0;
 	f->run_reads = 0;
 	f->run_start = off;
@@ -412,7 +412,7 @@ static void account(struct pl_file *f, int fd, uint64_t off, uint64_t n,
 		return;
 	if (pc_align_down(f->cursor, f->drop.batch) > f->drop.dropped_to &&
 	    offset_agrees(f, fd, positional))
-		pc_dropper_advance(&f->drop, fd, f->cursor, 0);
+		pcl_dropper_advance(&f->drop, fd, f->cursor, 0);
 }
 
 /*
@@ -455,7 +455,7 @@ void pl_read_begin(struct pl_read *r, int fd, int64_t off, uint64_t len)
 			   (pl_cfg.mode == PL_MODE_DONTCACHE ||
 			    (pl_cfg.mode == PL_MODE_AUTO && len >= AUTO_DONTCACHE_MIN));
 	if (f->have_dropper && r->off == f->cursor)
-		pc_dropper_before(&f->drop, fd, r->off, len);
+		pcl_dropper_before(&f->drop, fd, r->off, len);
 out:
 	pl_unlock();
 	errno = saved;
@@ -500,7 +500,7 @@ void pl_read_end(struct pl_read *r, int64_t n)
 		settle(f);
 		enforce_budget();
 	} else if (n == 0 && f->active && f->have_dropper && r->off == f->cursor) {
-		pc_dropper_advance(&f->drop, r->fd, f->cursor, 1);	/* end of file */
+		pcl_dropper_advance(&f->drop, r->fd, f->cursor, 1);	/* end of file */
 		settle(f);
 	}
 	if (--f->refs == 0)

@@ -74,7 +74,7 @@ static void maybe_start(struct pl_file *f, int fd, uint64_t off)
 		return;
 	if (off - f->wrun_start + pl_cfg.batch < pl_cfg.min_size)
 		return;
-	f->have_flusher = !pc_flusher_init(&f->fl, fd, PC_FLUSHER_QUIET, pl_cfg.batch, off);
+	f->have_flusher = !pcl_flusher_init(&f->fl, fd, PC_FLUSHER_QUIET, pl_cfg.batch, off);
 	f->wruns += f->have_flusher;
 }
 
@@ -120,7 +120,7 @@ out:
 			f->wrun_start = w->off;
 		maybe_start(f, fd, w->off);
 		if (f->have_flusher && !f->wdone)
-			pc_flusher_before(&f->fl, w->off, len < PL_WRITE_PIECE ? len : PL_WRITE_PIECE);
+			pcl_flusher_before(&f->fl, w->off, len < PL_WRITE_PIECE ? len : PL_WRITE_PIECE);
 		wlock_give(f);
 	}
 	errno = saved;
@@ -170,7 +170,7 @@ void pl_write_end(struct pl_write *w, int64_t n)
 			f->wrun_start = w->off;
 		f->wcursor = w->off + n;
 		if (f->have_flusher && !f->wdone)
-			wb_error(f, pc_flusher_wrote(&f->fl, w->off, n));
+			wb_error(f, pcl_flusher_wrote(&f->fl, w->off, n));
 		wlock_give(f);
 	}
 	pl_lock();
@@ -204,13 +204,13 @@ void pl_note_stdio_write(int fd)
 
 		wlock_take(f);
 		if (f->have_flusher && !f->wdone && w.off == f->fl.cursor)
-			wb_error(f, pc_flusher_wrote(&f->fl, w.off, real - w.off));
+			wb_error(f, pcl_flusher_wrote(&f->fl, w.off, real - w.off));
 		f->bytes_written += real - w.off;
 		f->wcursor = real;
 		if (!f->have_flusher && real - f->wrun_start + pl_cfg.batch >= pl_cfg.min_size)
 			maybe_start(f, fd, real);
 		if (f->have_flusher && !f->wdone)
-			pc_flusher_before(&f->fl, real, f->fl.batch);
+			pcl_flusher_before(&f->fl, real, f->fl.batch);
 		wlock_give(f);
 		pl_lock();
 		f->fpos = real;
@@ -229,8 +229,8 @@ void pl_writer_finish(struct pl_file *f)
 	if (f->have_flusher && !f->wdone) {
 		/* a fork() child that wrote nothing leaves its parent's batches alone */
 		if (f->bytes_written)
-			wb_error(f, pc_flusher_finish(&f->fl));
-		pc_flusher_release(&f->fl);
+			wb_error(f, pcl_flusher_finish(&f->fl));
+		pcl_flusher_release(&f->fl);
 	}
 	f->wdone = 1;
 	wlock_give(f);

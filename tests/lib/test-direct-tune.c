@@ -59,7 +59,7 @@ static void run_curve(struct pc_tune_depth *t, int peak, unsigned int knee,
 		count[d]++;
 		if (w >= WINDOWS / 2)
 			sum += rate;
-		pc_tune_depth_step(t, rate);
+		pcl_tune_depth_step(t, rate);
 	}
 	r->mode = 1;
 	for (unsigned int d = 1; d <= 256; d++)
@@ -78,30 +78,30 @@ int main(void)
 	srand(16);
 
 	/* Rises then flattens at 24: at 32 (the first doubling past it) within 4 windows... */
-	pc_tune_depth_init(&t, 8, 2, 64);
+	pcl_tune_depth_init(&t, 8, 2, 64);
 	for (int w = 0; w < 4; w++)
-		pc_tune_depth_step(&t, knee_curve(t.depth, 24));
+		pcl_tune_depth_step(&t, knee_curve(t.depth, 24));
 	T_CHECK(t.depth == 32, "knee 24 from 8: at %u after 4 windows, not 32", t.depth);
 	/* ...and settles there. */
-	pc_tune_depth_init(&t, 8, 2, 64);
+	pcl_tune_depth_init(&t, 8, 2, 64);
 	run_curve(&t, 0, 24, 0, &r);
 	T_CHECK(r.mode == 32, "knee 24 from 8: settled at %u, not 32", r.mode);
 	T_CHECK(r.mean >= 0.95 * 2.0, "knee 24: mean rate %.3f of 2.0", r.mean);
 	T_CHECK(r.off_mode <= WINDOWS / 10, "knee 24: %u windows off the knee", r.off_mode);
 
 	/* Already past the knee at the start: comes down to it (16), no further. */
-	pc_tune_depth_init(&t, 64, 2, 64);
+	pcl_tune_depth_init(&t, 64, 2, 64);
 	run_curve(&t, 0, 16, 0, &r);
 	T_CHECK(r.mode == 16, "knee 16 from 64: settled at %u, not 16", r.mode);
 	T_CHECK(r.mean >= 0.95 * 2.0, "knee 16 from 64: mean rate %.3f", r.mean);
 
 	/* A CPU-bound device (flat from 1): never deeper than where it started. */
-	pc_tune_depth_init(&t, 8, 2, 64);
+	pcl_tune_depth_init(&t, 8, 2, 64);
 	run_curve(&t, 0, 1, 0, &r);
 	T_CHECK(r.mode <= 8, "flat curve: settled at %u, deeper than 8", r.mode);
 
 	/* Noise of +-5% on the knee-24 curve: holds one depth, no wild swings. */
-	pc_tune_depth_init(&t, 8, 2, 64);
+	pcl_tune_depth_init(&t, 8, 2, 64);
 	run_curve(&t, 0, 24, 0.05, &r);
 	T_CHECK(r.mode >= 24 && r.mode <= 64, "noisy knee 24: settled at %u", r.mode);
 	T_CHECK(r.off_mode <= WINDOWS / 8, "noisy knee 24: %u of %d windows off depth %u",
@@ -109,17 +109,17 @@ int main(void)
 	T_CHECK(r.mean >= 0.93 * 2.0, "noisy knee 24: mean rate %.3f", r.mean);
 
 	/* Past a peak at 16 deeper reads lose: stops at 16 growing from 4... */
-	pc_tune_depth_init(&t, 4, 2, 64);
+	pcl_tune_depth_init(&t, 4, 2, 64);
 	run_curve(&t, 1, 16, 0, &r);
 	T_CHECK(r.mode == 16, "peak 16 from 4: settled at %u", r.mode);
 	/* ...and shrinks to it from 64. */
-	pc_tune_depth_init(&t, 64, 2, 64);
+	pcl_tune_depth_init(&t, 64, 2, 64);
 	run_curve(&t, 1, 16, 0, &r);
 	T_CHECK(r.mode == 16 && r.last == 16, "peak 16 from 64: mode %u, last %u",
 		r.mode, r.last);
 
 	/* Settled at 32 on a knee-24 device that then only needs 4: shrinks. */
-	pc_tune_depth_init(&t, 8, 2, 64);
+	pcl_tune_depth_init(&t, 8, 2, 64);
 	run_curve(&t, 0, 24, 0, &r);
 	T_CHECK(t.depth == 32, "before the change: %u", t.depth);
 	run_curve(&t, 0, 4, 0, &r);
@@ -127,7 +127,7 @@ int main(void)
 		r.mode, r.last);
 
 	/* One depth allowed: stays there. */
-	pc_tune_depth_init(&t, 8, 8, 8);
+	pcl_tune_depth_init(&t, 8, 8, 8);
 	run_curve(&t, 0, 24, 0.05, &r);
 	T_CHECK(r.off_mode == 0 && r.mode == 8, "min == max: %u windows off 8", r.off_mode);
 	printf("direct-tune: all curves settle as expected\n");

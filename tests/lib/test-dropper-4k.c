@@ -50,16 +50,16 @@ int main(void)
 		       (unsigned long long)before);
 	fd = open(path, O_RDONLY);
 	T_CHECK(fd >= 0, "open");
-	T_CHECK(!pc_dropper_init(&d, fd, 8 * MIB, 0), "dropper init");
+	T_CHECK(!pcl_dropper_init(&d, fd, 8 * MIB, 0), "dropper init");
 	for (uint64_t off = 0; off < FILE_SIZE; off += sizeof(buf)) {
 		ssize_t n;
 
-		pc_dropper_before(&d, fd, off, sizeof(buf));
+		pcl_dropper_before(&d, fd, off, sizeof(buf));
 		n = pread(fd, buf, sizeof(buf), off);
 		T_CHECK(n > 0, "read at %llu", (unsigned long long)off);
-		pc_dropper_advance(&d, fd, off + n, 0);
+		pcl_dropper_advance(&d, fd, off + n, 0);
 	}
-	pc_dropper_advance(&d, fd, FILE_SIZE, 1);
+	pcl_dropper_advance(&d, fd, FILE_SIZE, 1);
 	printf("kept %llu, dropped %llu, unknown %llu, %llu syscalls; %llu cached after\n",
 	       (unsigned long long)d.bytes_kept, (unsigned long long)d.bytes_dropped,
 	       (unsigned long long)d.bytes_unknown, (unsigned long long)d.syscalls,
@@ -72,7 +72,7 @@ int main(void)
 		(unsigned long long)pc_align_up(FILE_SIZE, page));
 	T_CHECK(t_cached(path) <= warm_bytes, "%llu bytes cached after, %llu before",
 		(unsigned long long)t_cached(path), (unsigned long long)warm_bytes);
-	pc_dropper_release(&d);
+	pcl_dropper_release(&d);
 	close(fd);
 	close(rfd);
 	t_rmtree(dir);

@@ -40,11 +40,11 @@ static int write_through(struct pc_flusher *f, int fd, uint64_t off,
 		ssize_t w;
 
 		t_pattern_fill(buf, off, n, seed);
-		pc_flusher_before(f, off, n);
+		pcl_flusher_before(f, off, n);
 		w = pwrite(fd, buf, n, off);
 		if (w < 0)
 			return -errno;
-		err = pc_flusher_wrote(f, off, w);
+		err = pcl_flusher_wrote(f, off, w);
 		off += w;
 		if (ret_peak) {
 			uint64_t c = wt_cached(fd, 0, 0);
@@ -68,10 +68,10 @@ static int test_seq(const char *dir)
 	T_CHECK(fd >= 0, "open: %s", strerror(errno));
 	if (no_cachestat)
 		t_refuse(T_REFUSE_CACHESTAT);
-	T_CHECK(!pc_flusher_init(&f, fd, -1, BATCH, 0), "init");
+	T_CHECK(!pcl_flusher_init(&f, fd, -1, BATCH, 0), "init");
 	T_CHECK(f.wait_fd >= 0, "no description to wait through: %s", strerror(-f.wait_err));
 	T_CHECK(!write_through(&f, fd, 0, size, 256 * 1024 + 5, 1, &peak), "write");
-	T_CHECK(!pc_flusher_finish(&f), "finish");
+	T_CHECK(!pcl_flusher_finish(&f), "finish");
 	printf("seq: peak %llu KiB cached (bound %llu), dropped %llu, kept %llu, %llu syscalls\n",
 	       (unsigned long long)peak >> 10, (unsigned long long)bound >> 10,
 	       (unsigned long long)f.bytes_dropped, (unsigned long long)f.bytes_kept,
@@ -82,7 +82,7 @@ static int test_seq(const char *dir)
 	T_CHECK(f.bytes_dropped >= size - 2 * BATCH, "dropped %llu",
 		(unsigned long long)f.bytes_dropped);
 	T_CHECK(f.bytes_kept == 0, "kept %llu", (unsigned long long)f.bytes_kept);
-	pc_flusher_release(&f);
+	pcl_flusher_release(&f);
 	T_CHECK(!fsync(fd), "fsync: %s", strerror(errno));
 	close(fd);
 	wt_check_file(path, size, 1);
@@ -117,10 +117,10 @@ static int test_foreign(const char *dir)
 	T_CHECK(fd >= 0, "open: %s", strerror(errno));
 	if (no_cachestat)
 		t_refuse(T_REFUSE_CACHESTAT);
-	T_CHECK(!pc_flusher_init(&f, fd, -1, BATCH, 0), "init");
+	T_CHECK(!pcl_flusher_init(&f, fd, -1, BATCH, 0), "init");
 	T_CHECK(f.warm || no_cachestat, "file not seen as cached");
 	T_CHECK(!write_through(&f, fd, 0, size, MIB, 4, NULL), "write");
-	T_CHECK(!pc_flusher_finish(&f), "finish");
+	T_CHECK(!pcl_flusher_finish(&f), "finish");
 	printf("foreign: dropped %llu, kept %llu; cached: batch 5 %llu, at 9 MiB %llu, rest %llu\n",
 	       (unsigned long long)f.bytes_dropped, (unsigned long long)f.bytes_kept,
 	       (unsigned long long)wt_cached(fd, 5 * MIB, BATCH),
@@ -140,7 +140,7 @@ static int test_foreign(const char *dir)
 	T_CHECK(wt_cached(fd, 0, 5 * MIB) == 0, "own batches left");
 	T_CHECK(wt_cached(fd, 6 * MIB, 3 * MIB) == 0, "own batches left");
 	T_CHECK(f.bytes_kept >= page + 64 * 1024, "kept %llu", (unsigned long long)f.bytes_kept);
-	pc_flusher_release(&f);
+	pcl_flusher_release(&f);
 	T_CHECK(!fsync(fd), "fsync: %s", strerror(errno));
 	close(fd);
 	close(other);
@@ -162,10 +162,10 @@ static int test_error(void)
 	snprintf(path, sizeof(path), "%s/err", dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	T_CHECK(fd >= 0, "open: %s", strerror(errno));
-	T_CHECK(!pc_flusher_init(&f, fd, -1, BATCH, 0), "init");
+	T_CHECK(!pcl_flusher_init(&f, fd, -1, BATCH, 0), "init");
 	err = write_through(&f, fd, 0, 128 * MIB, MIB, 5, NULL);
 	if (!err)
-		ferr = pc_flusher_finish(&f);
+		ferr = pcl_flusher_finish(&f);
 	sync_err = fsync(fd) ? errno : 0;
 	printf("error: flusher %s, finish %s, fsync %s\n", strerror(-err),
 	       strerror(-ferr), strerror(sync_err));
@@ -173,8 +173,8 @@ static int test_error(void)
 	T_CHECK(err == -EIO || err == -ENOSPC || ferr == -EIO || ferr == -ENOSPC,
 		"unexpected error %d %d", err, ferr);
 	T_CHECK(sync_err == EIO || sync_err == ENOSPC, "fsync did not see the error");
-	pc_flusher_finish(&f);	/* later batches may fail too: reported again */
-	pc_flusher_release(&f);
+	pcl_flusher_finish(&f);	/* later batches may fail too: reported again */
+	pcl_flusher_release(&f);
 	close(fd);
 	return 0;
 }

@@ -131,10 +131,10 @@ uint64_t wt_page(void)
 	return (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
-static struct pc_cachestat cstat(int fd, uint64_t off, uint64_t len)
+static struct pcl_cachestat cstat(int fd, uint64_t off, uint64_t len)
 {
-	struct pc_cachestat cs;
-	int ret = pc_cachestat(fd, off, len, &cs);
+	struct pcl_cachestat cs;
+	int ret = pcl_cachestat(fd, off, len, &cs);
 
 	if (ret)
 		t_fail("cachestat: %s", strerror(-ret));
@@ -153,7 +153,7 @@ uint64_t wt_cached(int fd, uint64_t off, uint64_t len)
 
 uint64_t wt_dirty(int fd, uint64_t off, uint64_t len)
 {
-	struct pc_cachestat cs = cstat(fd, off, len);
+	struct pcl_cachestat cs = cstat(fd, off, len);
 
 	return (cs.nr_dirty + cs.nr_writeback) * wt_page();
 }
