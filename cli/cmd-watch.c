@@ -16,6 +16,7 @@
 
 #include "cmds.h"
 #include "doctor.h"
+#include "json.h"
 #include "sample.h"
 #include "trace.h"
 #include "util.h"
@@ -299,6 +300,14 @@ static void print_json_figures(FILE *out, const struct figure *f, size_t n)
 	}
 }
 
+static void put_fixed3(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.3f", v);
+	else
+		fputs("null", out);
+}
+
 static void print_json_disks(FILE *out, const struct interval *iv)
 {
 	const struct sample_disks *disks = &iv->b->disks;
@@ -313,11 +322,11 @@ static void print_json_disks(FILE *out, const struct interval *iv)
 			continue;
 		fputs(first ? "" : ", ", out);
 		first = 0;
-		json_string(out, disks->disk[i].name);
+		json_quote(out, disks->disk[i].name);
 		fputs(": {\"read_mb_s\": ", out);
-		json_number(out, r, 3);
+		put_fixed3(out, r);
 		fputs(", \"write_mb_s\": ", out);
-		json_number(out, w, 3);
+		put_fixed3(out, w);
 		fputs("}", out);
 	}
 	fputs("}", out);
@@ -338,11 +347,11 @@ static void print_json_trace(FILE *out, const struct interval *iv)
 	fputs(", \"top_locks\": [", out);
 	for (unsigned int i = 0; i < iv->tr.ntop; i++) {
 		fputs(i ? ", {\"lock\": " : "{\"lock\": ", out);
-		json_string(out, iv->tr.top[i].kind);
+		json_quote(out, iv->tr.top[i].kind);
 		fputs(", \"caller\": ", out);
-		json_string(out, iv->tr.top[i].name);
+		json_quote(out, iv->tr.top[i].name);
 		fputs(", \"ms_s\": ", out);
-		json_number(out, iv->tr.top[i].ns / 1e6 / iv->tr.secs, 3);
+		put_fixed3(out, iv->tr.top[i].ns / 1e6 / iv->tr.secs);
 		fputs("}", out);
 	}
 	fputs("]}", out);
@@ -355,7 +364,7 @@ static void print_json_line(FILE *out, const struct watch_args *w, double t,
 	print_json_figures(out, iv->fig, iv->nfig);
 	if (iv->ncg) {
 		fprintf(out, ", \"cgroup\": {\"version\": %d, \"dir\": ", iv->b->cg.version);
-		json_string(out, w->cgroup);
+		json_quote(out, w->cgroup);
 		fputs(", ", out);
 		print_json_figures(out, iv->cg, iv->ncg);
 		fputs("}, ", out);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "doctor.h"
+#include "json.h"
 
 struct finding *doctor_add(struct doctor *d, enum doctor_level level,
 			   const char *area, const char *id, const char *fmt, ...)
@@ -119,58 +120,35 @@ void doctor_print_text(const struct doctor *d, FILE *out)
 		n[DOCTOR_WARN], n[DOCTOR_INFO]);
 }
 
-void json_string(FILE *out, const char *s)
+static void print_json_finding(struct json *j, const struct finding *f)
 {
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", out);
-		else if (*p == '\t')
-			fputs("\\t", out);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
-void json_number(FILE *out, double v, int decimals)
-{
-	if (!isfinite(v))
-		fputs("null", out);
-	else
-		fprintf(out, "%.*f", decimals, v);
-}
-
-static void print_json_finding(const struct finding *f, FILE *out)
-{
-	fputs("    {\"id\": ", out);
-	json_string(out, f->id);
-	fputs(", \"area\": ", out);
-	json_string(out, f->area);
-	fprintf(out, ", \"status\": \"%s\", \"title\": ", doctor_level_name(f->level));
-	json_string(out, f->title);
-	fputs(", \"evidence\": ", out);
-	json_string(out, f->evidence);
-	fputs(", \"action\": ", out);
-	json_string(out, f->action);
-	fputs("}", out);
+	json_object(j, NULL, 0);
+	json_string(j, "id", f->id);
+	json_string(j, "area", f->area);
+	json_string(j, "status", doctor_level_name(f->level));
+	json_string(j, "title", f->title);
+	json_string(j, "evidence", f->evidence);
+	json_string(j, "action", f->action);
+	json_end(j);
 }
 
 void doctor_print_json(const struct doctor *d, FILE *out)
 {
+	struct json j;
 	size_t n[3];
 
 	count_levels(d, n);
-	fprintf(out, "{\n  \"version\": 1,\n  \"summary\": {\"ok\": %zu, \"warn\": %zu, "
-		"\"info\": %zu},\n  \"findings\": [\n", n[DOCTOR_OK],
-		n[DOCTOR_WARN], n[DOCTOR_INFO]);
-	for (size_t i = 0; i < d->count; i++) {
-		print_json_finding(&d->findings[i], out);
-		fputs(i + 1 < d->count ? ",\n" : "\n", out);
-	}
-	fputs("  ]\n}\n", out);
+	json_init(&j, out);
+	json_object(&j, NULL, 1);
+	json_uint(&j, "version", 1);
+	json_object(&j, "summary", 0);
+	json_uint(&j, "ok", n[DOCTOR_OK]);
+	json_uint(&j, "warn", n[DOCTOR_WARN]);
+	json_uint(&j, "info", n[DOCTOR_INFO]);
+	json_end(&j);
+	json_array(&j, "findings", 1);
+	for (size_t i = 0; i < d->count; i++)
+		print_json_finding(&j, &d->findings[i]);
+	json_end(&j);
+	json_end(&j);
 }

@@ -107,11 +107,7 @@ void doctor_probe_copy(struct doctor *d);
 const char *doctor_level_name(enum doctor_level level);
 void doctor_print_text(const struct doctor *d, FILE *out);
 void doctor_print_json(const struct doctor *d, FILE *out);
-/* @s as a JSON string with quotes; also used by watch. */
-void json_string(FILE *out, const char *s);
 /* A counter as text into @buf: the number, or "unknown". */
 const char *count_str(uint64_t v, char *buf, size_t size);
-/* @v as a JSON number, or null when NAN/infinite. */
-void json_number(FILE *out, double v, int decimals);
 
 #endif
