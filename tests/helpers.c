@@ -186,55 +186,87 @@ void t_rmtree(const char *dir)
 		tmpdir_path[0] = 0;
 }
 
-/* The one loop file system of this process, torn down at exit. */
+/* The one loop file system of this process, torn down at exit by the
+ * process that made it (not by a forked child that exits). */
 static struct {
-	char img[256];
+	char top[256];		/* the tmpfs the image lives in, or "" */
+	char img[300];
 	char dev[64];
-	char mnt[256];
-	int mounted;
+	char mnt[300];
+	int tmpfs_mounted, mounted;
+	pid_t owner;
 } loopfs;
 
-static void loopfs_teardown(void)
+static void umount_path(const char *path)
 {
-	char cmd[1024];
+	char cmd[700];
 
-	if (loopfs.mounted) {
-		/* Lazily when a failed check left a file open. */
-		snprintf(cmd, sizeof(cmd), "umount '%s' 2>/dev/null || umount -l '%s'",
-			 loopfs.mnt, loopfs.mnt);
-		run_cmd(cmd);
-		loopfs.mounted = 0;
-	}
+	/* Lazily when a failed check left a file open. */
+	snprintf(cmd, sizeof(cmd), "umount '%s' 2>/dev/null || umount -l '%s'", path, path);
+	run_cmd(cmd);
+}
+
+void t_loopfs_teardown(void)
+{
+	char cmd[128];
+
+	if (loopfs.owner != getpid())
+		return;
+	if (loopfs.mounted)
+		umount_path(loopfs.mnt);
+	if (loopfs.mnt[0])
+		rmdir(loopfs.mnt);
 	if (loopfs.dev[0]) {
 		snprintf(cmd, sizeof(cmd), "losetup -d '%s' 2>/dev/null", loopfs.dev);
 		run_cmd(cmd);
-		loopfs.dev[0] = 0;
 	}
-	if (loopfs.mnt[0])
-		rmdir(loopfs.mnt);
 	if (loopfs.img[0])
 		unlink(loopfs.img);
-	loopfs.mnt[0] = loopfs.img[0] = 0;
+	if (loopfs.tmpfs_mounted)
+		umount_path(loopfs.top);
+	if (loopfs.top[0])
+		rmdir(loopfs.top);
+	memset(&loopfs, 0, sizeof(loopfs));
 }
 
 static void loopfs_signal(int sig)
 {
-	loopfs_teardown();
+	t_loopfs_teardown();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-static void loopfs_attach(uint64_t size)
+/* The image: in /tmp, or alone in a tmpfs of @room bytes. */
+static void loopfs_image(uint64_t size, uint64_t room)
 {
-	char cmd[512];
-	FILE *p;
+	char cmd[600];
 	int fd;
 
-	snprintf(loopfs.img, sizeof(loopfs.img), "/tmp/pagecliff-test-img-XXXXXX");
-	fd = mkstemp(loopfs.img);
+	if (room) {
+		snprintf(loopfs.top, sizeof(loopfs.top), "/tmp/pagecliff-thin-XXXXXX");
+		if (!mkdtemp(loopfs.top))
+			t_fail("cannot make a folder: %s", strerror(errno));
+		snprintf(cmd, sizeof(cmd), "mount -t tmpfs -o size=%llu tmpfs '%s'",
+			 (unsigned long long)room, loopfs.top);
+		if (run_cmd(cmd))
+			t_skip("cannot mount a tmpfs");
+		loopfs.tmpfs_mounted = 1;
+		snprintf(loopfs.img, sizeof(loopfs.img), "%s/img", loopfs.top);
+		fd = open(loopfs.img, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	} else {
+		snprintf(loopfs.img, sizeof(loopfs.img), "/tmp/pagecliff-test-img-XXXXXX");
+		fd = mkstemp(loopfs.img);
+	}
 	if (fd < 0 || ftruncate(fd, size) < 0)
 		t_fail("cannot make an image file: %s", strerror(errno));
 	close(fd);
+}
+
+static void loopfs_attach(void)
+{
+	char cmd[512];
+	FILE *p;
+
 	snprintf(cmd, sizeof(cmd), "losetup -f --show '%s'", loopfs.img);
 	p = popen(cmd, "r");
 	if (!p || !fgets(loopfs.dev, sizeof(loopfs.dev), p))
@@ -243,7 +275,8 @@ static void loopfs_attach(uint64_t size)
 	loopfs.dev[strcspn(loopfs.dev, "\n")] = 0;
 }
 
-const char *t_loopfs(const char *fstype, uint64_t size)
+const char *t_loopfs_make(const char *fstype, uint64_t size, uint64_t room,
+			  const char *mkfs_options, const char *options)
 {
 	char cmd[1024];
 
@@ -252,23 +285,40 @@ const char *t_loopfs(const char *fstype, uint64_t size)
 	snprintf(cmd, sizeof(cmd), "command -v mkfs.%s >/dev/null", fstype);
 	if (run_cmd(cmd))
 		t_skip("mkfs.%s is not installed", fstype);
-	atexit(loopfs_teardown);
+	loopfs.owner = getpid();
+	atexit(t_loopfs_teardown);
 	signal(SIGINT, loopfs_signal);
 	signal(SIGTERM, loopfs_signal);
-	loopfs_attach(size);
-	snprintf(cmd, sizeof(cmd), "mkfs.%s -q %s '%s' >/dev/null 2>&1", fstype,
-		 strcmp(fstype, "xfs") ? "-F" : "-f", loopfs.dev);
+	loopfs_image(size, room);
+	loopfs_attach();
+	snprintf(cmd, sizeof(cmd), "mkfs.%s -q %s %s '%s' >/dev/null 2>&1", fstype,
+		 strcmp(fstype, "xfs") ? "-F" : "-f", mkfs_options ? mkfs_options : "",
+		 loopfs.dev);
 	if (run_cmd(cmd))
 		t_fail("mkfs.%s on %s failed", fstype, loopfs.dev);
 	snprintf(loopfs.mnt, sizeof(loopfs.mnt), "/tmp/pagecliff-test-mnt-XXXXXX");
 	if (!mkdtemp(loopfs.mnt))
 		t_fail("cannot make a mount point: %s", strerror(errno));
-	snprintf(cmd, sizeof(cmd), "mount -t %s '%s' '%s'", fstype, loopfs.dev,
-		 loopfs.mnt);
-	if (run_cmd(cmd))
-		t_fail("cannot mount %s on %s", loopfs.dev, loopfs.mnt);
+	snprintf(cmd, sizeof(cmd), "mount -t %s -o '%s' '%s' '%s' 2>/dev/null", fstype,
+		 options ? options : "defaults", loopfs.dev, loopfs.mnt);
+	if (run_cmd(cmd)) {
+		if (!options)
+			t_fail("cannot mount %s on %s", loopfs.dev, loopfs.mnt);
+		t_loopfs_teardown();
+		return NULL;	/* the options are not supported here */
+	}
 	loopfs.mounted = 1;
 	return loopfs.mnt;
+}
+
+const char *t_loopfs(const char *fstype, uint64_t size)
+{
+	return t_loopfs_make(fstype, size, 0, NULL, NULL);
+}
+
+const char *t_loopfs_dev(void)
+{
+	return loopfs.dev;
 }
 
 #ifndef RWF_DONTCACHE
@@ -335,13 +385,19 @@ void t_refuse(enum t_refuse what)
 
 int t_in_child(int (*fn)(void *), void *arg)
 {
-	pid_t pid = fork();
+	pid_t pid;
 	int st;
 
+	fflush(NULL);		/* nothing buffered is written twice */
+	pid = fork();
 	if (pid < 0)
 		t_fail("fork: %s", strerror(errno));
-	if (!pid)
-		_exit(fn(arg));
+	if (!pid) {
+		st = fn(arg);
+		fflush(NULL);
+		t_loopfs_teardown();	/* one the child made itself */
+		_exit(st);
+	}
 	if (waitpid(pid, &st, 0) < 0)
 		t_fail("waitpid: %s", strerror(errno));
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);

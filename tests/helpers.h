@@ -62,6 +62,17 @@ void t_rmtree(const char *dir);
  * SIGINT/SIGTERM.
  */
 const char *t_loopfs(const char *fstype, uint64_t size);
+/*
+ * The same with the image alone in a tmpfs of @room bytes when @room is not
+ * 0 (so that the device can really be full), @mkfs_options, and the mount
+ * @options ("defaults" when NULL; NULL is returned, nothing left, when the
+ * file system refuses them).  One per process.
+ */
+const char *t_loopfs_make(const char *fstype, uint64_t size, uint64_t room,
+			  const char *mkfs_options, const char *options);
+/* The loop device under it; undo it now (also at exit; safe twice). */
+const char *t_loopfs_dev(void);
+void t_loopfs_teardown(void);
 
 enum t_refuse {
 	T_REFUSE_URING,		/* io_uring_setup fails with ENOSYS */
@@ -73,7 +84,11 @@ enum t_refuse {
 /* Install a seccomp filter on this process; skips when seccomp is missing. */
 void t_refuse(enum t_refuse what);
 
-/* Run @fn in a child process; returns its exit status (or 128 + signal). */
+/*
+ * Run @fn in a child process; returns its exit status (or 128 + signal).
+ * Output is flushed on both sides, and a t_loopfs_make() of the child is
+ * undone when @fn returns (t_fail/t_skip in it go through exit: also).
+ */
 int t_in_child(int (*fn)(void *), void *arg);
 
 #endif

@@ -154,7 +154,7 @@ static int test_foreign(const char *dir)
  */
 static int test_error(void)
 {
-	const char *dir = wt_thinfs("xfs", 512 * MIB, 96 * MIB);
+	const char *dir = t_loopfs_make("xfs", 512 * MIB, 96 * MIB, NULL, NULL);
 	struct pc_flusher f;
 	char path[600];
 	int fd, err, ferr = 0, sync_err;
@@ -203,7 +203,7 @@ int main(int argc, char **argv)
 	t_tmpdir(dir, sizeof(dir), t_loopfs("xfs", 512ull * MIB));
 	if (!strcmp(argv[1], "nocachestat")) {
 		no_cachestat = 1;
-		ret = wt_in_child(child_seq, dir) || wt_in_child(child_foreign, dir);
+		ret = t_in_child(child_seq, dir) || t_in_child(child_foreign, dir);
 	} else {
 		ret = !strcmp(argv[1], "seq") ? test_seq(dir) : test_foreign(dir);
 	}

@@ -24,24 +24,11 @@
 
 static char src[4 * MIB + 1];
 
-static struct pc_wstream *wopen(const char *path, int flags, enum pc_strategy st)
-{
-	struct pc_wstream *s;
-	struct pc_wopts o;
-	int ret;
-
-	pc_wopts_init(&o);
-	o.strategy = st;
-	ret = pc_wstream_open(&s, path, flags, 0644, &o);
-	T_CHECK(!ret, "open %s: %s", pc_strategy_name(st), strerror(-ret));
-	return s;
-}
-
 /* Write @size bytes with @st in @chunk pieces; the peak cached while at it. */
 static uint64_t write_peak(const char *path, enum pc_strategy st, uint64_t size,
 			   size_t chunk, int flags, struct pc_wstats *ret_stats)
 {
-	struct pc_wstream *s = wopen(path, flags, st);
+	struct pc_wstream *s = wt_open(path, flags, st);
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
 	uint64_t off = 0, peak = 0;
 

@@ -157,7 +157,7 @@ static int test_enospc(void)
 static int wberror_child(void *arg)
 {
 	enum pc_strategy st = *(enum pc_strategy *)arg;
-	const char *dir = wt_thinfs("xfs", 512 * MIB, 96 * MIB);
+	const char *dir = t_loopfs_make("xfs", 512 * MIB, 96 * MIB, NULL, NULL);
 	char path[600];
 	struct outcome o;
 	int fd, err, fsync_err;
@@ -186,7 +186,7 @@ static int test_wberror(void)
 		t_skip("needs root for tmpfs, a loop device and a mount");
 	for (unsigned int i = 0; i < NSTRAT; i++) {
 		enum pc_strategy st = strategies[i];
-		int rc = wt_in_child(wberror_child, &st);
+		int rc = t_in_child(wberror_child, &st);
 
 		if (rc == T_EXIT_SKIP)
 			t_skip("no thin file system");
@@ -223,8 +223,8 @@ static int edquot_child(void *arg)
 
 static int test_edquot(void)
 {
-	const char *dir = wt_mountfs("ext4", 256 * MIB, "-O quota -E quotatype=usrquota",
-				     "usrquota");
+	const char *dir = t_loopfs_make("ext4", 256 * MIB, 0, "-O quota -E quotatype=usrquota",
+					"usrquota");
 	struct if_dqblk dq = { .dqb_bhardlimit = 8192, .dqb_bsoftlimit = 8192,
 			       .dqb_valid = QIF_BLIMITS };
 	char path[600];
@@ -233,11 +233,11 @@ static int test_edquot(void)
 	if (!dir)
 		t_skip("ext4 with quota cannot be mounted: this kernel lacks quota formats "
 		       "(CONFIG_QFMT_V2) and XFS quota; test-wfault covers EDQUOT from write");
-	if (quotactl(QCMD(Q_SETQUOTA, USRQUOTA), wt_dev(), 65534, (caddr_t)&dq))
+	if (quotactl(QCMD(Q_SETQUOTA, USRQUOTA), t_loopfs_dev(), 65534, (caddr_t)&dq))
 		t_skip("cannot set a quota on ext4: %s", strerror(errno));
 	T_CHECK(!chmod(dir, 0777), "chmod: %s", strerror(errno));
 	snprintf(path, sizeof(path), "%s/quota", dir);
-	rc = wt_in_child(edquot_child, path);
+	rc = t_in_child(edquot_child, path);
 	T_CHECK(rc == 0, "child exited %d", rc);
 	return 0;
 }

@@ -28,26 +28,11 @@ static const enum pc_strategy strategies[] = {
 
 static char src[8 * MIB + 4096];
 
-static struct pc_wstream *wopen(const char *path, int flags, enum pc_strategy st)
-{
-	struct pc_wstream *s;
-	struct pc_wopts o;
-	int ret;
-
-	pc_wopts_init(&o);
-	o.strategy = st;
-	ret = pc_wstream_open(&s, path, flags, 0644, &o);
-	if (ret)
-		t_fail("cannot open '%s' with %s: %s", path, pc_strategy_name(st),
-		       strerror(-ret));
-	return s;
-}
-
 /* Write @size pattern bytes (seed 9) in @chunk pieces; @lend: lend/commit. */
 static enum pc_strategy write_file(const char *path, uint64_t size, size_t chunk,
 				   enum pc_strategy st, int lend)
 {
-	struct pc_wstream *s = wopen(path, O_WRONLY | O_CREAT | O_TRUNC, st);
+	struct pc_wstream *s = wt_open(path, O_WRONLY | O_CREAT | O_TRUNC, st);
 	struct pc_wstats stats;
 	uint64_t off = 0;
 	int ret;
@@ -145,7 +130,7 @@ static void ref_ops(const char *path, int flags)
 
 static void stream_ops(const char *path, int flags, enum pc_strategy st)
 {
-	struct pc_wstream *s = wopen(path, flags, st);
+	struct pc_wstream *s = wt_open(path, flags, st);
 	int ret;
 
 	for (unsigned int i = 0; i < NOPS; i++) {

@@ -144,7 +144,7 @@ int main(void)
 	check_pipe();
 	check_args();
 	for (unsigned int i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
-		int rc = wt_in_child(run_scenario, (void *)&scenarios[i]);
+		int rc = t_in_child(run_scenario, (void *)&scenarios[i]);
 
 		if (rc == T_EXIT_SKIP)
 			t_skip("seccomp is not available");

@@ -1,43 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the write tests share: a file system whose device runs out of room
- * underneath it (so that writeback, not write(2), fails), the page size, and
- * counting a file's cached and dirty pages.
+ * What the write tests share: the page size, counting a file's cached and
+ * dirty pages, checking a written file.
  */
 #ifndef PC_WTEST_H
 #define PC_WTEST_H
 
 #include <stdint.h>
 
-/*
- * As root, make a @fstype file system of @size bytes on a loop device whose
- * sparse backing file lives in a tmpfs of only @room bytes: writes the file
- * system accepted fail at writeback once the tmpfs is full (ENOSPC or EIO
- * from the device).  Returns the mount point; undone at exit and on signals.
- * Skips (77) without root, tmpfs mounts, losetup or mkfs.
- */
-const char *wt_thinfs(const char *fstype, uint64_t size, uint64_t room);
+#include "pagecliff.h"
 
-/*
- * As wt_thinfs() with room for everything, made with @mkfs_options and
- * mounted with @options (-o); either may be NULL.  Returns NULL (all undone)
- * when the kernel refuses to mount with @options.
- */
-const char *wt_mountfs(const char *fstype, uint64_t size, const char *mkfs_options,
-		       const char *options);
-
-/* The loop device under wt_thinfs()'s or wt_mountfs()'s file system. */
-const char *wt_dev(void);
-
-/* Undo wt_thinfs() / wt_mountfs() now (also at exit); safe twice. */
-void wt_teardown(void);
-
-/*
- * Run @fn in a child process; returns its exit status (or 128 + signal).
- * The child flushes its output and undoes a file system it made itself;
- * t_fail() and t_skip() in it go through exit() and undo it too.
- */
-int wt_in_child(int (*fn)(void *), void *arg);
+/* A file system whose device runs out of room underneath it is
+ * t_loopfs_make() with a small @room (tests/helpers.h); children run in
+ * t_in_child(). */
 
 uint64_t wt_page(void);
 
@@ -51,5 +26,8 @@ uint64_t wt_dirty(int fd, uint64_t off, uint64_t len);
 
 /* Check that @path holds exactly @size bytes of pattern @seed; fails the test. */
 void wt_check_file(const char *path, uint64_t size, uint32_t seed);
+
+/* pc_wstream_open() of @path (mode 0644) with strategy @st; fails the test. */
+struct pc_wstream *wt_open(const char *path, int flags, enum pc_strategy st);
 
 #endif
