@@ -6,7 +6,6 @@
  * through sample.c as bench reads it.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,34 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmds.h"
+#include "cmd.h"
 #include "doctor.h"
 #include "json.h"
 #include "sample.h"
 #include "trace.h"
 #include "util.h"
-
-static const char watch_usage[] =
-	"usage: pagecliff watch [--interval TIME] [--count N] [--json] [--cgroup DIR]\n"
-	"\n"
-	"Show the page cache and reclaim per interval: page cache (active,\n"
-	"inactive), dirty, writeback, reclaim scan and steal rates (direct, kswapd,\n"
-	"file), allocation stalls, memory PSI, kswapd CPU, system CPU, memory\n"
-	"cgroup, per-device read and write MB/s; with kernel-event tracing (root),\n"
-	"milliseconds per second spent system-wide in direct and memory-cgroup\n"
-	"reclaim, contended-lock waits (and the top callers), dirty throttling, and\n"
-	"kswapd's share of time awake.  A refreshing view on a terminal, one line\n"
-	"per interval otherwise.\n"
-	"\n"
-	"  -i, --interval TIME  between samples, 10ms to 1h (default 1s; 250ms, 2s;\n"
-	"                     a bare number is seconds)\n"
-	"  -n, --count N      stop after N intervals (default: until interrupted)\n"
-	"  -j, --json         one JSON object per interval, one per line\n"
-	"      --text         one line of text per interval, even on a terminal\n"
-	"  -c, --cgroup DIR   memory cgroup directory to show (default: this\n"
-	"                     process's own, when it has one)\n"
-	"      --no-trace     no kernel-event tracing: the /proc counters only\n"
-	"  -h, --help         this text\n";
 
 enum watch_mode { WATCH_VIEW, WATCH_TEXT, WATCH_JSON };
 
@@ -49,71 +26,62 @@ struct watch_args {
 	uint64_t interval_ms;
 	uint64_t count;
 	enum watch_mode mode;
+	int forced;			/* --json or --text given (--json wins) */
 	const char *cgroup;
 	char cgroup_buf[4096];
 	int no_trace;
 };
 
-enum { OPT_TEXT = 256, OPT_NO_TRACE };
+enum { WATCH_OPT_TEXT = CMD_LONG, WATCH_OPT_NO_TRACE };
 
-static const struct option watch_options[] = {
-	{ "interval", required_argument, NULL, 'i' },
-	{ "count", required_argument, NULL, 'n' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "text", no_argument, NULL, OPT_TEXT },
-	{ "cgroup", required_argument, NULL, 'c' },
-	{ "no-trace", no_argument, NULL, OPT_NO_TRACE },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cmd_option watch_options[] = {
+	{ "interval", 'i', CMD_ARG_REQUIRED, "TIME",
+	  "between samples, 10ms to 1h (default 1s; 250ms, 2s;\n"
+	  "a bare number is seconds)" },
+	{ "count", 'n', CMD_ARG_REQUIRED, "N", "stop after N intervals (default: until interrupted)" },
+	{ "json", 'j', CMD_ARG_NONE, NULL, "one JSON object per interval, one per line" },
+	{ "text", WATCH_OPT_TEXT, CMD_ARG_NONE, NULL,
+	  "one line of text per interval, even on a terminal" },
+	{ "cgroup", 'c', CMD_ARG_REQUIRED, "DIR",
+	  "memory cgroup directory to show (default: this\n"
+	  "process's own, when it has one)" },
+	{ "no-trace", WATCH_OPT_NO_TRACE, CMD_ARG_NONE, NULL,
+	  "no kernel-event tracing: the /proc counters only" },
+	{ 0 },
 };
 
-static void parse_args(int argc, char **argv, struct watch_args *a)
+static void watch_option(void *state, int key, const char *arg)
 {
-	int c, forced = 0;
+	struct watch_args *a = state;
+	double secs;
 
-	while ((c = getopt_long(argc, argv, "i:n:jc:h", watch_options, NULL)) != -1) {
-		switch (c) {
-		case 'i': {
-			double secs;
-
-			if (parse_duration(optarg, &secs) || secs < 0.01 || secs > 3600)
-				usage_error("bad --interval '%s': a time from 10ms to 1h (250ms, "
-					    "2s, 1m; a bare number is seconds)", optarg);
-			a->interval_ms = (uint64_t)(secs * 1000 + 0.5);
-			break;
-		}
-		case 'n':
-			if (parse_uint(optarg, 1, UINT64_MAX / 2, &a->count))
-				usage_error("bad --count '%s': want a whole number >= 1", optarg);
-			break;
-		case 'j':
-			a->mode = WATCH_JSON;
-			forced = 1;
-			break;
-		case OPT_TEXT:
-			if (!forced)
-				a->mode = WATCH_TEXT;
-			forced = 1;
-			break;
-		case 'c':
-			a->cgroup = optarg;
-			break;
-		case OPT_NO_TRACE:
-			a->no_trace = 1;
-			break;
-		case 'h':
-			fputs(watch_usage, stdout);
-			exit(0);
-		default:
-			fputs(watch_usage, stderr);
-			exit(EXIT_USAGE);
-		}
+	switch (key) {
+	case 'i':
+		if (parse_duration(arg, &secs) || secs < 0.01 || secs > 3600)
+			usage_error("bad --interval '%s': a time from 10ms to 1h (250ms, "
+				    "2s, 1m; a bare number is seconds)", arg);
+		a->interval_ms = (uint64_t)(secs * 1000 + 0.5);
+		break;
+	case 'n':
+		if (parse_uint(arg, 1, UINT64_MAX / 2, &a->count))
+			usage_error("bad --count '%s': want a whole number >= 1", arg);
+		break;
+	case 'j':
+		a->mode = WATCH_JSON;
+		a->forced = 1;
+		break;
+	case WATCH_OPT_TEXT:
+		if (!a->forced)
+			a->mode = WATCH_TEXT;
+		a->forced = 1;
+		break;
+	case 'c':
+		a->cgroup = arg;
+		break;
+	case WATCH_OPT_NO_TRACE:
+		a->no_trace = 1;
+		break;
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'; see 'pagecliff watch --help'",
-			    argv[optind]);
-	if (!forced)
-		a->mode = isatty(STDOUT_FILENO) ? WATCH_VIEW : WATCH_TEXT;
 }
 
 /* What a figure counts: how it is printed. */
@@ -481,7 +449,7 @@ static const struct trace_snap *snap_of(struct trace *t, struct trace_snap *snap
 	return t && !trace_read(t, snap) ? snap : NULL;
 }
 
-int cmd_watch(int argc, char **argv)
+static int cmd_watch(int argc, char **argv)
 {
 	struct watch_args w = { .interval_ms = 1000 };
 	struct sample_opts o = { .disks = 1, .kswapd = 1 };
@@ -494,7 +462,9 @@ int cmd_watch(int argc, char **argv)
 
 	if (!s || !ts)
 		die("out of memory");
-	parse_args(argc, argv, &w);
+	cmd_parse(&cmd_watch_entry, argc, argv, &w);
+	if (!w.forced)
+		w.mode = isatty(STDOUT_FILENO) ? WATCH_VIEW : WATCH_TEXT;
 	if (!w.cgroup && !sample_find_cgroup(NULL, 0, w.cgroup_buf, sizeof(w.cgroup_buf)))
 		w.cgroup = w.cgroup_buf;
 	o.cgroup_dir = w.cgroup;
@@ -524,3 +494,23 @@ int cmd_watch(int argc, char **argv)
 	free(s);
 	return ferror(stdout) ? 1 : 0;
 }
+
+const struct cmd_entry cmd_watch_entry = {
+	.name = "watch",
+	.summary = "show page cache and reclaim per interval, like vmstat",
+	.usage = "[--interval TIME] [--count N] [--json] [--cgroup DIR]",
+	.about = "Show the page cache and reclaim per interval: page cache (active,\n"
+		 "inactive), dirty, writeback, reclaim scan and steal rates (direct, kswapd,\n"
+		 "file), allocation stalls, memory PSI, kswapd CPU, system CPU, memory\n"
+		 "cgroup, per-device read and write MB/s; with kernel-event tracing (root),\n"
+		 "milliseconds per second spent system-wide in direct and memory-cgroup\n"
+		 "reclaim, contended-lock waits (and the top callers), dirty throttling, and\n"
+		 "kswapd's share of time awake.  A refreshing view on a terminal, one line\n"
+		 "per interval otherwise.",
+	.options = watch_options,
+	.width = 17,
+	.min_args = 0,
+	.max_args = 0,
+	.option = watch_option,
+	.exec = cmd_watch,
+};

@@ -65,6 +65,20 @@ struct bench_job {
 	int no_trace;			/* --no-trace: the /proc counters only */
 };
 
+/* What the command line set, so the built-in job fills in only the rest. */
+struct bench_given {
+	int numjobs, size, runtime, interval, plot, mem_limit, modes, time_based;
+	int cleanup;
+};
+
+/*
+ * Parse bench's options (argv[0] is the command's name) into @job, zeroed
+ * but for direct = -1, and @g; a bad command line is one line and exit 2
+ * (cmd_parse()), -h prints the help and exits 0.  For `pagecliff bench` and
+ * other front ends of the same job.
+ */
+void bench_parse_opts(int argc, char **argv, struct bench_job *job, struct bench_given *g);
+
 /* One sampling interval of one phase: every figure the report shows. */
 struct bench_row {
 	unsigned int mode;		/* index into job->modes */
