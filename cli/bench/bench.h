@@ -17,6 +17,8 @@
 #include "bench-detect.h"
 
 #define BENCH_MAX_DIRS 16
+/* --numjobs: threads, each with its own file, per directory. */
+#define BENCH_MAX_JOBS 64
 #define BENCH_MAX_IODEPTH 1024
 #define BENCH_MAX_BS (1ull << 30)
 /* The library's bound on one direct stream's bytes in flight: direct reads
@@ -143,7 +145,7 @@ struct bench_run {
 	struct bench_row *rows;
 	size_t nrows, cap_rows;
 	struct bench_phase phases[BENCH_MAX_MODES];
-	char files[BENCH_MAX_DIRS * 64][4096];	/* unused entries empty */
+	char files[BENCH_MAX_DIRS * BENCH_MAX_JOBS][4096];	/* unused entries empty */
 	unsigned int nfiles;
 	char cgroup_dir[4096];		/* memory cgroup the workers ran in, or "" */
 	int cgroup_version;
