@@ -181,17 +181,17 @@ static size_t collect_trace(const struct trace_shares *t, int traced, struct fig
 	return sizeof(all) / sizeof(all[0]);
 }
 
-/* A figure's value: "?" or null when unknown, MiB for people, bytes in JSON. */
-static void put_value(FILE *out, const struct figure *f, int json)
+/* A figure's value for people: "?" when unknown, bytes in MiB. */
+static void put_value(FILE *out, const struct figure *f)
 {
 	if (isnan(f->v))
-		fputs(json ? "null" : "?", out);
+		fputs("?", out);
 	else if (f->kind == FIG_BYTES)
-		fprintf(out, json ? "%.0f" : "%.0fM", json ? f->v : f->v / 1048576.0);
+		fprintf(out, "%.0fM", f->v / 1048576.0);
 	else if (f->kind == FIG_RATE)
-		fprintf(out, json ? "%.2f" : "%.0f", f->v);
+		fprintf(out, "%.0f", f->v);
 	else
-		fprintf(out, json ? "%.2f" : "%.1f", f->v);
+		fprintf(out, "%.1f", f->v);
 }
 
 /* Read and write MB/s of @disk between two samples; 0 when it is new. */
@@ -238,7 +238,7 @@ static void print_text_line(FILE *out, const struct interval *iv)
 		const struct figure *f = i < iv->nfig ? &iv->fig[i] : &iv->cg[i - iv->nfig];
 
 		fprintf(out, "%s%s ", i ? " " : "", f->label);
-		put_value(out, f, 0);
+		put_value(out, f);
 	}
 	for (size_t i = 0; i < disks->count; i++) {
 		double r, w;
@@ -253,95 +253,87 @@ static void print_text_line(FILE *out, const struct interval *iv)
 
 		for (size_t i = 0; i < n; i++) {
 			fprintf(out, " %s ", f[i].label);
-			put_value(out, &f[i], 0);
+			put_value(out, &f[i]);
 		}
 		print_top_locks(out, iv, " top.locks ");
 	}
 	fputc('\n', out);
 }
 
-static void print_json_figures(FILE *out, const struct figure *f, size_t n)
+/* Figures as members: bytes whole, rates and shares with two decimals. */
+static void json_figures(struct json *j, const struct figure *f, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "%s\"%s\": ", i ? ", " : "", f[i].key);
-		put_value(out, &f[i], 1);
-	}
+	for (size_t i = 0; i < n; i++)
+		json_fixed(j, f[i].key, f[i].v, f[i].kind == FIG_BYTES ? 0 : 2);
 }
 
-static void put_fixed3(FILE *out, double v)
-{
-	if (isfinite(v))
-		fprintf(out, "%.3f", v);
-	else
-		fputs("null", out);
-}
-
-static void print_json_disks(FILE *out, const struct interval *iv)
+/* "disks": {"sda": {"read_mb_s": r, "write_mb_s": w}, ...}, the active ones. */
+static void json_disks(struct json *j, const struct interval *iv)
 {
 	const struct sample_disks *disks = &iv->b->disks;
-	int first = 1;
 
-	fputs("\"disks\": {", out);
+	json_object(j, "disks", 0);
 	for (size_t i = 0; i < disks->count; i++) {
 		double r, w;
 
 		disk_rates(iv->a, &disks->disk[i], iv->d.secs, &r, &w);
 		if (!disk_active(r, w))
 			continue;
-		fputs(first ? "" : ", ", out);
-		first = 0;
-		json_quote(out, disks->disk[i].name);
-		fputs(": {\"read_mb_s\": ", out);
-		put_fixed3(out, r);
-		fputs(", \"write_mb_s\": ", out);
-		put_fixed3(out, w);
-		fputs("}", out);
+		json_object(j, disks->disk[i].name, 0);
+		json_fixed(j, "read_mb_s", r, 3);
+		json_fixed(j, "write_mb_s", w, 3);
+		json_end(j);
 	}
-	fputs("}", out);
+	json_end(j);
 }
 
-/* ", "trace": {figures, "top_locks": [...]}" or null. */
-static void print_json_trace(FILE *out, const struct interval *iv)
+/* "trace": {figures, "top_locks": [{"lock", "caller", "ms_s"}, ...]}, or null. */
+static void json_trace(struct json *j, const struct interval *iv)
 {
 	struct figure f[MAX_FIGURES];
 	size_t n = collect_trace(&iv->tr, iv->traced, f);
 
 	if (!n) {
-		fputs(", \"trace\": null", out);
+		json_null(j, "trace");
 		return;
 	}
-	fputs(", \"trace\": {", out);
-	print_json_figures(out, f, n);
-	fputs(", \"top_locks\": [", out);
+	json_object(j, "trace", 0);
+	json_figures(j, f, n);
+	json_array(j, "top_locks", 0);
 	for (unsigned int i = 0; i < iv->tr.ntop; i++) {
-		fputs(i ? ", {\"lock\": " : "{\"lock\": ", out);
-		json_quote(out, iv->tr.top[i].kind);
-		fputs(", \"caller\": ", out);
-		json_quote(out, iv->tr.top[i].name);
-		fputs(", \"ms_s\": ", out);
-		put_fixed3(out, iv->tr.top[i].ns / 1e6 / iv->tr.secs);
-		fputs("}", out);
+		json_object(j, NULL, 0);
+		json_string(j, "lock", iv->tr.top[i].kind);
+		json_string(j, "caller", iv->tr.top[i].name);
+		json_fixed(j, "ms_s", iv->tr.top[i].ns / 1e6 / iv->tr.secs, 3);
+		json_end(j);
 	}
-	fputs("]}", out);
+	json_end(j);
+	json_end(j);
 }
 
+/* One interval as one JSON object on one line. */
 static void print_json_line(FILE *out, const struct watch_args *w, double t,
 			    const struct interval *iv)
 {
-	fprintf(out, "{\"t\": %.3f, \"interval_s\": %.3f, ", t, iv->d.secs);
-	print_json_figures(out, iv->fig, iv->nfig);
+	struct json j;
+
+	json_init(&j, out);
+	json_object(&j, NULL, 0);
+	json_fixed(&j, "t", t, 3);
+	json_fixed(&j, "interval_s", iv->d.secs, 3);
+	json_figures(&j, iv->fig, iv->nfig);
 	if (iv->ncg) {
-		fprintf(out, ", \"cgroup\": {\"version\": %d, \"dir\": ", iv->b->cg.version);
-		json_quote(out, w->cgroup);
-		fputs(", ", out);
-		print_json_figures(out, iv->cg, iv->ncg);
-		fputs("}, ", out);
+		json_object(&j, "cgroup", 0);
+		json_number(&j, "version", iv->b->cg.version);
+		json_string(&j, "dir", w->cgroup);
+		json_figures(&j, iv->cg, iv->ncg);
+		json_end(&j);
 	} else {
-		fputs(", \"cgroup\": null, ", out);
+		json_null(&j, "cgroup");
 	}
-	print_json_disks(out, iv);
-	print_json_trace(out, iv);
-	fputs("}\n", out);
+	json_disks(&j, iv);
+	json_trace(&j, iv);
+	json_end(&j);
 }
 
 /* Figures in rows of three "label value" columns. */
@@ -353,7 +345,7 @@ static void print_columns(FILE *out, const struct figure *f, size_t n)
 
 		val[0] = '\0';
 		if (mem) {
-			put_value(mem, &f[i], 0);
+			put_value(mem, &f[i]);
 			fclose(mem);
 		}
 		fprintf(out, "%-16s %9s%s", f[i].label, val, i % 3 == 2 || i + 1 == n ?
