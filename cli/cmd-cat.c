@@ -200,16 +200,13 @@ static int cat_one(const char *path, struct cat_opts *o)
 static void cat_option(void *state, int key, const char *arg)
 {
 	struct cat_opts *o = state;
-	uint64_t bs;
 
 	switch (key) {
 	case 'm':
 		o->lib.strategy = cmd_mode_arg(arg);
 		break;
 	case 'b':
-		if (parse_size(arg, &bs) || !bs || bs > (1u << 30))
-			usage_error("bad --bs '%s': a size from 1 byte to 1g", arg);
-		o->lib.chunk_size = bs;
+		o->lib.chunk_size = cmd_bs_arg(arg, 1u << 30, "1g");
 		break;
 	case CAT_COPY:
 		o->copy = 1;
@@ -253,8 +250,7 @@ const struct cmd_entry cmd_cat_entry = {
 	.about = "Write FILEs (- for stdin) to stdout without leaving them in the page cache.",
 	.options = cat_options,
 	.width = 15,
-	.min_args = 0,
-	.max_args = -1,
+	.operands = { 0, -1 },
 	.option = cat_option,
 	.exec = cmd_cat,
 };

@@ -252,16 +252,13 @@ static int copy_entry(const char *src, const char *dst, const struct cp_opts *o)
 static void cp_option(void *state, int key, const char *arg)
 {
 	struct cp_opts *o = state;
-	uint64_t bs;
 
 	switch (key) {
 	case 'm':
 		o->lib.strategy = cmd_mode_arg(arg);
 		break;
 	case 'b':
-		if (parse_size(arg, &bs) || !bs || bs > (64u << 20))
-			usage_error("bad --bs '%s': a size from 1 byte to 64m", arg);
-		o->lib.chunk_size = bs;
+		o->lib.chunk_size = cmd_bs_arg(arg, 64u << 20, "64m");
 		break;
 	case 'r':
 		o->recursive = 1;
@@ -324,8 +321,7 @@ const struct cmd_entry cmd_cp_entry = {
 		 "instead (FICLONE) where the file system can; sparse files stay sparse.",
 	.options = cp_options,
 	.width = 15,
-	.min_args = 1,
-	.max_args = -1,
+	.operands = { 1, -1 },
 	.missing = "missing file operand",
 	.option = cp_option,
 	.exec = cmd_cp,

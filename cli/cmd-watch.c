@@ -501,8 +501,6 @@ const struct cmd_entry cmd_watch_entry = {
 		 "per interval otherwise.",
 	.options = watch_options,
 	.width = 17,
-	.min_args = 0,
-	.max_args = 0,
 	.option = watch_option,
 	.exec = cmd_watch,
 };

@@ -104,17 +104,17 @@ static noreturn void bad_option(const struct cmd_entry *e, char **argv, int c)
 
 static void check_operands(const struct cmd_entry *e, int argc, char **argv, int first)
 {
-	int n = argc - first;
+	int n = argc - first, max = e->operands.max;
 
-	if (n < e->min_args)
+	if (n < e->operands.min)
 		usage_error("%s; see 'pagecliff %s --help'",
 			    e->missing ? e->missing : "missing operand", e->name);
-	if (e->max_args < 0 || n <= e->max_args)
+	if (max < 0 || n <= max)
 		return;
 	if (e->extra)
-		usage_error("unexpected argument '%s'; %s", argv[first + e->max_args], e->extra);
-	usage_error("unexpected argument '%s'; see 'pagecliff %s --help'",
-		    argv[first + e->max_args], e->name);
+		usage_error("unexpected argument '%s'; %s", argv[first + max], e->extra);
+	usage_error("unexpected argument '%s'; see 'pagecliff %s --help'", argv[first + max],
+		    e->name);
 }
 
 int cmd_parse(const struct cmd_entry *e, int argc, char **argv, void *state)
@@ -223,4 +223,13 @@ enum pc_strategy cmd_mode_arg(const char *arg)
 		usage_error("unknown mode '%s' (%s)", arg,
 			    cmd_mode_names(CMD_ALL_MODES, names, sizeof(names)));
 	return s;
+}
+
+size_t cmd_bs_arg(const char *arg, uint64_t max, const char *max_text)
+{
+	uint64_t bs;
+
+	if (parse_size(arg, &bs) || !bs || bs > max)
+		usage_error("bad --bs '%s': a size from 1 byte to %s", arg, max_text);
+	return bs;
 }

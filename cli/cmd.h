@@ -20,6 +20,7 @@
 #define PC_CLI_CMD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "pagecliff.h"
@@ -54,7 +55,9 @@ struct cmd_entry {
 	const struct cmd_option *options;	/* -h, --help is implied */
 	unsigned int width;	/* of the option column in --help */
 	const char *trailer;	/* after the options, or NULL */
-	int min_args, max_args;	/* operands; max_args -1: no limit */
+	struct {
+		int min, max;	/* max -1: no limit; { 0, 0 }: none */
+	} operands;
 	const char *missing;	/* too few operands: "missing file operand" */
 	const char *extra;	/* after "unexpected argument 'x'; ", or NULL for
 				 * "see 'pagecliff NAME --help'" */
@@ -93,5 +96,8 @@ const char *cmd_mode_names(unsigned int mask, char *buf, size_t size);
 
 /* --mode MODE: the strategy, or a usage error that lists them all. */
 enum pc_strategy cmd_mode_arg(const char *arg);
+
+/* --bs SIZE: 1 byte to @max (@max_text: "1g"), or a usage error. */
+size_t cmd_bs_arg(const char *arg, uint64_t max, const char *max_text);
 
 #endif

@@ -891,8 +891,6 @@ const struct cmd_entry cmd_bench_entry = {
 	.trailer = "Exit status: 0 done, 1 failed (also: a mode read nothing), 2 bad usage or\n"
 		   "the directory in use by another run (nothing created),\n"
 		   "130/143 interrupted (what was measured so far is reported).",
-	.min_args = 0,
-	.max_args = 0,
 	.extra = "directories go in --directory",
 	.option = bench_option,
 	.exec = cmd_bench,

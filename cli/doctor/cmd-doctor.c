@@ -154,8 +154,6 @@ const struct cmd_entry cmd_doctor_entry = {
 		 "buffer alignment.  Read-only: probes use temp files it removes.",
 	.options = doctor_options,
 	.width = 17,
-	.min_args = 0,
-	.max_args = 0,
 	.option = doctor_option,
 	.exec = cmd_doctor,
 };
