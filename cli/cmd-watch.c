@@ -38,7 +38,8 @@ static const struct cmd_option watch_options[] = {
 	{ "interval", 'i', CMD_ARG_REQUIRED, "TIME",
 	  "between samples, 10ms to 1h (default 1s; 250ms, 2s;\n"
 	  "a bare number is seconds)" },
-	{ "count", 'n', CMD_ARG_REQUIRED, "N", "stop after N intervals (default: until interrupted)" },
+	{ "count", 'n', CMD_ARG_REQUIRED, "N",
+	  "stop after N intervals (default: until interrupted)" },
 	{ "json", 'j', CMD_ARG_NONE, NULL, "one JSON object per interval, one per line" },
 	{ "text", WATCH_OPT_TEXT, CMD_ARG_NONE, NULL,
 	  "one line of text per interval, even on a terminal" },

@@ -12,7 +12,7 @@
 #include "cmd.h"
 #include "util.h"
 
-/* Enough for bench's, the longest table (28 rows). */
+/* Rows in one table: bench's, the longest, has 28. */
 #define CMD_MAX_OPTIONS 48
 
 static const struct cmd_option help_option = {
@@ -22,8 +22,8 @@ static const struct cmd_option help_option = {
 /* getopt_long's tables for one entry: the rows, then -h, --help. */
 struct getopt_tables {
 	struct option longopts[CMD_MAX_OPTIONS + 2];
-	char shorts[4 * (CMD_MAX_OPTIONS + 1) + 3];
-	size_t nlong, nshort;
+	char shorts[3 * (CMD_MAX_OPTIONS + 1) + 3];
+	size_t nrows, nlong, nshort;
 };
 
 static void add_short(struct getopt_tables *t, int key, enum cmd_arg arg)
@@ -43,7 +43,7 @@ static void add_option(struct getopt_tables *t, const char *cmd, const struct cm
 		[CMD_ARG_OPTIONAL] = optional_argument,
 	};
 
-	if (t->nlong == CMD_MAX_OPTIONS + 1)
+	if (t->nrows++ == CMD_MAX_OPTIONS + 1)
 		die("the table of '%s' has more than %d options", cmd, CMD_MAX_OPTIONS);
 	if (o->name)
 		t->longopts[t->nlong++] = (struct option){ o->name, has_arg[o->arg], NULL, o->key };
@@ -53,7 +53,7 @@ static void add_option(struct getopt_tables *t, const char *cmd, const struct cm
 
 static void make_tables(const struct cmd_entry *e, struct getopt_tables *t)
 {
-	t->nlong = t->nshort = 0;
+	t->nrows = t->nlong = t->nshort = 0;
 	if (e->flags & CMD_IN_ORDER)
 		t->shorts[t->nshort++] = '+';
 	t->shorts[t->nshort++] = ':';	/* we say what is wrong, not getopt */
