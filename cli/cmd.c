@@ -15,9 +15,12 @@
 /* Rows in one table: bench's, the longest, has 28. */
 #define CMD_MAX_OPTIONS 48
 
-static const struct cmd_option help_option = {
-	"help", 'h', CMD_ARG_NONE, NULL, "this text",
+/* -h, --help: a table of its own, ended like the others. */
+static const struct cmd_option help_table[] = {
+	{ "help", 'h', CMD_ARG_NONE, NULL, "this text" },
+	{ 0 },
 };
+static const struct cmd_option *const help_option = help_table;
 
 /* getopt_long's tables for one entry: the rows, then -h, --help. */
 struct getopt_tables {
@@ -59,7 +62,7 @@ static void make_tables(const struct cmd_entry *e, struct getopt_tables *t)
 	t->shorts[t->nshort++] = ':';	/* we say what is wrong, not getopt */
 	for (const struct cmd_option *o = e->options; o->key; o++)
 		add_option(t, e->name, o);
-	add_option(t, e->name, &help_option);
+	add_option(t, e->name, help_option);
 	t->longopts[t->nlong] = (struct option){ NULL, 0, NULL, 0 };
 	t->shorts[t->nshort] = '\0';
 }
@@ -74,7 +77,7 @@ static const struct cmd_option *find_key(const struct cmd_entry *e, int key)
 			o--;
 		return o;
 	}
-	return key == help_option.key ? &help_option : NULL;
+	return key == help_option->key ? help_option : NULL;
 }
 
 /*
@@ -131,7 +134,7 @@ int cmd_parse(const struct cmd_entry *e, int argc, char **argv, void *state)
 		if (c == '?' || c == ':')
 			bad_option(e, argv, c);
 		o = find_key(e, c);
-		if (o == &help_option) {
+		if (o == help_option) {
 			cmd_help(e, stdout);
 			exit(0);
 		}
@@ -190,7 +193,7 @@ void cmd_help(const struct cmd_entry *e, FILE *out)
 	for (const struct cmd_option *o = e->options; o->key; o++)
 		if (o->help)
 			put_option(out, e, o);
-	put_option(out, e, &help_option);
+	put_option(out, e, help_option);
 	if (e->trailer)
 		fprintf(out, "\n%s\n", e->trailer);
 }
