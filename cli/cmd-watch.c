@@ -436,6 +436,15 @@ static struct trace *watch_trace(const struct watch_args *w)
 	return t;
 }
 
+/* A sample into @s; a failure ends watch. */
+static void take(struct sample *s, const struct sample_opts *o)
+{
+	int err = sample_take(s, o);
+
+	if (err)
+		die("cannot read /proc/stat: %s", strerror(-err));
+}
+
 /* A snapshot into @snap, or NULL when not traced or it failed. */
 static const struct trace_snap *snap_of(struct trace *t, struct trace_snap *snap)
 {
@@ -451,7 +460,6 @@ static int cmd_watch(int argc, char **argv)
 	const struct trace_snap *tp[2] = { NULL, NULL };
 	struct trace *tr;
 	double t0, next;
-	int err;
 
 	if (!s || !ts)
 		die("out of memory");
@@ -461,22 +469,23 @@ static int cmd_watch(int argc, char **argv)
 	if (!w.cgroup && !sample_find_cgroup(NULL, 0, w.cgroup_buf, sizeof(w.cgroup_buf)))
 		w.cgroup = w.cgroup_buf;
 	o.cgroup_dir = w.cgroup;
-	err = sample_take(&s[0], &o);
-	if (err)
-		die("cannot read /proc/stat: %s", strerror(-err));
+	take(&s[0], &o);
 	if (w.cgroup && !s[0].cg_ok && w.cgroup != w.cgroup_buf)
 		die("cannot read memory cgroup '%s'", w.cgroup);
 	tr = watch_trace(&w);
+	/* loading the tracer takes a while: the first interval starts after it */
+	take(&s[0], &o);
 	tp[0] = snap_of(tr, &ts[0]);
 	t0 = next = s[0].time;
 	for (uint64_t i = 0; !w.count || i < w.count; i++) {
 		struct sample *a = &s[i % 2], *b = &s[(i + 1) % 2];
 
+		/* a late interval is long, and the next one whole, not short */
 		next += (double)w.interval_ms / 1000.0;
+		if (next < now_sec())
+			next = now_sec();
 		sleep_until(next);
-		err = sample_take(b, &o);
-		if (err)
-			die("cannot read /proc/stat: %s", strerror(-err));
+		take(b, &o);
 		tp[(i + 1) % 2] = snap_of(tr, &ts[(i + 1) % 2]);
 		print_interval(&w, t0, a, b, tp[i % 2], tp[(i + 1) % 2]);
 		if (ferror(stdout))
