@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +12,7 @@
 #include <unistd.h>
 
 #include "pagecliff.h"
-#include "cmds.h"
+#include "cmd.h"
 #include "quote.h"
 #include "util.h"
 
@@ -26,18 +25,21 @@ struct cat_opts {
 	int out_failed;		/* standard output failed: reported, stop */
 };
 
-static const char cat_usage[] =
-	"usage: pagecliff cat [--mode MODE] [--bs SIZE] [--copy] [--stats] FILE...\n"
-	"\n"
-	"Write FILEs (- for stdin) to stdout without leaving them in the page cache.\n"
-	"\n"
-	"  -m, --mode MODE  auto (default), buffered, dontcache, dropbehind, direct\n"
-	"  -b, --bs SIZE    bytes per read, fio units (4k, 1m, 1MiB); default 1m\n"
-	"      --copy       read into a buffer of cat's own instead of borrowing\n"
-	"                   the library's (measures the copy API)\n"
-	"  -s, --stats      per file on stderr: bytes, GB/s, strategy and why,\n"
-	"                   page-cache pages added and dropped\n"
-	"  -h, --help       this text\n";
+enum { CAT_COPY = CMD_LONG };
+
+static const struct cmd_option cat_options[] = {
+	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE",
+	  "auto (default), buffered, dontcache, dropbehind, direct" },
+	{ "bs", 'b', CMD_ARG_REQUIRED, "SIZE",
+	  "bytes per read, fio units (4k, 1m, 1MiB); default 1m" },
+	{ "copy", CAT_COPY, CMD_ARG_NONE, NULL,
+	  "read into a buffer of cat's own instead of borrowing\n"
+	  "the library's (measures the copy API)" },
+	{ "stats", 's', CMD_ARG_NONE, NULL,
+	  "per file on stderr: bytes, GB/s, strategy and why,\n"
+	  "page-cache pages added and dropped" },
+	{ 0 },
+};
 
 /* Cached bytes of the file on @fd, or UINT64_MAX when it cannot tell. */
 static uint64_t cached_now(int fd)
@@ -195,59 +197,39 @@ static int cat_one(const char *path, struct cat_opts *o)
 	return ret;
 }
 
-static void parse_cat_opts(int argc, char **argv, struct cat_opts *o)
+static void cat_option(void *state, int key, const char *arg)
 {
-	static const struct option longopts[] = {
-		{ "mode", required_argument, NULL, 'm' },
-		{ "bs", required_argument, NULL, 'b' },
-		{ "copy", no_argument, NULL, 'c' },
-		{ "stats", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t bs;
-	int c;
+	struct cat_opts *o = state;
 
-	pc_opts_init(&o->lib);
-	while ((c = getopt_long(argc, argv, "m:b:sh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			if (pc_strategy_parse(optarg, &o->lib.strategy))
-				usage_error("unknown mode '%s' (auto, buffered, dontcache, dropbehind, direct)", optarg);
-			break;
-		case 'b':
-			if (parse_size(optarg, &bs) || !bs || bs > (1u << 30))
-				usage_error("bad --bs '%s': a size from 1 byte to 1g", optarg);
-			o->lib.chunk_size = bs;
-			break;
-		case 'c':
-			o->copy = 1;
-			break;
-		case 's':
-			o->stats = 1;
-			break;
-		case 'h':
-			fputs(cat_usage, stdout);
-			exit(0);
-		default:
-			fputs(cat_usage, stderr);
-			exit(EXIT_USAGE);
-		}
+	switch (key) {
+	case 'm':
+		o->lib.strategy = cmd_mode_arg(arg);
+		break;
+	case 'b':
+		o->lib.chunk_size = cmd_bs_arg(arg, 1u << 30, "1g");
+		break;
+	case CAT_COPY:
+		o->copy = 1;
+		break;
+	case 's':
+		o->stats = 1;
+		break;
 	}
 }
 
-int cmd_cat(int argc, char **argv)
+static int cmd_cat(int argc, char **argv)
 {
 	struct cat_opts o = { 0 };
 	char *stdin_only[] = { "-", NULL };
 	char **files;
-	int failed = 0;
+	int failed = 0, first;
 
-	parse_cat_opts(argc, argv, &o);
+	pc_opts_init(&o.lib);
+	first = cmd_parse(&cmd_cat_entry, argc, argv, &o);
 	/* before any open(2) could be handed fd 1 and write into an input */
 	if (fstat(STDOUT_FILENO, &o.out))
 		die("cannot write standard output: %s", strerror(errno));
-	files = optind < argc ? argv + optind : stdin_only;
+	files = first < argc ? argv + first : stdin_only;
 	if (o.copy) {
 		o.buf = pc_buf_alloc(o.lib.chunk_size);
 		if (!o.buf)
@@ -260,3 +242,15 @@ int cmd_cat(int argc, char **argv)
 	pc_buf_free(o.buf, o.lib.chunk_size);
 	return failed;
 }
+
+const struct cmd_entry cmd_cat_entry = {
+	.name = "cat",
+	.summary = "stream files to stdout without flooding the page cache",
+	.usage = "[--mode MODE] [--bs SIZE] [--copy] [--stats] FILE...",
+	.about = "Write FILEs (- for stdin) to stdout without leaving them in the page cache.",
+	.options = cat_options,
+	.width = 15,
+	.operands = { 0, -1 },
+	.option = cat_option,
+	.exec = cmd_cat,
+};

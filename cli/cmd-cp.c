@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,28 +14,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmds.h"
+#include "cmd.h"
 #include "cp.h"
 #include "util.h"
 
-static const char cp_usage[] =
-	"usage: pagecliff cp [--mode MODE] [--bs SIZE] [--stats] [-r] [-p] SRC... DST\n"
-	"\n"
-	"Copy SRC to DST, or SRCs into the directory DST, like cp(1), reading and\n"
-	"writing so that neither file is left in the page cache.  Blocks are shared\n"
-	"instead (FICLONE) where the file system can; sparse files stay sparse.\n"
-	"\n"
-	"  -m, --mode MODE  read and write strategy: auto (default), buffered,\n"
-	"                   dontcache, dropbehind, direct\n"
-	"  -b, --bs SIZE    bytes per request, fio units (4k, 1m); default 1m\n"
-	"  -r, -R, --recursive\n"
-	"                   copy directories and their contents; symbolic links\n"
-	"                   are copied as links; hard links become separate files\n"
-	"  -p, --preserve   keep mode, access and modification times and, as\n"
-	"                   root, owner and group\n"
-	"  -s, --stats      per file on stderr: bytes, GB/s, strategy of each side\n"
-	"                   and why, page cache added and dropped on each side\n"
-	"  -h, --help       this text\n";
+static const struct cmd_option cp_options[] = {
+	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE",
+	  "read and write strategy: auto (default), buffered,\n"
+	  "dontcache, dropbehind, direct" },
+	{ "bs", 'b', CMD_ARG_REQUIRED, "SIZE",
+	  "bytes per request, fio units (4k, 1m); default 1m" },
+	{ "recursive", 'r', CMD_ARG_NONE, NULL,
+	  "\ncopy directories and their contents; symbolic links\n"
+	  "are copied as links; hard links become separate files" },
+	{ NULL, 'R', CMD_ARG_NONE, NULL, NULL },
+	{ "preserve", 'p', CMD_ARG_NONE, NULL,
+	  "keep mode, access and modification times and, as\n"
+	  "root, owner and group" },
+	{ "stats", 's', CMD_ARG_NONE, NULL,
+	  "per file on stderr: bytes, GB/s, strategy of each side\n"
+	  "and why, page cache added and dropped on each side" },
+	{ 0 },
+};
 
 static int copy_entry(const char *src, const char *dst, const struct cp_opts *o);
 
@@ -250,66 +249,42 @@ static int copy_entry(const char *src, const char *dst, const struct cp_opts *o)
 	return copy_regular(src, dst, !r, o);
 }
 
-static void parse_cp_opts(int argc, char **argv, struct cp_opts *o)
+static void cp_option(void *state, int key, const char *arg)
 {
-	static const struct option longopts[] = {
-		{ "mode", required_argument, NULL, 'm' },
-		{ "bs", required_argument, NULL, 'b' },
-		{ "recursive", no_argument, NULL, 'r' },
-		{ "preserve", no_argument, NULL, 'p' },
-		{ "stats", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t bs;
-	int c;
+	struct cp_opts *o = state;
 
-	pc_opts_init(&o->lib);
-	while ((c = getopt_long(argc, argv, "m:b:rRpsh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			if (pc_strategy_parse(optarg, &o->lib.strategy))
-				usage_error("unknown mode '%s' (auto, buffered, dontcache, dropbehind, direct)", optarg);
-			break;
-		case 'b':
-			if (parse_size(optarg, &bs) || !bs || bs > (64u << 20))
-				usage_error("bad --bs '%s': a size from 1 byte to 64m", optarg);
-			o->lib.chunk_size = bs;
-			break;
-		case 'r':
-		case 'R':
-			o->recursive = 1;
-			break;
-		case 'p':
-			o->preserve = 1;
-			break;
-		case 's':
-			o->stats = 1;
-			break;
-		case 'h':
-			fputs(cp_usage, stdout);
-			exit(0);
-		default:
-			fputs(cp_usage, stderr);
-			exit(EXIT_USAGE);
-		}
+	switch (key) {
+	case 'm':
+		o->lib.strategy = cmd_mode_arg(arg);
+		break;
+	case 'b':
+		o->lib.chunk_size = cmd_bs_arg(arg, 64u << 20, "64m");
+		break;
+	case 'r':
+		o->recursive = 1;
+		break;
+	case 'p':
+		o->preserve = 1;
+		break;
+	case 's':
+		o->stats = 1;
+		break;
 	}
-	o->wmode = o->lib.strategy;
-	o->bs = o->lib.chunk_size;
 }
 
-int cmd_cp(int argc, char **argv)
+static int cmd_cp(int argc, char **argv)
 {
 	struct cp_opts o = { 0 };
 	char path[PATH_MAX], name[NAME_MAX + 1];
 	const char *dst;
 	struct stat st;
-	int nsrc, into, failed = 0;
+	int first, nsrc, into, failed = 0;
 
-	parse_cp_opts(argc, argv, &o);
-	nsrc = argc - optind - 1;
-	if (nsrc < 0)
-		usage_error("missing file operand; see 'pagecliff cp --help'");
+	pc_opts_init(&o.lib);
+	first = cmd_parse(&cmd_cp_entry, argc, argv, &o);
+	o.wmode = o.lib.strategy;
+	o.bs = o.lib.chunk_size;
+	nsrc = argc - first - 1;
 	if (nsrc == 0)
 		usage_error("missing destination file operand after '%s'", argv[argc - 1]);
 	dst = argv[argc - 1];
@@ -320,7 +295,7 @@ int cmd_cp(int argc, char **argv)
 	if (nsrc > 1 && into < 0)
 		die("target '%s': %s", dst, strerror(-into));
 	into = into > 0;
-	for (int i = optind; i < argc - 1; i++) {
+	for (int i = first; i < argc - 1; i++) {
 		const char *to = dst;
 
 		if (into) {
@@ -336,3 +311,18 @@ int cmd_cp(int argc, char **argv)
 	}
 	return failed;
 }
+
+const struct cmd_entry cmd_cp_entry = {
+	.name = "cp",
+	.summary = "copy files and trees without leaving them in the page cache",
+	.usage = "[--mode MODE] [--bs SIZE] [--stats] [-r] [-p] SRC... DST",
+	.about = "Copy SRC to DST, or SRCs into the directory DST, like cp(1), reading and\n"
+		 "writing so that neither file is left in the page cache.  Blocks are shared\n"
+		 "instead (FICLONE) where the file system can; sparse files stay sparse.",
+	.options = cp_options,
+	.width = 15,
+	.operands = { 1, -1 },
+	.missing = "missing file operand",
+	.option = cp_option,
+	.exec = cmd_cp,
+};

@@ -6,7 +6,6 @@
  * through sample.c as bench reads it.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,34 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmds.h"
+#include "cmd.h"
 #include "doctor.h"
 #include "json.h"
 #include "sample.h"
 #include "trace.h"
 #include "util.h"
-
-static const char watch_usage[] =
-	"usage: pagecliff watch [--interval TIME] [--count N] [--json] [--cgroup DIR]\n"
-	"\n"
-	"Show the page cache and reclaim per interval: page cache (active,\n"
-	"inactive), dirty, writeback, reclaim scan and steal rates (direct, kswapd,\n"
-	"file), allocation stalls, memory PSI, kswapd CPU, system CPU, memory\n"
-	"cgroup, per-device read and write MB/s; with kernel-event tracing (root),\n"
-	"milliseconds per second spent system-wide in direct and memory-cgroup\n"
-	"reclaim, contended-lock waits (and the top callers), dirty throttling, and\n"
-	"kswapd's share of time awake.  A refreshing view on a terminal, one line\n"
-	"per interval otherwise.\n"
-	"\n"
-	"  -i, --interval TIME  between samples, 10ms to 1h (default 1s; 250ms, 2s;\n"
-	"                     a bare number is seconds)\n"
-	"  -n, --count N      stop after N intervals (default: until interrupted)\n"
-	"  -j, --json         one JSON object per interval, one per line\n"
-	"      --text         one line of text per interval, even on a terminal\n"
-	"  -c, --cgroup DIR   memory cgroup directory to show (default: this\n"
-	"                     process's own, when it has one)\n"
-	"      --no-trace     no kernel-event tracing: the /proc counters only\n"
-	"  -h, --help         this text\n";
 
 enum watch_mode { WATCH_VIEW, WATCH_TEXT, WATCH_JSON };
 
@@ -49,71 +26,63 @@ struct watch_args {
 	uint64_t interval_ms;
 	uint64_t count;
 	enum watch_mode mode;
+	int forced;			/* --json or --text given (--json wins) */
 	const char *cgroup;
 	char cgroup_buf[4096];
 	int no_trace;
 };
 
-enum { OPT_TEXT = 256, OPT_NO_TRACE };
+enum { WATCH_OPT_TEXT = CMD_LONG, WATCH_OPT_NO_TRACE };
 
-static const struct option watch_options[] = {
-	{ "interval", required_argument, NULL, 'i' },
-	{ "count", required_argument, NULL, 'n' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "text", no_argument, NULL, OPT_TEXT },
-	{ "cgroup", required_argument, NULL, 'c' },
-	{ "no-trace", no_argument, NULL, OPT_NO_TRACE },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cmd_option watch_options[] = {
+	{ "interval", 'i', CMD_ARG_REQUIRED, "TIME",
+	  "between samples, 10ms to 1h (default 1s; 250ms, 2s;\n"
+	  "a bare number is seconds)" },
+	{ "count", 'n', CMD_ARG_REQUIRED, "N",
+	  "stop after N intervals (default: until interrupted)" },
+	{ "json", 'j', CMD_ARG_NONE, NULL, "one JSON object per interval, one per line" },
+	{ "text", WATCH_OPT_TEXT, CMD_ARG_NONE, NULL,
+	  "one line of text per interval, even on a terminal" },
+	{ "cgroup", 'c', CMD_ARG_REQUIRED, "DIR",
+	  "memory cgroup directory to show (default: this\n"
+	  "process's own, when it has one)" },
+	{ "no-trace", WATCH_OPT_NO_TRACE, CMD_ARG_NONE, NULL,
+	  "no kernel-event tracing: the /proc counters only" },
+	{ 0 },
 };
 
-static void parse_args(int argc, char **argv, struct watch_args *a)
+static void watch_option(void *state, int key, const char *arg)
 {
-	int c, forced = 0;
+	struct watch_args *a = state;
+	double secs;
 
-	while ((c = getopt_long(argc, argv, "i:n:jc:h", watch_options, NULL)) != -1) {
-		switch (c) {
-		case 'i': {
-			double secs;
-
-			if (parse_duration(optarg, &secs) || secs < 0.01 || secs > 3600)
-				usage_error("bad --interval '%s': a time from 10ms to 1h (250ms, "
-					    "2s, 1m; a bare number is seconds)", optarg);
-			a->interval_ms = (uint64_t)(secs * 1000 + 0.5);
-			break;
-		}
-		case 'n':
-			if (parse_uint(optarg, 1, UINT64_MAX / 2, &a->count))
-				usage_error("bad --count '%s': want a whole number >= 1", optarg);
-			break;
-		case 'j':
-			a->mode = WATCH_JSON;
-			forced = 1;
-			break;
-		case OPT_TEXT:
-			if (!forced)
-				a->mode = WATCH_TEXT;
-			forced = 1;
-			break;
-		case 'c':
-			a->cgroup = optarg;
-			break;
-		case OPT_NO_TRACE:
-			a->no_trace = 1;
-			break;
-		case 'h':
-			fputs(watch_usage, stdout);
-			exit(0);
-		default:
-			fputs(watch_usage, stderr);
-			exit(EXIT_USAGE);
-		}
+	switch (key) {
+	case 'i':
+		if (parse_duration(arg, &secs) || secs < 0.01 || secs > 3600)
+			usage_error("bad --interval '%s': a time from 10ms to 1h (250ms, "
+				    "2s, 1m; a bare number is seconds)", arg);
+		a->interval_ms = (uint64_t)(secs * 1000 + 0.5);
+		break;
+	case 'n':
+		if (parse_uint(arg, 1, UINT64_MAX / 2, &a->count))
+			usage_error("bad --count '%s': want a whole number >= 1", arg);
+		break;
+	case 'j':
+		a->mode = WATCH_JSON;
+		a->forced = 1;
+		break;
+	case WATCH_OPT_TEXT:
+		if (!a->forced)
+			a->mode = WATCH_TEXT;
+		a->forced = 1;
+		break;
+	case 'c':
+		a->cgroup = arg;
+		break;
+	case WATCH_OPT_NO_TRACE:
+		a->no_trace = 1;
+		break;
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'; see 'pagecliff watch --help'",
-			    argv[optind]);
-	if (!forced)
-		a->mode = isatty(STDOUT_FILENO) ? WATCH_VIEW : WATCH_TEXT;
 }
 
 /* What a figure counts: how it is printed. */
@@ -213,17 +182,17 @@ static size_t collect_trace(const struct trace_shares *t, int traced, struct fig
 	return sizeof(all) / sizeof(all[0]);
 }
 
-/* A figure's value: "?" or null when unknown, MiB for people, bytes in JSON. */
-static void put_value(FILE *out, const struct figure *f, int json)
+/* A figure's value for people: "?" when unknown, bytes in MiB. */
+static void put_value(FILE *out, const struct figure *f)
 {
 	if (isnan(f->v))
-		fputs(json ? "null" : "?", out);
+		fputs("?", out);
 	else if (f->kind == FIG_BYTES)
-		fprintf(out, json ? "%.0f" : "%.0fM", json ? f->v : f->v / 1048576.0);
+		fprintf(out, "%.0fM", f->v / 1048576.0);
 	else if (f->kind == FIG_RATE)
-		fprintf(out, json ? "%.2f" : "%.0f", f->v);
+		fprintf(out, "%.0f", f->v);
 	else
-		fprintf(out, json ? "%.2f" : "%.1f", f->v);
+		fprintf(out, "%.1f", f->v);
 }
 
 /* Read and write MB/s of @disk between two samples; 0 when it is new. */
@@ -270,7 +239,7 @@ static void print_text_line(FILE *out, const struct interval *iv)
 		const struct figure *f = i < iv->nfig ? &iv->fig[i] : &iv->cg[i - iv->nfig];
 
 		fprintf(out, "%s%s ", i ? " " : "", f->label);
-		put_value(out, f, 0);
+		put_value(out, f);
 	}
 	for (size_t i = 0; i < disks->count; i++) {
 		double r, w;
@@ -285,95 +254,87 @@ static void print_text_line(FILE *out, const struct interval *iv)
 
 		for (size_t i = 0; i < n; i++) {
 			fprintf(out, " %s ", f[i].label);
-			put_value(out, &f[i], 0);
+			put_value(out, &f[i]);
 		}
 		print_top_locks(out, iv, " top.locks ");
 	}
 	fputc('\n', out);
 }
 
-static void print_json_figures(FILE *out, const struct figure *f, size_t n)
+/* Figures as members: bytes whole, rates and shares with two decimals. */
+static void json_figures(struct json *j, const struct figure *f, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "%s\"%s\": ", i ? ", " : "", f[i].key);
-		put_value(out, &f[i], 1);
-	}
+	for (size_t i = 0; i < n; i++)
+		json_fixed(j, f[i].key, f[i].v, f[i].kind == FIG_BYTES ? 0 : 2);
 }
 
-static void put_fixed3(FILE *out, double v)
-{
-	if (isfinite(v))
-		fprintf(out, "%.3f", v);
-	else
-		fputs("null", out);
-}
-
-static void print_json_disks(FILE *out, const struct interval *iv)
+/* "disks": {"sda": {"read_mb_s": r, "write_mb_s": w}, ...}, the active ones. */
+static void json_disks(struct json *j, const struct interval *iv)
 {
 	const struct sample_disks *disks = &iv->b->disks;
-	int first = 1;
 
-	fputs("\"disks\": {", out);
+	json_object(j, "disks", 0);
 	for (size_t i = 0; i < disks->count; i++) {
 		double r, w;
 
 		disk_rates(iv->a, &disks->disk[i], iv->d.secs, &r, &w);
 		if (!disk_active(r, w))
 			continue;
-		fputs(first ? "" : ", ", out);
-		first = 0;
-		json_quote(out, disks->disk[i].name);
-		fputs(": {\"read_mb_s\": ", out);
-		put_fixed3(out, r);
-		fputs(", \"write_mb_s\": ", out);
-		put_fixed3(out, w);
-		fputs("}", out);
+		json_object(j, disks->disk[i].name, 0);
+		json_fixed(j, "read_mb_s", r, 3);
+		json_fixed(j, "write_mb_s", w, 3);
+		json_end(j);
 	}
-	fputs("}", out);
+	json_end(j);
 }
 
-/* ", "trace": {figures, "top_locks": [...]}" or null. */
-static void print_json_trace(FILE *out, const struct interval *iv)
+/* "trace": {figures, "top_locks": [{"lock", "caller", "ms_s"}, ...]}, or null. */
+static void json_trace(struct json *j, const struct interval *iv)
 {
 	struct figure f[MAX_FIGURES];
 	size_t n = collect_trace(&iv->tr, iv->traced, f);
 
 	if (!n) {
-		fputs(", \"trace\": null", out);
+		json_null(j, "trace");
 		return;
 	}
-	fputs(", \"trace\": {", out);
-	print_json_figures(out, f, n);
-	fputs(", \"top_locks\": [", out);
+	json_object(j, "trace", 0);
+	json_figures(j, f, n);
+	json_array(j, "top_locks", 0);
 	for (unsigned int i = 0; i < iv->tr.ntop; i++) {
-		fputs(i ? ", {\"lock\": " : "{\"lock\": ", out);
-		json_quote(out, iv->tr.top[i].kind);
-		fputs(", \"caller\": ", out);
-		json_quote(out, iv->tr.top[i].name);
-		fputs(", \"ms_s\": ", out);
-		put_fixed3(out, iv->tr.top[i].ns / 1e6 / iv->tr.secs);
-		fputs("}", out);
+		json_object(j, NULL, 0);
+		json_string(j, "lock", iv->tr.top[i].kind);
+		json_string(j, "caller", iv->tr.top[i].name);
+		json_fixed(j, "ms_s", iv->tr.top[i].ns / 1e6 / iv->tr.secs, 3);
+		json_end(j);
 	}
-	fputs("]}", out);
+	json_end(j);
+	json_end(j);
 }
 
+/* One interval as one JSON object on one line. */
 static void print_json_line(FILE *out, const struct watch_args *w, double t,
 			    const struct interval *iv)
 {
-	fprintf(out, "{\"t\": %.3f, \"interval_s\": %.3f, ", t, iv->d.secs);
-	print_json_figures(out, iv->fig, iv->nfig);
+	struct json j;
+
+	json_init(&j, out);
+	json_object(&j, NULL, 0);
+	json_fixed(&j, "t", t, 3);
+	json_fixed(&j, "interval_s", iv->d.secs, 3);
+	json_figures(&j, iv->fig, iv->nfig);
 	if (iv->ncg) {
-		fprintf(out, ", \"cgroup\": {\"version\": %d, \"dir\": ", iv->b->cg.version);
-		json_quote(out, w->cgroup);
-		fputs(", ", out);
-		print_json_figures(out, iv->cg, iv->ncg);
-		fputs("}, ", out);
+		json_object(&j, "cgroup", 0);
+		json_number(&j, "version", iv->b->cg.version);
+		json_string(&j, "dir", w->cgroup);
+		json_figures(&j, iv->cg, iv->ncg);
+		json_end(&j);
 	} else {
-		fputs(", \"cgroup\": null, ", out);
+		json_null(&j, "cgroup");
 	}
-	print_json_disks(out, iv);
-	print_json_trace(out, iv);
-	fputs("}\n", out);
+	json_disks(&j, iv);
+	json_trace(&j, iv);
+	json_end(&j);
 }
 
 /* Figures in rows of three "label value" columns. */
@@ -385,7 +346,7 @@ static void print_columns(FILE *out, const struct figure *f, size_t n)
 
 		val[0] = '\0';
 		if (mem) {
-			put_value(mem, &f[i], 0);
+			put_value(mem, &f[i]);
 			fclose(mem);
 		}
 		fprintf(out, "%-16s %9s%s", f[i].label, val, i % 3 == 2 || i + 1 == n ?
@@ -475,13 +436,22 @@ static struct trace *watch_trace(const struct watch_args *w)
 	return t;
 }
 
+/* A sample into @s; a failure ends watch. */
+static void take(struct sample *s, const struct sample_opts *o)
+{
+	int err = sample_take(s, o);
+
+	if (err)
+		die("cannot read /proc/stat: %s", strerror(-err));
+}
+
 /* A snapshot into @snap, or NULL when not traced or it failed. */
 static const struct trace_snap *snap_of(struct trace *t, struct trace_snap *snap)
 {
 	return t && !trace_read(t, snap) ? snap : NULL;
 }
 
-int cmd_watch(int argc, char **argv)
+static int cmd_watch(int argc, char **argv)
 {
 	struct watch_args w = { .interval_ms = 1000 };
 	struct sample_opts o = { .disks = 1, .kswapd = 1 };
@@ -490,30 +460,32 @@ int cmd_watch(int argc, char **argv)
 	const struct trace_snap *tp[2] = { NULL, NULL };
 	struct trace *tr;
 	double t0, next;
-	int err;
 
 	if (!s || !ts)
 		die("out of memory");
-	parse_args(argc, argv, &w);
+	cmd_parse(&cmd_watch_entry, argc, argv, &w);
+	if (!w.forced)
+		w.mode = isatty(STDOUT_FILENO) ? WATCH_VIEW : WATCH_TEXT;
 	if (!w.cgroup && !sample_find_cgroup(NULL, 0, w.cgroup_buf, sizeof(w.cgroup_buf)))
 		w.cgroup = w.cgroup_buf;
 	o.cgroup_dir = w.cgroup;
-	err = sample_take(&s[0], &o);
-	if (err)
-		die("cannot read /proc/stat: %s", strerror(-err));
+	take(&s[0], &o);
 	if (w.cgroup && !s[0].cg_ok && w.cgroup != w.cgroup_buf)
 		die("cannot read memory cgroup '%s'", w.cgroup);
 	tr = watch_trace(&w);
+	/* loading the tracer takes a while: the first interval starts after it */
+	take(&s[0], &o);
 	tp[0] = snap_of(tr, &ts[0]);
 	t0 = next = s[0].time;
 	for (uint64_t i = 0; !w.count || i < w.count; i++) {
 		struct sample *a = &s[i % 2], *b = &s[(i + 1) % 2];
 
+		/* a late interval is long, and the next one whole, not short */
 		next += (double)w.interval_ms / 1000.0;
+		if (next < now_sec())
+			next = now_sec();
 		sleep_until(next);
-		err = sample_take(b, &o);
-		if (err)
-			die("cannot read /proc/stat: %s", strerror(-err));
+		take(b, &o);
 		tp[(i + 1) % 2] = snap_of(tr, &ts[(i + 1) % 2]);
 		print_interval(&w, t0, a, b, tp[i % 2], tp[(i + 1) % 2]);
 		if (ferror(stdout))
@@ -524,3 +496,21 @@ int cmd_watch(int argc, char **argv)
 	free(s);
 	return ferror(stdout) ? 1 : 0;
 }
+
+const struct cmd_entry cmd_watch_entry = {
+	.name = "watch",
+	.summary = "show page cache and reclaim per interval, like vmstat",
+	.usage = "[--interval TIME] [--count N] [--json] [--cgroup DIR]",
+	.about = "Show the page cache and reclaim per interval: page cache (active,\n"
+		 "inactive), dirty, writeback, reclaim scan and steal rates (direct, kswapd,\n"
+		 "file), allocation stalls, memory PSI, kswapd CPU, system CPU, memory\n"
+		 "cgroup, per-device read and write MB/s; with kernel-event tracing (root),\n"
+		 "milliseconds per second spent system-wide in direct and memory-cgroup\n"
+		 "reclaim, contended-lock waits (and the top callers), dirty throttling, and\n"
+		 "kswapd's share of time awake.  A refreshing view on a terminal, one line\n"
+		 "per interval otherwise.",
+	.options = watch_options,
+	.width = 17,
+	.option = watch_option,
+	.exec = cmd_watch,
+};

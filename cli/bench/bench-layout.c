@@ -31,7 +31,7 @@
 #define LOCK_NAME "bench.lock"
 #define MADE_NAME "bench.made"
 #define MADE_MAGIC "pagecliff-bench made v1\n"
-#define MADE_MAX (64 + 2)
+#define MADE_MAX (BENCH_MAX_JOBS + 2)
 
 /* One thing bench made in a folder: "." is the folder itself. */
 struct made {

@@ -17,6 +17,8 @@
 #include "bench-detect.h"
 
 #define BENCH_MAX_DIRS 16
+/* --numjobs: threads, each with its own file, per directory. */
+#define BENCH_MAX_JOBS 64
 #define BENCH_MAX_IODEPTH 1024
 #define BENCH_MAX_BS (1ull << 30)
 /* The library's bound on one direct stream's bytes in flight: direct reads
@@ -64,6 +66,20 @@ struct bench_job {
 	enum bench_rw rw;		/* --rw: read the data set, or write fresh files */
 	int no_trace;			/* --no-trace: the /proc counters only */
 };
+
+/* What the command line set, so the built-in job fills in only the rest. */
+struct bench_given {
+	int numjobs, size, runtime, interval, plot, mem_limit, modes, time_based;
+	int cleanup;
+};
+
+/*
+ * Parse bench's options (argv[0] is the command's name) into @job, zeroed
+ * but for direct = -1, and @g; a bad command line is one line and exit 2
+ * (cmd_parse()), -h prints the help and exits 0.  For `pagecliff bench` and
+ * other front ends of the same job.
+ */
+void bench_parse_opts(int argc, char **argv, struct bench_job *job, struct bench_given *g);
 
 /* One sampling interval of one phase: every figure the report shows. */
 struct bench_row {
@@ -129,7 +145,7 @@ struct bench_run {
 	struct bench_row *rows;
 	size_t nrows, cap_rows;
 	struct bench_phase phases[BENCH_MAX_MODES];
-	char files[BENCH_MAX_DIRS * 64][4096];	/* unused entries empty */
+	char files[BENCH_MAX_DIRS * BENCH_MAX_JOBS][4096];	/* unused entries empty */
 	unsigned int nfiles;
 	char cgroup_dir[4096];		/* memory cgroup the workers ran in, or "" */
 	int cgroup_version;

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -22,66 +21,13 @@
 
 #include "bench.h"
 #include "cgroup.h"
-#include "cmds.h"
+#include "cmd.h"
 #include "sample.h"
 #include "testbed.h"
 #include "util.h"
 
 volatile sig_atomic_t bench_stop;
 static volatile sig_atomic_t stop_signal;
-
-static const char bench_usage[] =
-	"usage: pagecliff bench [options]\n"
-	"\n"
-	"Read the same files once per mode and show, per mode, throughput over time,\n"
-	"where it fell when the page cache filled, and what the kernel was doing.\n"
-	"Without --directory: as root a RAM testbed with a 1 GiB memory cap, else a\n"
-	"folder under $TMPDIR; 2 threads x 2 GiB, 10 s per mode, chart in\n"
-	"pagecliff-bench.svg (another free name when that file is not bench's).\n"
-	"Sizes in fio units (4k, 1m, 20g, KiB, GiB); times 500ms, 2s, 1.5s, 1m\n"
-	"(a bare number is seconds).\n"
-	"\n"
-	"  -d, --directory DIR[:DIR...]  one per device; files go in DIR/pagecliff-bench/\n"
-	"  -j, --numjobs N       threads per directory, each its own file (default 1)\n"
-	"  -s, --size SIZE       bytes per thread (default 1g)\n"
-	"  -b, --bs SIZE         bytes per read or write, 512 to 1g (default 1m)\n"
-	"      --rw read|write   read the data set (default), or write fresh files\n"
-	"                        per mode through the write stream, each ended by\n"
-	"                        fdatasync inside the phase (fio's end_fsync=1)\n"
-	"      --ioengine E      sync, psync: direct mode keeps 1 read in flight;\n"
-	"                        io_uring: --iodepth reads in flight (default 1);\n"
-	"                        unset: the library's default (8); buffered modes\n"
-	"                        always use pread/preadv2\n"
-	"      --iodepth N       reads in flight for direct mode, 1 to 1024 (at most\n"
-	"                        64 MiB in flight per thread)\n"
-	"      --runtime TIME    at most TIME per mode (30, 30s, 500ms, 2m)\n"
-	"      --time_based      loop over the files until --runtime ends\n"
-	"      --direct 0|1      without --mode: 0 = buffered, 1 = direct\n"
-	"  -m, --mode LIST       of buffered, direct, dontcache, dropbehind, auto\n"
-	"                        (default buffered,direct,auto), one phase each\n"
-	"      --api copy|zerocopy  pc_stream_read into bench's buffer (default)\n"
-	"                        or borrow the library's with pc_stream_next;\n"
-	"                        writes: pc_wstream_write, or fill lent buffers\n"
-	"      --mem-align N     buffer offset from a page, 0-4095 (default 0)\n"
-	"      --numa            pin each directory's threads to its device's node\n"
-	"      --mem-limit SIZE  run the workers in a memory cgroup of SIZE; buffers\n"
-	"                        over half of it are refused (see the man page)\n"
-	"      --testbed ram:SIZE  (root) XFS on a loop device over tmpfs\n"
-	"      --keep            keep the data set (else removed at the end)\n"
-	"      --interval TIME   sampling interval, 100ms to 1h (default 1s)\n"
-	"      --output-format F text (default), json or csv\n"
-	"  -o, --output FILE     report to FILE instead of standard output\n"
-	"      --timeline FILE   every interval as CSV\n"
-	"      --plot FILE       SVG chart\n"
-	"      --cleanup         only remove what killed runs left, and exit\n"
-	"  -q, --quiet           no live status line\n"
-	"      --no-trace        no kernel-event tracing (reclaim and lock time):\n"
-	"                        the /proc counters only\n"
-	"  -h, --help            this text\n"
-	"\n"
-	"Exit status: 0 done, 1 failed (also: a mode read nothing), 2 bad usage or\n"
-	"the directory in use by another run (nothing created),\n"
-	"130/143 interrupted (what was measured so far is reported).\n";
 
 enum {
 	OPT_IOENGINE = 256, OPT_IODEPTH, OPT_RUNTIME, OPT_TIME_BASED, OPT_DIRECT,
@@ -90,10 +36,65 @@ enum {
 	OPT_NO_TRACE = 512,
 };
 
-/* What the command line set, so the built-in job fills in only the rest. */
-struct given {
-	int numjobs, size, runtime, interval, plot, mem_limit, modes, time_based;
-	int cleanup;
+/* The options, in the order --help lists them; the rows without help are
+ * other names for the row above (fio's spellings). */
+static const struct cmd_option bench_options[] = {
+	{ "directory", 'd', CMD_ARG_REQUIRED, "DIR[:DIR...]",
+	  "one per device; files go in DIR/pagecliff-bench/" },
+	{ "numjobs", 'j', CMD_ARG_REQUIRED, "N",
+	  "threads per directory, each its own file (default 1)" },
+	{ "size", 's', CMD_ARG_REQUIRED, "SIZE", "bytes per thread (default 1g)" },
+	{ "bs", 'b', CMD_ARG_REQUIRED, "SIZE", "bytes per read or write, 512 to 1g (default 1m)" },
+	{ "rw", OPT_RW, CMD_ARG_REQUIRED, "read|write",
+	  "read the data set (default), or write fresh files\n"
+	  "per mode through the write stream, each ended by\n"
+	  "fdatasync inside the phase (fio's end_fsync=1)" },
+	{ "readwrite", OPT_RW, CMD_ARG_REQUIRED, NULL, NULL },
+	{ "ioengine", OPT_IOENGINE, CMD_ARG_REQUIRED, "E",
+	  "sync, psync: direct mode keeps 1 read in flight;\n"
+	  "io_uring: --iodepth reads in flight (default 1);\n"
+	  "unset: the library's default (8); buffered modes\n"
+	  "always use pread/preadv2" },
+	{ "iodepth", OPT_IODEPTH, CMD_ARG_REQUIRED, "N",
+	  "reads in flight for direct mode, 1 to 1024 (at most\n"
+	  "64 MiB in flight per thread)" },
+	{ "runtime", OPT_RUNTIME, CMD_ARG_REQUIRED, "TIME",
+	  "at most TIME per mode (30, 30s, 500ms, 2m)" },
+	{ "time_based", OPT_TIME_BASED, CMD_ARG_NONE, NULL,
+	  "loop over the files until --runtime ends" },
+	{ "time-based", OPT_TIME_BASED, CMD_ARG_NONE, NULL, NULL },
+	{ "direct", OPT_DIRECT, CMD_ARG_REQUIRED, "0|1",
+	  "without --mode: 0 = buffered, 1 = direct" },
+	{ "mode", 'm', CMD_ARG_REQUIRED, "LIST",
+	  "of buffered, direct, dontcache, dropbehind, auto\n"
+	  "(default buffered,direct,auto), one phase each" },
+	{ "api", OPT_API, CMD_ARG_REQUIRED, "copy|zerocopy",
+	  "pc_stream_read into bench's buffer (default)\n"
+	  "or borrow the library's with pc_stream_next;\n"
+	  "writes: pc_wstream_write, or fill lent buffers" },
+	{ "mem-align", OPT_MEM_ALIGN, CMD_ARG_REQUIRED, "N",
+	  "buffer offset from a page, 0-4095 (default 0)" },
+	{ "numa", OPT_NUMA, CMD_ARG_NONE, NULL,
+	  "pin each directory's threads to its device's node" },
+	{ "mem-limit", OPT_MEM_LIMIT, CMD_ARG_REQUIRED, "SIZE",
+	  "run the workers in a memory cgroup of SIZE; buffers\n"
+	  "over half of it are refused (see the man page)" },
+	{ "testbed", OPT_TESTBED, CMD_ARG_REQUIRED, "ram:SIZE",
+	  "(root) XFS on a loop device over tmpfs" },
+	{ "keep", OPT_KEEP, CMD_ARG_NONE, NULL, "keep the data set (else removed at the end)" },
+	{ "interval", OPT_INTERVAL, CMD_ARG_REQUIRED, "TIME",
+	  "sampling interval, 100ms to 1h (default 1s)" },
+	{ "output-format", OPT_FORMAT, CMD_ARG_REQUIRED, "F", "text (default), json or csv" },
+	{ "output", 'o', CMD_ARG_REQUIRED, "FILE", "report to FILE instead of standard output" },
+	{ "timeline", OPT_TIMELINE, CMD_ARG_REQUIRED, "FILE", "every interval as CSV" },
+	{ "plot", OPT_PLOT, CMD_ARG_REQUIRED, "FILE", "SVG chart" },
+	{ "cleanup", OPT_CLEANUP, CMD_ARG_NONE, NULL,
+	  "only remove what killed runs left, and exit" },
+	{ "quiet", 'q', CMD_ARG_NONE, NULL, "no live status line" },
+	{ "no-trace", OPT_NO_TRACE, CMD_ARG_NONE, NULL,
+	  "no kernel-event tracing (reclaim and lock time):\n"
+	  "the /proc counters only" },
+	{ 0 },
 };
 
 static void on_signal(int sig)
@@ -128,7 +129,7 @@ static unsigned int split_list(const char *opt, char *list, char sep, char **ret
 
 static void parse_modes(struct bench_job *job, const char *list)
 {
-	char *copy = strdup(list), *items[BENCH_MAX_MODES];
+	char *copy = strdup(list), *items[BENCH_MAX_MODES], names[128];
 	unsigned int n;
 
 	if (!copy)
@@ -137,8 +138,8 @@ static void parse_modes(struct bench_job *job, const char *list)
 	job->nmodes = 0;
 	for (unsigned int i = 0; i < n; i++)
 		if (pc_strategy_parse(items[i], &job->modes[job->nmodes++]))
-			usage_error("unknown mode '%s' in --mode (buffered, direct, dontcache, "
-				    "dropbehind, auto)", items[i]);
+			usage_error("unknown mode '%s' in --mode (%s)", items[i],
+				    cmd_mode_names(CMD_ALL_MODES, names, sizeof(names)));
 	free(copy);
 }
 
@@ -211,7 +212,7 @@ static unsigned int count_arg(const char *opt, const char *arg, uint64_t max)
 	return (unsigned int)v;
 }
 
-static void parse_value_opt(struct bench_job *job, struct given *g, int c, const char *arg)
+static void parse_value_opt(struct bench_job *job, struct bench_given *g, int c, const char *arg)
 {
 	uint64_t v;
 
@@ -289,73 +290,46 @@ static void parse_value_opt(struct bench_job *job, struct given *g, int c, const
 	}
 }
 
-static void parse_opts(int argc, char **argv, struct bench_job *job, struct given *g)
-{
-	static const struct option longopts[] = {
-		{ "directory", required_argument, NULL, 'd' },
-		{ "numjobs", required_argument, NULL, 'j' },
-		{ "size", required_argument, NULL, 's' },
-		{ "bs", required_argument, NULL, 'b' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "ioengine", required_argument, NULL, OPT_IOENGINE },
-		{ "iodepth", required_argument, NULL, OPT_IODEPTH },
-		{ "runtime", required_argument, NULL, OPT_RUNTIME },
-		{ "time_based", no_argument, NULL, OPT_TIME_BASED },
-		{ "time-based", no_argument, NULL, OPT_TIME_BASED },
-		{ "direct", required_argument, NULL, OPT_DIRECT },
-		{ "api", required_argument, NULL, OPT_API },
-		{ "mem-align", required_argument, NULL, OPT_MEM_ALIGN },
-		{ "numa", no_argument, NULL, OPT_NUMA },
-		{ "mem-limit", required_argument, NULL, OPT_MEM_LIMIT },
-		{ "testbed", required_argument, NULL, OPT_TESTBED },
-		{ "keep", no_argument, NULL, OPT_KEEP },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ "output-format", required_argument, NULL, OPT_FORMAT },
-		{ "timeline", required_argument, NULL, OPT_TIMELINE },
-		{ "plot", required_argument, NULL, OPT_PLOT },
-		{ "cleanup", no_argument, NULL, OPT_CLEANUP },
-		{ "rw", required_argument, NULL, OPT_RW },
-		{ "readwrite", required_argument, NULL, OPT_RW },
-		{ "no-trace", no_argument, NULL, OPT_NO_TRACE },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+/* The job and what the command line set, for bench_option(). */
+struct bench_parse {
+	struct bench_job *job;
+	struct bench_given *g;
+};
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:j:s:b:m:o:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': parse_dirs(job, optarg); break;
-		case 'j': job->numjobs = count_arg("--numjobs", optarg, 64); g->numjobs = 1; break;
-		case 's': job->size = size_arg("--size", optarg, 4096, UINT64_MAX / 2); g->size = 1; break;
-		case 'b': job->bs = size_arg("--bs", optarg, 512, BENCH_MAX_BS); break;
-		case 'm': parse_modes(job, optarg); g->modes = 1; break;
-		case 'o': job->output = optarg; break;
-		case 'q': job->quiet = 1; break;
-		case 'h': fputs(bench_usage, stdout); exit(0);
-		case OPT_TIME_BASED: job->time_based = 1; g->time_based = 1; break;
-		case OPT_NUMA: job->numa = 1; break;
-		case OPT_KEEP: job->keep = 1; break;
-		case OPT_TIMELINE: job->timeline = optarg; break;
-		case OPT_PLOT: job->plot = optarg; g->plot = 1; break;
-		case OPT_CLEANUP: g->cleanup = 1; break;
-		case OPT_NO_TRACE: job->no_trace = 1; break;
-		case ':': usage_error("option '%s' needs a value; see 'pagecliff bench --help'",
-				      argv[optind - 1]);
-		case '?': usage_error("unknown option '%s'; see 'pagecliff bench --help'",
-				      argv[optind - 1]);
-		default: parse_value_opt(job, g, c, optarg); break;
-		}
+static void bench_option(void *state, int key, const char *arg)
+{
+	struct bench_job *job = ((struct bench_parse *)state)->job;
+	struct bench_given *g = ((struct bench_parse *)state)->g;
+
+	switch (key) {
+	case 'd': parse_dirs(job, arg); break;
+	case 'j': job->numjobs = count_arg("--numjobs", arg, BENCH_MAX_JOBS); g->numjobs = 1; break;
+	case 's': job->size = size_arg("--size", arg, 4096, UINT64_MAX / 2); g->size = 1; break;
+	case 'b': job->bs = size_arg("--bs", arg, 512, BENCH_MAX_BS); break;
+	case 'm': parse_modes(job, arg); g->modes = 1; break;
+	case 'o': job->output = arg; break;
+	case 'q': job->quiet = 1; break;
+	case OPT_TIME_BASED: job->time_based = 1; g->time_based = 1; break;
+	case OPT_NUMA: job->numa = 1; break;
+	case OPT_KEEP: job->keep = 1; break;
+	case OPT_TIMELINE: job->timeline = arg; break;
+	case OPT_PLOT: job->plot = arg; g->plot = 1; break;
+	case OPT_CLEANUP: g->cleanup = 1; break;
+	case OPT_NO_TRACE: job->no_trace = 1; break;
+	default: parse_value_opt(job, g, key, arg); break;
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'; directories go in --directory", argv[optind]);
+}
+
+void bench_parse_opts(int argc, char **argv, struct bench_job *job, struct bench_given *g)
+{
+	struct bench_parse p = { job, g };
+
+	cmd_parse(&cmd_bench_entry, argc, argv, &p);
 }
 
 /* Fill in what the command line left open; the built-in job when no
  * directory was given. */
-static void apply_defaults(struct bench_run *run, const struct given *g)
+static void apply_defaults(struct bench_run *run, const struct bench_given *g)
 {
 	struct bench_job *job = &run->job;
 
@@ -690,7 +664,7 @@ static noreturn void outputs_refuse(const char *fmt, ...)
 }
 
 /* Open (never truncate yet) each output the job names; exits 2 on failure. */
-static void open_outputs(struct bench_run *run, const struct given *g)
+static void open_outputs(struct bench_run *run, const struct bench_given *g)
 {
 	const char *paths[OUT_N] = { run->job.output, run->job.timeline, run->job.plot };
 	struct stat st[OUT_N];
@@ -839,7 +813,7 @@ out:
 }
 
 /* Run the parsed job and report; returns the exit status. */
-static int bench_main(struct bench_run *run, const struct given *g)
+static int bench_main(struct bench_run *run, const struct bench_given *g)
 {
 	int ret;
 
@@ -885,18 +859,39 @@ static void run_free(struct bench_run *run)
 	free(run);
 }
 
-int cmd_bench(int argc, char **argv)
+static int cmd_bench(int argc, char **argv)
 {
 	struct bench_run *run = calloc(1, sizeof(*run));
-	struct given g = { 0 };
+	struct bench_given g = { 0 };
 	int ret;
 
 	if (!run)
 		die("out of memory");
 	run->job.direct = -1;
-	parse_opts(argc, argv, &run->job, &g);
+	bench_parse_opts(argc, argv, &run->job, &g);
 	install_signals();
 	ret = bench_main(run, &g);
 	run_free(run);
 	return ret;
 }
+
+const struct cmd_entry cmd_bench_entry = {
+	.name = "bench",
+	.summary = "reproduce the page-cache cliff and show where and why it falls",
+	.usage = "[options]",
+	.about = "Read the same files once per mode and show, per mode, throughput over time,\n"
+		 "where it fell when the page cache filled, and what the kernel was doing.\n"
+		 "Without --directory: as root a RAM testbed with a 1 GiB memory cap, else a\n"
+		 "folder under $TMPDIR; 2 threads x 2 GiB, 10 s per mode, chart in\n"
+		 "pagecliff-bench.svg (another free name when that file is not bench's).\n"
+		 "Sizes in fio units (4k, 1m, 20g, KiB, GiB); times 500ms, 2s, 1.5s, 1m\n"
+		 "(a bare number is seconds).",
+	.options = bench_options,
+	.width = 20,
+	.trailer = "Exit status: 0 done, 1 failed (also: a mode read nothing), 2 bad usage or\n"
+		   "the directory in use by another run (nothing created),\n"
+		   "130/143 interrupted (what was measured so far is reported).",
+	.extra = "directories go in --directory",
+	.option = bench_option,
+	.exec = cmd_bench,
+};

@@ -7,34 +7,16 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmds.h"
+#include "cmd.h"
 #include "doctor.h"
 #include "quote.h"
 #include "util.h"
-
-static const char doctor_usage[] =
-	"usage: pagecliff doctor [--path PATH]... [--json] [--no-probe] [--sample-ms MS]\n"
-	"\n"
-	"Diagnose this host for the page-cache cliff: kernel features, memory and\n"
-	"vm settings, memory cgroup, block devices, pressure and reclaim now,\n"
-	"virtual-machine effects, RWF_DONTCACHE per file system, copy speed by\n"
-	"buffer alignment.  Read-only: probes use temp files it removes.\n"
-	"\n"
-	"  -p, --path PATH    probe the file system of PATH (a directory gets a temp\n"
-	"                     file, a file is only read); repeatable; default: every\n"
-	"                     writable mounted file system\n"
-	"  -j, --json         one JSON object instead of text\n"
-	"      --no-probe     no temp files: skip the DONTCACHE probes and copy test\n"
-	"      --sample-ms MS watch reclaim and pressure for MS ms (default 1000)\n"
-	"      --root DIR     read /proc and /sys under DIR (tests); implies --no-probe\n"
-	"  -h, --help         this text\n";
 
 struct doctor_args {
 	const char **paths;
@@ -45,16 +27,21 @@ struct doctor_args {
 	const char *root;
 };
 
-enum { OPT_NO_PROBE = 256, OPT_SAMPLE_MS, OPT_ROOT };
+enum { OPT_NO_PROBE = CMD_LONG, OPT_SAMPLE_MS, OPT_ROOT };
 
-static const struct option doctor_options[] = {
-	{ "path", required_argument, NULL, 'p' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "no-probe", no_argument, NULL, OPT_NO_PROBE },
-	{ "sample-ms", required_argument, NULL, OPT_SAMPLE_MS },
-	{ "root", required_argument, NULL, OPT_ROOT },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cmd_option doctor_options[] = {
+	{ "path", 'p', CMD_ARG_REQUIRED, "PATH",
+	  "probe the file system of PATH (a directory gets a temp\n"
+	  "file, a file is only read); repeatable; default: every\n"
+	  "writable mounted file system" },
+	{ "json", 'j', CMD_ARG_NONE, NULL, "one JSON object instead of text" },
+	{ "no-probe", OPT_NO_PROBE, CMD_ARG_NONE, NULL,
+	  "no temp files: skip the DONTCACHE probes and copy test" },
+	{ "sample-ms", OPT_SAMPLE_MS, CMD_ARG_REQUIRED, "MS",
+	  "watch reclaim and pressure for MS ms (default 1000)" },
+	{ "root", OPT_ROOT, CMD_ARG_REQUIRED, "DIR",
+	  "read /proc and /sys under DIR (tests); implies --no-probe" },
+	{ 0 },
 };
 
 /*
@@ -93,52 +80,41 @@ static void check_root(const char *root)
 		die("bad --root %s: not a directory", quote_name(root));
 }
 
-static void parse_args(int argc, char **argv, struct doctor_args *a)
+static void doctor_option(void *state, int key, const char *arg)
 {
+	struct doctor_args *a = state;
 	uint64_t v;
-	int c;
 
-	while ((c = getopt_long(argc, argv, "p:jh", doctor_options, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			add_path(a, optarg);
-			break;
-		case 'j':
-			a->json = 1;
-			break;
-		case OPT_NO_PROBE:
-			a->probe = 0;
-			break;
-		case OPT_SAMPLE_MS:
-			if (parse_uint(optarg, 0, 60000, &v))
-				usage_error("bad --sample-ms '%s': want 0 to 60000", optarg);
-			a->sample_ms = (unsigned int)v;
-			break;
-		case OPT_ROOT:
-			a->root = optarg;
-			a->probe = 0;
-			break;
-		case 'h':
-			fputs(doctor_usage, stdout);
-			exit(0);
-		default:
-			fputs(doctor_usage, stderr);
-			exit(EXIT_USAGE);
-		}
+	switch (key) {
+	case 'p':
+		add_path(a, arg);
+		break;
+	case 'j':
+		a->json = 1;
+		break;
+	case OPT_NO_PROBE:
+		a->probe = 0;
+		break;
+	case OPT_SAMPLE_MS:
+		if (parse_uint(arg, 0, 60000, &v))
+			usage_error("bad --sample-ms '%s': want 0 to 60000", arg);
+		a->sample_ms = (unsigned int)v;
+		break;
+	case OPT_ROOT:
+		a->root = arg;
+		a->probe = 0;
+		break;
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'; see 'pagecliff doctor --help'",
-			    argv[optind]);
-	if (a->root)
-		check_root(a->root);
 }
 
-int cmd_doctor(int argc, char **argv)
+static int cmd_doctor(int argc, char **argv)
 {
 	struct doctor_args a = { .probe = 1, .sample_ms = 1000 };
 	struct doctor d = { 0 };
 
-	parse_args(argc, argv, &a);
+	cmd_parse(&cmd_doctor_entry, argc, argv, &a);
+	if (a.root)
+		check_root(a.root);
 	d.root = a.root;
 	d.live = a.probe;
 	d.now_ms = a.sample_ms;
@@ -167,3 +143,17 @@ int cmd_doctor(int argc, char **argv)
 	}
 	return 0;
 }
+
+const struct cmd_entry cmd_doctor_entry = {
+	.name = "doctor",
+	.summary = "diagnose this host for the page-cache cliff",
+	.usage = "[--path PATH]... [--json] [--no-probe] [--sample-ms MS]",
+	.about = "Diagnose this host for the page-cache cliff: kernel features, memory and\n"
+		 "vm settings, memory cgroup, block devices, pressure and reclaim now,\n"
+		 "virtual-machine effects, RWF_DONTCACHE per file system, copy speed by\n"
+		 "buffer alignment.  Read-only: probes use temp files it removes.",
+	.options = doctor_options,
+	.width = 17,
+	.option = doctor_option,
+	.exec = cmd_doctor,
+};

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The command table's machinery (cmd.h): getopt_long's tables and the --help
+ * text made from a command's option rows, the parse, and the one line and
+ * exit 2 for a bad command line, the same for every command.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "util.h"
+
+/* Rows in one table: bench's, the longest, has 28. */
+#define CMD_MAX_OPTIONS 48
+
+/* -h, --help: a table of its own, ended like the others. */
+static const struct cmd_option help_table[] = {
+	{ "help", 'h', CMD_ARG_NONE, NULL, "this text" },
+	{ 0 },
+};
+static const struct cmd_option *const help_option = help_table;
+
+/* getopt_long's tables for one entry: the rows, then -h, --help. */
+struct getopt_tables {
+	struct option longopts[CMD_MAX_OPTIONS + 2];
+	char shorts[3 * (CMD_MAX_OPTIONS + 1) + 3];
+	size_t nrows, nlong, nshort;
+};
+
+static void add_short(struct getopt_tables *t, int key, enum cmd_arg arg)
+{
+	t->shorts[t->nshort++] = (char)key;
+	if (arg != CMD_ARG_NONE)
+		t->shorts[t->nshort++] = ':';
+	if (arg == CMD_ARG_OPTIONAL)
+		t->shorts[t->nshort++] = ':';
+}
+
+static void add_option(struct getopt_tables *t, const char *cmd, const struct cmd_option *o)
+{
+	static const int has_arg[] = {
+		[CMD_ARG_NONE] = no_argument,
+		[CMD_ARG_REQUIRED] = required_argument,
+		[CMD_ARG_OPTIONAL] = optional_argument,
+	};
+
+	if (t->nrows++ == CMD_MAX_OPTIONS + 1)
+		die("the table of '%s' has more than %d options", cmd, CMD_MAX_OPTIONS);
+	if (o->name)
+		t->longopts[t->nlong++] = (struct option){ o->name, has_arg[o->arg], NULL, o->key };
+	if (o->key < CMD_LONG)
+		add_short(t, o->key, o->arg);
+}
+
+static void make_tables(const struct cmd_entry *e, struct getopt_tables *t)
+{
+	t->nrows = t->nlong = t->nshort = 0;
+	if (e->flags & CMD_IN_ORDER)
+		t->shorts[t->nshort++] = '+';
+	t->shorts[t->nshort++] = ':';	/* we say what is wrong, not getopt */
+	for (const struct cmd_option *o = e->options; o->key; o++)
+		add_option(t, e->name, o);
+	add_option(t, e->name, help_option);
+	t->longopts[t->nlong] = (struct option){ NULL, 0, NULL, 0 };
+	t->shorts[t->nshort] = '\0';
+}
+
+/* The row of @key: for an alias, the row with help above it. */
+static const struct cmd_option *find_key(const struct cmd_entry *e, int key)
+{
+	for (const struct cmd_option *o = e->options; o->key; o++) {
+		if (o->key != key)
+			continue;
+		while (!o->help && o > e->options)
+			o--;
+		return o;
+	}
+	return key == help_option->key ? help_option : NULL;
+}
+
+/*
+ * What getopt_long refused (@c is '?' or ':'), in one line.  A long option
+ * is named as written, up to any '='; a short one by optopt, because in a
+ * group ("-qZ") argv[optind - 1] need not be the word it came from.
+ */
+static noreturn void bad_option(const struct cmd_entry *e, char **argv, int c)
+{
+	const char *word = argv[optind - 1];
+	int len = (int)strcspn(word, "=");
+	int is_long = !strncmp(word, "--", 2);
+
+	if (c == ':' && is_long)
+		usage_error("option '%.*s' needs a value; see 'pagecliff %s --help'", len, word,
+			    e->name);
+	if (c == ':')
+		usage_error("option '-%c' needs a value; see 'pagecliff %s --help'", optopt,
+			    e->name);
+	if (optopt && !find_key(e, optopt))
+		usage_error("unknown option '-%c'; see 'pagecliff %s --help'", optopt, e->name);
+	if (optopt)
+		usage_error("option '%.*s' takes no value; see 'pagecliff %s --help'", len, word,
+			    e->name);
+	usage_error("unknown option '%.*s'; see 'pagecliff %s --help'", len, word, e->name);
+}
+
+static void check_operands(const struct cmd_entry *e, int argc, char **argv, int first)
+{
+	int n = argc - first, max = e->operands.max;
+
+	if (n < e->operands.min)
+		usage_error("%s; see 'pagecliff %s --help'",
+			    e->missing ? e->missing : "missing operand", e->name);
+	if (max < 0 || n <= max)
+		return;
+	if (e->extra)
+		usage_error("unexpected argument '%s'; %s", argv[first + max], e->extra);
+	usage_error("unexpected argument '%s'; see 'pagecliff %s --help'", argv[first + max],
+		    e->name);
+}
+
+int cmd_parse(const struct cmd_entry *e, int argc, char **argv, void *state)
+{
+	struct getopt_tables t;
+	int c;
+
+	make_tables(e, &t);
+	opterr = 0;
+	optind = 0;	/* glibc: start afresh, also for a second parse */
+	while ((c = getopt_long(argc, argv, t.shorts, t.longopts, NULL)) != -1) {
+		const struct cmd_option *o;
+
+		if (c == '?' || c == ':')
+			bad_option(e, argv, c);
+		o = find_key(e, c);
+		if (o == help_option) {
+			cmd_help(e, stdout);
+			exit(0);
+		}
+		e->option(state, o->key, optarg);
+	}
+	check_operands(e, argc, argv, optind);
+	return optind;
+}
+
+/* "-m, " for a row, with its aliases' short options; four spaces if none. */
+static const char *short_forms(const struct cmd_option *o, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	snprintf(buf, size, "    ");
+	for (const struct cmd_option *a = o; a->key && (a == o || !a->help); a++)
+		if (a->key < CMD_LONG && (a == o || !a->name) && n + 5 < size)
+			n += (size_t)snprintf(buf + n, size - n, "-%c, ", a->key);
+	return buf;
+}
+
+/*
+ * One option's lines of --help: "  -m, --mode MODE  what it does", the text
+ * in a column @e->width + 4 from the left; an option too wide for its
+ * column is followed by two spaces (by one when one is all it lacks).
+ */
+static void put_option(FILE *out, const struct cmd_entry *e, const struct cmd_option *o)
+{
+	const int col = (int)e->width + 4;
+	const char *line = o->help;
+	const char *sep = o->arg == CMD_ARG_OPTIONAL || !o->value ? "" : " ";
+	char shorts[32];
+	int len;
+
+	len = fprintf(out, "  %s--%s%s%s", short_forms(o, shorts, sizeof(shorts)), o->name,
+		      sep, o->value ? o->value : "") - 2;
+	if (line[0] == '\n')
+		fprintf(out, "\n%*s", col, "");
+	else
+		fprintf(out, "%*s", len <= col - 3 ? col - 2 - len : 2, "");
+	line += line[0] == '\n';
+	for (;;) {
+		int n = (int)strcspn(line, "\n");
+
+		fprintf(out, "%.*s\n", n, line);
+		if (!line[n])
+			break;
+		line += n + 1;
+		fprintf(out, "%*s", col, "");
+	}
+}
+
+void cmd_help(const struct cmd_entry *e, FILE *out)
+{
+	fprintf(out, "usage: pagecliff %s %s\n\n%s\n\n", e->name, e->usage, e->about);
+	for (const struct cmd_option *o = e->options; o->key; o++)
+		if (o->help)
+			put_option(out, e, o);
+	put_option(out, e, help_option);
+	if (e->trailer)
+		fprintf(out, "\n%s\n", e->trailer);
+}
+
+const char *cmd_mode_names(unsigned int mask, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned int s = 0; s < PC_STRATEGY_COUNT; s++) {
+		int n;
+
+		if (!(mask & (1u << s)))
+			continue;
+		n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+			     pc_strategy_name((enum pc_strategy)s));
+		if (n < 0 || (size_t)n >= size - len)
+			break;		/* cut short, still a string */
+		len += (size_t)n;
+	}
+	return buf;
+}
+
+enum pc_strategy cmd_mode_arg(const char *arg)
+{
+	enum pc_strategy s;
+	char names[128];
+
+	if (pc_strategy_parse(arg, &s))
+		usage_error("unknown mode '%s' (%s)", arg,
+			    cmd_mode_names(CMD_ALL_MODES, names, sizeof(names)));
+	return s;
+}
+
+size_t cmd_bs_arg(const char *arg, uint64_t max, const char *max_text)
+{
+	uint64_t bs;
+
+	if (parse_size(arg, &bs) || !bs || bs > max)
+		usage_error("bad --bs '%s': a size from 1 byte to %s", arg, max_text);
+	return bs;
+}
