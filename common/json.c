@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "json.h"
 
@@ -59,7 +60,7 @@ static void container(struct json *j, const char *key, int lines, char open, cha
 	member(j, key);
 	fputc(open, j->out);
 	if (j->depth == JSON_MAX_DEPTH)
-		return;		/* deeper than any report: written flat */
+		abort();	/* no report nests so deep: a bug in its writer */
 	j->level[j->depth].members = 0;
 	j->level[j->depth].lines = lines != 0;
 	j->level[j->depth].close = close;

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Deeper nesting is a bug of the caller: the writer aborts. */
 #define JSON_MAX_DEPTH 16
 
 struct json {
