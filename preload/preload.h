@@ -202,7 +202,4 @@ void pl_writer_forked(struct pl_file *f) PL_HIDDEN;
  */
 extern __thread int pl_busy PL_HIDDEN __attribute__((tls_model("initial-exec")));
 
-/* Real libc functions, resolved with dlsym(RTLD_NEXT) on first use. */
-void *pl_real(const char *name) PL_HIDDEN;
-
 #endif
