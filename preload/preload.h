@@ -119,6 +119,8 @@ void pl_table_each(unsigned int lo, unsigned int hi, void (*fn)(int fd)) PL_HIDD
 /* Start tracking @fd, just opened (or met) for reading; lock held.
  * @path may be NULL.  Ignores what is not a read-only regular file. */
 void pl_track_fd(int fd, const char *path) PL_HIDDEN;
+/* 1 when @fd is open on @f's file (same device and inode). */
+int pl_same_file(const struct pl_file *f, int fd) PL_HIDDEN;
 /* The last fd of @file is gone (@fd is still open): final drop, stats. */
 void pl_file_release(struct pl_file *file, int fd) PL_HIDDEN;
 
@@ -185,9 +187,9 @@ void pl_write_begin(struct pl_write *w, int fd, int64_t off, uint64_t len) PL_HI
 void pl_write_end(struct pl_write *w, int64_t n) PL_HIDDEN;
 /* stdio flushed a stream on @fd through libc's internal write(). */
 void pl_note_stdio_write(int fd) PL_HIDDEN;
-/* The writer @f is done (last close, exit): wait for the writeback the
- * flusher started, drop it.  Takes f->wlock. */
-void pl_writer_finish(struct pl_file *f) PL_HIDDEN;
+/* The writer @f is done (last close of @fd, still open, or exit): wait for
+ * the writeback the flusher started, drop it.  Takes f->wlock. */
+void pl_writer_finish(struct pl_file *f, int fd) PL_HIDDEN;
 /* Set up @f, just tracked, as a writer of @fd opened with @flags. */
 void pl_writer_init(struct pl_file *f, int fd, int flags) PL_HIDDEN;
 /* The stats line of a writer. */

@@ -75,7 +75,7 @@ static void print_stats(const struct pl_file *f)
 
 /* Does @fd still refer to @f?  (An fd closed behind the shim's back may
  * have been reused for another file.) */
-static int same_file(const struct pl_file *f, int fd)
+int pl_same_file(const struct pl_file *f, int fd)
 {
 	struct stat st;
 
@@ -124,7 +124,6 @@ static void settle(struct pl_file *f)
 	f->behind = b;
 }
 
-static int same_file(const struct pl_file *f, int fd);
 
 /* Over budget: drop behind the file with the most read and not dropped. */
 static void enforce_budget(void)
@@ -137,7 +136,7 @@ static void enforce_budget(void)
 				max = g;
 		if (!max)
 			return;
-		if (same_file(max, max->fd))
+		if (pl_same_file(max, max->fd))
 			pcl_dropper_advance(&max->drop, max->fd,
 					   pc_align_down(max->cursor, PC_PAGE_SIZE), 1);
 		else
@@ -192,14 +191,14 @@ static void finish(struct pl_file *f, int fd)
 		return;
 	f->finished = 1;
 	if (f->writer) {
-		pl_writer_finish(f);
+		pl_writer_finish(f, fd);
 		if (pl_cfg.stats && f->bytes_written >= pl_cfg.min_size) {
 			pl_writer_stats(f, why, sizeof(why));
 			stats_out(why, strlen(why));
 		}
 		return;
 	}
-	if (same_file(f, fd)) {
+	if (pl_same_file(f, fd)) {
 		if (f->active && f->have_dropper && !f->mapped)
 			pcl_dropper_advance(&f->drop, fd, f->cursor, 1);
 		unseen = unseen_reading(f, fd);
@@ -399,7 +398,7 @@ static void account(struct pl_file *f, int fd, uint64_t off, uint64_t n,
 			return;
 		if (!offset_agrees(f, fd, positional))
 			return;
-		if (!same_file(f, fd)) {
+		if (!pl_same_file(f, fd)) {
 			f->mapped = 1;	/* fd reused behind the shim's back: hands off */
 			return;
 		}
@@ -625,7 +624,7 @@ void pl_note_close(int fd)
 		/* the last fd of a writer: wait for its writeback outside the lock */
 		f->refs++;
 		pl_unlock();
-		pl_writer_finish(f);
+		pl_writer_finish(f, fd);
 		pl_lock();
 		f->refs--;
 	}

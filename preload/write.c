@@ -78,6 +78,17 @@ static void maybe_start(struct pl_file *f, int fd, uint64_t off)
 	f->wruns += f->have_flusher;
 }
 
+/*
+ * The flusher acts through the fd of the call at hand, which certainly names
+ * this file: the fd of the run's first write may since have been closed, and
+ * its number reused for another file (dup + close + open).  Caller holds
+ * f->wlock.
+ */
+static void flusher_fd(struct pl_file *f, int fd)
+{
+	f->fl.fd = fd;
+}
+
 static void wb_error(struct pl_file *f, int err)
 {
 	if (err)
@@ -119,8 +130,10 @@ out:
 		if (w->off != f->wcursor)
 			f->wrun_start = w->off;
 		maybe_start(f, fd, w->off);
-		if (f->have_flusher && !f->wdone)
+		if (f->have_flusher && !f->wdone) {
+			flusher_fd(f, fd);
 			pcl_flusher_before(&f->fl, w->off, len < PL_WRITE_PIECE ? len : PL_WRITE_PIECE);
+		}
 		wlock_give(f);
 	}
 	errno = saved;
@@ -169,8 +182,10 @@ void pl_write_end(struct pl_write *w, int64_t n)
 		if (w->off != f->wcursor)
 			f->wrun_start = w->off;
 		f->wcursor = w->off + n;
-		if (f->have_flusher && !f->wdone)
+		if (f->have_flusher && !f->wdone) {
+			flusher_fd(f, w->fd);
 			wb_error(f, pcl_flusher_wrote(&f->fl, w->off, n));
+		}
 		wlock_give(f);
 	}
 	pl_lock();
@@ -203,6 +218,8 @@ void pl_note_stdio_write(int fd)
 		struct pl_file *f = w.file;
 
 		wlock_take(f);
+		if (f->have_flusher)
+			flusher_fd(f, fd);
 		if (f->have_flusher && !f->wdone && w.off == f->fl.cursor)
 			wb_error(f, pcl_flusher_wrote(&f->fl, w.off, real - w.off));
 		f->bytes_written += real - w.off;
@@ -221,14 +238,17 @@ out:
 	errno = saved;
 }
 
-void pl_writer_finish(struct pl_file *f)
+void pl_writer_finish(struct pl_file *f, int fd)
 {
 	int saved = errno;
 
 	wlock_take(f);
 	if (f->have_flusher && !f->wdone) {
-		/* a fork() child that wrote nothing leaves its parent's batches alone */
-		if (f->bytes_written)
+		flusher_fd(f, fd);
+		/* a fork() child that wrote nothing leaves its parent's batches
+		 * alone; so does a writer whose fd was closed under a write in
+		 * flight (another thread), its number maybe reused */
+		if (f->bytes_written && pl_same_file(f, fd))
 			wb_error(f, pcl_flusher_finish(&f->fl));
 		pcl_flusher_release(&f->fl);
 	}
