@@ -47,6 +47,31 @@ void pl_config_load(void) PL_HIDDEN;
 /* Append one line to the stats destination (stderr or the file). */
 void pl_stats_write(const char *line, size_t len) PL_HIDDEN;
 
+/*
+ * What left the page cache during the shim's drops (meter.c): the range's
+ * cached bytes before and after each drop call, or unknown where residency
+ * cannot be told.
+ */
+struct pl_meter {
+	int ready;		/* res was found (a zeroed meter is ready to use) */
+	struct pc_residency res;
+	uint64_t dropped;	/* bytes that left the cache during drops */
+	int unknown;		/* a drop could not be counted */
+	int armed;		/* a drop is being counted */
+	uint64_t off, len;	/* its range (len 0: to the end of the file) */
+	uint64_t before;	/* bytes of the range cached before it */
+	uint64_t syscalls;	/* made to count */
+};
+
+/* Zero the counts (a fork child counts its own); keeps what res found. */
+void pl_meter_reset(struct pl_meter *m) PL_HIDDEN;
+/* About to drop within [@off, @off + @len) of @fd (@len 0: to the end). */
+void pl_meter_begin(struct pl_meter *m, int fd, uint64_t off, uint64_t len) PL_HIDDEN;
+/* The drop is done. */
+void pl_meter_end(struct pl_meter *m, int fd) PL_HIDDEN;
+/* The count for stats: the number in @buf, or "unknown". */
+const char *pl_meter_str(const struct pl_meter *m, char *buf, size_t size) PL_HIDDEN;
+
 /* One open file description that the program reads. */
 struct pl_file {
 	int refs;		/* fds in the table that point here */
@@ -67,6 +92,7 @@ struct pl_file {
 	int dontcache;		/* 1 usable, 0 refused, -1 not tried */
 	int have_dropper;
 	struct pc_dropper drop;
+	struct pl_meter meter;	/* what the dropper's drops took out of the cache */
 	uint64_t bytes_read;
 	uint64_t bytes_dontcache;	/* read with RWF_DONTCACHE */
 	uint64_t runs;			/* sequential runs that reached min_size */
@@ -82,6 +108,7 @@ struct pl_file {
 	int have_flusher;
 	int wdone;		/* the flusher has finished */
 	struct pc_flusher fl;
+	struct pl_meter wmeter;	/* what the flusher's drops took out of the cache */
 	uint64_t wrun_start;	/* where the current sequential write run began */
 	uint64_t wcursor;	/* end of the last write */
 	uint64_t winflight;	/* bytes of writes at the fd's offset running now */

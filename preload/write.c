@@ -35,6 +35,7 @@ void pl_writer_forked(struct pl_file *f)
 		return;
 	f->winflight = 0;
 	f->bytes_written = f->wb_errors = f->wruns = 0;
+	pl_meter_reset(&f->wmeter);
 	if (pthread_mutex_trylock(&f->wlock)) {
 		/* another thread of the parent was inside the flusher: its state
 		 * may be half updated, so this child leaves the file alone */
@@ -87,6 +88,24 @@ static void maybe_start(struct pl_file *f, int fd, uint64_t off)
 static void flusher_fd(struct pl_file *f, int fd)
 {
 	f->fl.fd = fd;
+}
+
+/*
+ * Will pcl_flusher_wrote() of [@off, @off + @n) drop?  Only when the write
+ * starts a new run (the old one is finished) or completes a batch.  Then the
+ * range from the oldest batch not dropped yet to the end of the file is
+ * counted by f->wmeter around the call.
+ */
+static int may_drop(const struct pl_file *f, uint64_t off, uint64_t n)
+{
+	const struct pc_flusher *fl = &f->fl;
+
+	return off != fl->cursor || (off + n - fl->base) / fl->batch > fl->started;
+}
+
+static void meter_begin(struct pl_file *f, int fd)
+{
+	pl_meter_begin(&f->wmeter, fd, f->fl.base + f->fl.dropped * f->fl.batch, 0);
 }
 
 static void wb_error(struct pl_file *f, int err)
@@ -183,8 +202,14 @@ void pl_write_end(struct pl_write *w, int64_t n)
 			f->wrun_start = w->off;
 		f->wcursor = w->off + n;
 		if (f->have_flusher && !f->wdone) {
+			int count = may_drop(f, w->off, n);
+
 			flusher_fd(f, w->fd);
+			if (count)
+				meter_begin(f, w->fd);
 			wb_error(f, pcl_flusher_wrote(&f->fl, w->off, n));
+			if (count)
+				pl_meter_end(&f->wmeter, w->fd);
 		}
 		wlock_give(f);
 	}
@@ -220,8 +245,11 @@ void pl_note_stdio_write(int fd)
 		wlock_take(f);
 		if (f->have_flusher)
 			flusher_fd(f, fd);
-		if (f->have_flusher && !f->wdone && w.off == f->fl.cursor)
+		if (f->have_flusher && !f->wdone && w.off == f->fl.cursor) {
+			meter_begin(f, fd);
 			wb_error(f, pcl_flusher_wrote(&f->fl, w.off, real - w.off));
+			pl_meter_end(&f->wmeter, fd);
+		}
 		f->bytes_written += real - w.off;
 		f->wcursor = real;
 		if (!f->have_flusher && real - f->wrun_start + pl_cfg.batch >= pl_cfg.min_size)
@@ -248,8 +276,11 @@ void pl_writer_finish(struct pl_file *f, int fd)
 		/* a fork() child that wrote nothing leaves its parent's batches
 		 * alone; so does a writer whose fd was closed under a write in
 		 * flight (another thread), its number maybe reused */
-		if (f->bytes_written && pl_same_file(f, fd))
+		if (f->bytes_written && pl_same_file(f, fd)) {
+			meter_begin(f, fd);
 			wb_error(f, pcl_flusher_finish(&f->fl));
+			pl_meter_end(&f->wmeter, fd);
+		}
 		pcl_flusher_release(&f->fl);
 	}
 	f->wdone = 1;
@@ -259,14 +290,17 @@ void pl_writer_finish(struct pl_file *f, int fd)
 
 void pl_writer_stats(const struct pl_file *f, char *line, size_t size)
 {
+	char dropped[24];
+
 	snprintf(line, size,
 		 "pagecliff: %s: %" PRIu64 " bytes written, %" PRIu64 " write-behind runs, mode %s, %"
-		 PRIu64 " bytes written back early, %" PRIu64 " bytes dropped, %" PRIu64
+		 PRIu64 " bytes written back early, %s bytes dropped, %" PRIu64
 		 " bytes kept cached, %" PRIu64 " writeback errors seen (the program's fsync "
 		 "reports them), %" PRIu64 " syscalls\n",
 		 f->path ? f->path : "?", f->bytes_written, f->wruns,
 		 f->mapped ? "none (mapped or not followed)" :
 		 f->wruns ? "writebehind" : "none (no sequential run)",
-		 f->fl.bytes_flushed, f->fl.bytes_dropped, f->fl.bytes_kept, f->wb_errors,
-		 f->fl.syscalls);
+		 f->fl.bytes_flushed, pl_meter_str(&f->wmeter, dropped, sizeof(dropped)),
+		 f->fl.bytes_kept, f->wb_errors,
+		 f->fl.syscalls + f->wmeter.syscalls);
 }
