@@ -109,6 +109,11 @@ struct pl_file {
 	int wdone;		/* the flusher has finished */
 	struct pc_flusher fl;
 	struct pl_meter wmeter;	/* what the flusher's drops took out of the cache */
+	int have_real;		/* overlayfs: the upper file, read-only, for the flusher */
+	uint64_t wsyscalls;	/* made to find and check it */
+	int real_fd;
+	dev_t real_dev;
+	ino_t real_ino;
 	uint64_t wrun_start;	/* where the current sequential write run began */
 	uint64_t wcursor;	/* end of the last write */
 	uint64_t winflight;	/* bytes of writes at the fd's offset running now */
@@ -146,6 +151,15 @@ void pl_table_each(unsigned int lo, unsigned int hi, void (*fn)(int fd)) PL_HIDD
 /* Start tracking @fd, just opened (or met) for reading; lock held.
  * @path may be NULL.  Ignores what is not a read-only regular file. */
 void pl_track_fd(int fd, const char *path) PL_HIDDEN;
+/*
+ * @fd is a file on overlayfs: open its upper (real) file read-only, at a
+ * high fd number, close-on-exec, and return that fd with its stat in
+ * *ret_st; -errno when it is not on overlayfs or cannot be found (overlay.c).
+ * Adds the system calls it made to *@syscalls.
+ */
+struct stat;
+int pl_overlay_real(int fd, struct stat *ret_st, uint64_t *syscalls) PL_HIDDEN;
+
 /* 1 when @fd is open on @f's file (same device and inode). */
 int pl_same_file(const struct pl_file *f, int fd) PL_HIDDEN;
 /* The last fd of @file is gone (@fd is still open): final drop, stats. */
