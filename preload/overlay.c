@@ -150,32 +150,41 @@ static int overlay_mount(long id, char *root, char *mnt, char *upper, size_t siz
 	return ret;
 }
 
-/* The path of @fd's file in the upper layer, into @buf. */
+/*
+ * The path of @fd's file in the upper layer, into @buf.  The buffers are on
+ * the heap: a program's thread may have a small stack.
+ */
 static int upper_path(int fd, char *buf, size_t size, uint64_t *syscalls)
 {
-	char link[64], path[PATH_BUF], root[PATH_BUF], mnt[PATH_BUF], upper[PATH_BUF];
+	char link[64], *path = malloc(4 * PATH_BUF);
+	char *root = path + PATH_BUF, *mnt = root + PATH_BUF, *upper = mnt + PATH_BUF;
 	size_t mlen;
 	ssize_t n;
 	long id = -1;
 	int ret;
 
+	if (!path)
+		return -ENOMEM;
 	ret = mount_id(fd, &id, syscalls);
+	if (!ret)
+		ret = overlay_mount(id, root, mnt, upper, PATH_BUF, syscalls);
 	if (ret)
-		return ret;
-	ret = overlay_mount(id, root, mnt, upper, sizeof(upper), syscalls);
-	if (ret)
-		return ret;
+		goto out;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
+	n = readlink(link, path, PATH_BUF - 1);
 	(*syscalls)++;
+	ret = -ENOENT;
 	if (n <= 0)
-		return -errno;
+		goto out;
 	path[n] = 0;
 	mlen = strcmp(mnt, "/") ? strlen(mnt) : 0;
 	if (strncmp(path, mnt, mlen) || path[mlen] != '/')
-		return -ENOENT;	/* another root (chroot), or deleted */
+		goto out;	/* another root (chroot), or deleted */
 	n = snprintf(buf, size, "%s%s%s", upper, strcmp(root, "/") ? root : "", path + mlen);
-	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+	ret = n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+out:
+	free(path);
+	return ret;
 }
 
 /*
@@ -214,31 +223,41 @@ static int move_high(int fd, uint64_t *syscalls)
 	return high;
 }
 
-int pl_overlay_real(int fd, struct stat *ret_st, uint64_t *syscalls)
+/* Open the upper file of the overlay file @st at @path; -errno if it is not. */
+static int open_upper(const char *path, const struct stat *st, struct stat *ret_st,
+		      uint64_t *syscalls)
 {
-	struct stat st, real;
-	struct statfs sfs;
-	char path[8192];
-	long rfd;
+	long rfd = syscall(SYS_openat, AT_FDCWD, path,
+			   O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
 
-	*syscalls += 1;
-	if (fstatfs(fd, &sfs) || sfs.f_type != OVERLAYFS_MAGIC)
-		return -ENOTSUP;
-	*syscalls += 1;
-	if (fstat(fd, &st) || upper_path(fd, path, sizeof(path), syscalls))
-		return -ENOENT;
-	rfd = syscall(SYS_openat, AT_FDCWD, path,
-		      O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
 	*syscalls += 2;
 	if (rfd < 0)
 		return -errno;
-	if (fstat((int)rfd, &real) || !is_upper(&st, &real)) {
+	if (fstat((int)rfd, ret_st) || !is_upper(st, ret_st)) {
 		syscall(SYS_close, rfd);
 		return -ESTALE;
 	}
 	rfd = move_high((int)rfd, syscalls);
-	if (rfd < 0)
-		return -EMFILE;
-	*ret_st = real;
-	return (int)rfd;
+	return rfd < 0 ? -EMFILE : (int)rfd;
+}
+
+int pl_overlay_real(int fd, struct stat *ret_st, uint64_t *syscalls)
+{
+	size_t size = 3 * PATH_BUF;
+	struct statfs sfs;
+	struct stat st;
+	char *path;
+	int ret;
+
+	*syscalls += 2;
+	if (fstatfs(fd, &sfs) || sfs.f_type != OVERLAYFS_MAGIC || fstat(fd, &st))
+		return -ENOTSUP;
+	path = malloc(size);
+	if (!path)
+		return -ENOMEM;
+	ret = upper_path(fd, path, size, syscalls);
+	if (!ret)
+		ret = open_upper(path, &st, ret_st, syscalls);
+	free(path);
+	return ret;
 }
