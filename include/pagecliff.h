@@ -62,7 +62,7 @@ struct pc_opts {
 					 * see PC_DIRECT_INFLIGHT_MAX */
 	uint64_t drop_lag;		/* PC_DROPBEHIND: bytes kept behind the cursor,
 					 * default 0, at most 4 * drop_batch */
-	uint64_t drop_batch;		/* PC_DROPBEHIND: bytes per fadvise call, default 16 MiB */
+	uint64_t drop_batch;		/* PC_DROPBEHIND: bytes per fadvise call, default 8 MiB */
 	int keep_cached;		/* keep pages cached before the stream read them, default 1 */
 };
 

@@ -30,7 +30,7 @@ int pcl_dropper_init(struct pc_dropper *d, int fd, uint64_t batch, uint64_t pos)
 	*d = (struct pc_dropper){ 0 };
 	pcl_residency_init(&d->res, fd);
 	d->page = d->res.page;
-	d->batch = pc_align_up(batch ? batch : 8 * PC_MIB, d->page);
+	d->batch = pc_align_up(batch ? batch : PCL_DROP_BATCH, d->page);
 	d->dropped_to = pc_align_down(pos, d->page);
 	d->snapped_to = pos / d->batch;
 	/* Residency unknown: nothing can be kept, no snapshots. */

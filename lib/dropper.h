@@ -23,6 +23,14 @@
 #define PC_DROPPER_NWIN 12
 
 /*
+ * Bytes per POSIX_FADV_DONTNEED when the caller names none: the default of
+ * pc_opts.drop_batch, of the dropper and of the preload shim.  8 MiB kept
+ * the peak cache of a 1 GiB read in a 256 MiB cgroup at 16-32 MiB where
+ * 16 MiB kept 30-40 MiB, and was not slower (docs/PERFORMANCE.md).
+ */
+#define PCL_DROP_BATCH (8 * PC_MIB)
+
+/*
  * Snapshots run this many batches ahead of the reader (see dropper.c); the
  * windows left behind it bound how far behind the reader dropping may lag.
  */

@@ -62,7 +62,7 @@ void pc_opts_init(struct pc_opts *opts)
 	opts->chunk_size = PC_MIB;
 	opts->inflight = 8;
 	opts->drop_lag = 0;
-	opts->drop_batch = 16 * PC_MIB;
+	opts->drop_batch = PCL_DROP_BATCH;
 	opts->keep_cached = 1;
 }
 

@@ -16,14 +16,13 @@
 #include "units.h"
 
 #define DEFAULT_MIN_SIZE (8ull << 20)
-#define DEFAULT_BATCH (8ull << 20)
 /* Eight batches: one stream never reaches it, a hundred round robin do. */
 #define DEFAULT_BUDGET (64ull << 20)
 
 struct pl_config pl_cfg = {
 	.mode = PL_MODE_AUTO,
 	.min_size = DEFAULT_MIN_SIZE,
-	.batch = DEFAULT_BATCH,
+	.batch = PCL_DROP_BATCH,
 	.budget = DEFAULT_BUDGET,
 };
 
@@ -38,6 +37,12 @@ static void complain(const char *what, const char *value)
 		return;
 }
 
+/*
+ * The shim's modes are not the library's strategies: "off" is none, and
+ * buffered and direct are not offered (the program does its own reads).  The
+ * three names they share should come from pc_strategy_parse(), which lives in
+ * lib/stream.c, outside the objects the shim links (libpagecliff-shim).
+ */
 static int parse_mode(const char *s, enum pl_mode *ret)
 {
 	static const struct { const char *name; enum pl_mode mode; } modes[] = {

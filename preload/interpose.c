@@ -104,6 +104,19 @@ static int opened(int fd, int flags, const char *path)
 	return fd;
 }
 
+/*
+ * After an openat(): as opened(), with the path kept for stats only when it
+ * names the file by itself.  @path is looked at only once the call has
+ * succeeded: a bad pointer is the kernel's to refuse (EFAULT), not ours to
+ * dereference.
+ */
+static int opened_at(int fd, int flags, int dirfd, const char *path)
+{
+	if (fd < 0)
+		return fd;
+	return opened(fd, flags, dirfd == AT_FDCWD || path[0] == '/' ? path : NULL);
+}
+
 #define MODE_ARG(flags)							\
 	mode_t mode = 0;						\
 	if (needs_mode(flags)) {					\
@@ -128,15 +141,24 @@ PL_EXPORT int open64(const char *path, int flags, ...)
 PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	MODE_ARG(flags);
-	return opened(CALL(int, openat, dirfd, path, flags, mode), flags,
-		      dirfd == AT_FDCWD || path[0] == '/' ? path : NULL);
+	return opened_at(CALL(int, openat, dirfd, path, flags, mode), flags, dirfd, path);
 }
 
 PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	MODE_ARG(flags);
-	return opened(CALL(int, openat64, dirfd, path, flags, mode), flags,
-		      dirfd == AT_FDCWD || path[0] == '/' ? path : NULL);
+	return opened_at(CALL(int, openat64, dirfd, path, flags, mode), flags, dirfd, path);
+}
+
+/* libc's creat() opens through its internal open, which the shim cannot see. */
+PL_EXPORT int creat(const char *path, mode_t mode)
+{
+	return opened(CALL(int, creat, path, mode), O_WRONLY | O_CREAT | O_TRUNC, path);
+}
+
+PL_EXPORT int creat64(const char *path, mode_t mode)
+{
+	return opened(CALL(int, creat64, path, mode), O_WRONLY | O_CREAT | O_TRUNC, path);
 }
 
 /* The _FORTIFY_SOURCE entry points (no mode: O_CREAT is not allowed). */
@@ -157,23 +179,22 @@ PL_EXPORT int __open64_2(const char *path, int flags)
 
 PL_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
-	return opened(CALL(int, __openat_2, dirfd, path, flags), flags,
-		      dirfd == AT_FDCWD || path[0] == '/' ? path : NULL);
+	return opened_at(CALL(int, __openat_2, dirfd, path, flags), flags, dirfd, path);
 }
 
 PL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
-	return opened(CALL(int, __openat64_2, dirfd, path, flags), flags,
-		      dirfd == AT_FDCWD || path[0] == '/' ? path : NULL);
+	return opened_at(CALL(int, __openat64_2, dirfd, path, flags), flags, dirfd, path);
 }
 
 /* stdio: "r" and "rb" read only; "r+", "w", "a" also write. */
 static FILE *fopened(FILE *fp, const char *mode, const char *path)
 {
-	int rdonly = mode[0] == 'r' && !strchr(mode, '+');
+	if (fp) {
+		int rdonly = mode[0] == 'r' && !strchr(mode, '+');
 
-	if (fp)
 		opened(fileno(fp), rdonly ? O_RDONLY : O_RDWR, path);	/* flags: the fd's own */
+	}
 	return fp;
 }
 

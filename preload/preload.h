@@ -47,6 +47,31 @@ void pl_config_load(void) PL_HIDDEN;
 /* Append one line to the stats destination (stderr or the file). */
 void pl_stats_write(const char *line, size_t len) PL_HIDDEN;
 
+/*
+ * What left the page cache during the shim's drops (meter.c): the range's
+ * cached bytes before and after each drop call, or unknown where residency
+ * cannot be told.
+ */
+struct pl_meter {
+	int ready;		/* res was found (a zeroed meter is ready to use) */
+	struct pc_residency res;
+	uint64_t dropped;	/* bytes that left the cache during drops */
+	int unknown;		/* a drop could not be counted */
+	int armed;		/* a drop is being counted */
+	uint64_t off, len;	/* its range (len 0: to the end of the file) */
+	uint64_t before;	/* bytes of the range cached before it */
+	uint64_t syscalls;	/* made to count */
+};
+
+/* Zero the counts (a fork child counts its own); keeps what res found. */
+void pl_meter_reset(struct pl_meter *m) PL_HIDDEN;
+/* About to drop within [@off, @off + @len) of @fd (@len 0: to the end). */
+void pl_meter_begin(struct pl_meter *m, int fd, uint64_t off, uint64_t len) PL_HIDDEN;
+/* The drop is done. */
+void pl_meter_end(struct pl_meter *m, int fd) PL_HIDDEN;
+/* The count for stats: the number in @buf, or "unknown". */
+const char *pl_meter_str(const struct pl_meter *m, char *buf, size_t size) PL_HIDDEN;
+
 /* One open file description that the program reads. */
 struct pl_file {
 	int refs;		/* fds in the table that point here */
@@ -67,6 +92,7 @@ struct pl_file {
 	int dontcache;		/* 1 usable, 0 refused, -1 not tried */
 	int have_dropper;
 	struct pc_dropper drop;
+	struct pl_meter meter;	/* what the dropper's drops took out of the cache */
 	uint64_t bytes_read;
 	uint64_t bytes_dontcache;	/* read with RWF_DONTCACHE */
 	uint64_t runs;			/* sequential runs that reached min_size */
@@ -82,6 +108,12 @@ struct pl_file {
 	int have_flusher;
 	int wdone;		/* the flusher has finished */
 	struct pc_flusher fl;
+	struct pl_meter wmeter;	/* what the flusher's drops took out of the cache */
+	int have_real;		/* overlayfs: the upper file, read-only, for the flusher */
+	uint64_t wsyscalls;	/* made to find and check it */
+	int real_fd;
+	dev_t real_dev;
+	ino_t real_ino;
 	uint64_t wrun_start;	/* where the current sequential write run began */
 	uint64_t wcursor;	/* end of the last write */
 	uint64_t winflight;	/* bytes of writes at the fd's offset running now */
@@ -119,6 +151,17 @@ void pl_table_each(unsigned int lo, unsigned int hi, void (*fn)(int fd)) PL_HIDD
 /* Start tracking @fd, just opened (or met) for reading; lock held.
  * @path may be NULL.  Ignores what is not a read-only regular file. */
 void pl_track_fd(int fd, const char *path) PL_HIDDEN;
+/*
+ * @fd is a file on overlayfs: open its upper (real) file read-only, at a
+ * high fd number, close-on-exec, and return that fd with its stat in
+ * *ret_st; -errno when it is not on overlayfs or cannot be found (overlay.c).
+ * Adds the system calls it made to *@syscalls.
+ */
+struct stat;
+int pl_overlay_real(int fd, struct stat *ret_st, uint64_t *syscalls) PL_HIDDEN;
+
+/* 1 when @fd is open on @f's file (same device and inode). */
+int pl_same_file(const struct pl_file *f, int fd) PL_HIDDEN;
 /* The last fd of @file is gone (@fd is still open): final drop, stats. */
 void pl_file_release(struct pl_file *file, int fd) PL_HIDDEN;
 
@@ -185,9 +228,9 @@ void pl_write_begin(struct pl_write *w, int fd, int64_t off, uint64_t len) PL_HI
 void pl_write_end(struct pl_write *w, int64_t n) PL_HIDDEN;
 /* stdio flushed a stream on @fd through libc's internal write(). */
 void pl_note_stdio_write(int fd) PL_HIDDEN;
-/* The writer @f is done (last close, exit): wait for the writeback the
- * flusher started, drop it.  Takes f->wlock. */
-void pl_writer_finish(struct pl_file *f) PL_HIDDEN;
+/* The writer @f is done (last close of @fd, still open, or exit): wait for
+ * the writeback the flusher started, drop it.  Takes f->wlock. */
+void pl_writer_finish(struct pl_file *f, int fd) PL_HIDDEN;
 /* Set up @f, just tracked, as a writer of @fd opened with @flags. */
 void pl_writer_init(struct pl_file *f, int fd, int flags) PL_HIDDEN;
 /* The stats line of a writer. */
@@ -201,8 +244,5 @@ void pl_writer_forked(struct pl_file *f) PL_HIDDEN;
  * it) go straight to libc.
  */
 extern __thread int pl_busy PL_HIDDEN __attribute__((tls_model("initial-exec")));
-
-/* Real libc functions, resolved with dlsym(RTLD_NEXT) on first use. */
-void *pl_real(const char *name) PL_HIDDEN;
 
 #endif

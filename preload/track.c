@@ -53,17 +53,18 @@ static const char *mode_name(const struct pl_file *f)
 
 static void print_stats(const struct pl_file *f)
 {
-	char line[512];
+	char line[512], dropped[24];
 	int len;
 
 	len = snprintf(line, sizeof(line),
 		       "pagecliff: %s: %" PRIu64 " bytes read, %" PRIu64
 		       " sequential runs, %" PRIu64 " seeks, mode %s, %" PRIu64
-		       " bytes read uncached, %" PRIu64 " bytes dropped, %" PRIu64
+		       " bytes read uncached, %s bytes dropped, %" PRIu64
 		       " bytes kept cached, %" PRIu64 " syscalls\n",
 		       f->path ? f->path : "?", f->bytes_read, f->runs, f->seeks,
-		       mode_name(f), f->bytes_dontcache, f->drop.bytes_dropped,
-		       f->drop.bytes_kept, f->drop.syscalls);
+		       mode_name(f), f->bytes_dontcache,
+		       pl_meter_str(&f->meter, dropped, sizeof(dropped)),
+		       f->drop.bytes_kept, f->drop.syscalls + f->meter.syscalls);
 	if (len <= 0)
 		return;
 	if ((size_t)len >= sizeof(line)) {	/* a very long path: cut, keep the newline */
@@ -75,11 +76,40 @@ static void print_stats(const struct pl_file *f)
 
 /* Does @fd still refer to @f?  (An fd closed behind the shim's back may
  * have been reused for another file.) */
-static int same_file(const struct pl_file *f, int fd)
+int pl_same_file(const struct pl_file *f, int fd)
 {
 	struct stat st;
 
 	return !fstat(fd, &st) && st.st_dev == f->dev && st.st_ino == f->ino;
+}
+
+/*
+ * The dropper's calls, each counted by f->meter over the range it may drop:
+ * pcl_dropper_advance() gives the last batch dropped a second chance, so
+ * its range starts a batch before dropped_to.
+ */
+static void drop_advance(struct pl_file *f, int fd, uint64_t pos, int all)
+{
+	const struct pc_dropper *d = &f->drop;
+	uint64_t from = d->dropped_to > d->batch ? d->dropped_to - d->batch : 0;
+	uint64_t to = all ? pc_align_up(pos, d->page) : pc_align_down(pos, d->batch);
+
+	if (to <= d->dropped_to && !all)
+		return;		/* nothing to drop: no count either */
+	pl_meter_begin(&f->meter, fd, from, to > from ? to - from : d->page);
+	pcl_dropper_advance(&f->drop, fd, pos, all);
+	pl_meter_end(&f->meter, fd);
+}
+
+static void drop_seek(struct pl_file *f, int fd, uint64_t pos, uint64_t next)
+{
+	const struct pc_dropper *d = &f->drop;
+	uint64_t to = pc_align_down(pos, d->page);
+
+	if (to > d->dropped_to)
+		pl_meter_begin(&f->meter, fd, d->dropped_to, to - d->dropped_to);
+	pcl_dropper_seek(&f->drop, fd, pos, next);
+	pl_meter_end(&f->meter, fd);
 }
 
 /*
@@ -124,7 +154,6 @@ static void settle(struct pl_file *f)
 	f->behind = b;
 }
 
-static int same_file(const struct pl_file *f, int fd);
 
 /* Over budget: drop behind the file with the most read and not dropped. */
 static void enforce_budget(void)
@@ -137,9 +166,8 @@ static void enforce_budget(void)
 				max = g;
 		if (!max)
 			return;
-		if (same_file(max, max->fd))
-			pcl_dropper_advance(&max->drop, max->fd,
-					   pc_align_down(max->cursor, PC_PAGE_SIZE), 1);
+		if (pl_same_file(max, max->fd))
+			drop_advance(max, max->fd, pc_align_down(max->cursor, PC_PAGE_SIZE), 1);
 		else
 			max->mapped = 1;	/* its fd was reused behind the shim's back */
 		settle(max);
@@ -178,7 +206,7 @@ static uint64_t unseen_reading(struct pl_file *f, int fd)
 		return 0;
 	if (f->have_dropper && !f->drop.warm) {
 		pcl_dropper_reset(&f->drop, from);
-		pcl_dropper_advance(&f->drop, fd, real, 1);
+		drop_advance(f, fd, real, 1);
 	}
 	return (uint64_t)real - from;
 }
@@ -192,16 +220,16 @@ static void finish(struct pl_file *f, int fd)
 		return;
 	f->finished = 1;
 	if (f->writer) {
-		pl_writer_finish(f);
+		pl_writer_finish(f, fd);
 		if (pl_cfg.stats && f->bytes_written >= pl_cfg.min_size) {
 			pl_writer_stats(f, why, sizeof(why));
 			stats_out(why, strlen(why));
 		}
 		return;
 	}
-	if (same_file(f, fd)) {
+	if (pl_same_file(f, fd)) {
 		if (f->active && f->have_dropper && !f->mapped)
-			pcl_dropper_advance(&f->drop, fd, f->cursor, 1);
+			drop_advance(f, fd, f->cursor, 1);
 		unseen = unseen_reading(f, fd);
 	}
 	if (!pl_cfg.stats)
@@ -352,7 +380,7 @@ static void new_run(struct pl_file *f, int fd, uint64_t off)
 {
 	f->seeks++;
 	if (f->have_dropper && f->active)
-		pcl_dropper_seek(&f->drop, fd, f->cursor, off);
+		drop_seek(f, fd, f->cursor, off);
 	else if (f->have_dropper)
 		pcl_dropper_reset(&f->drop, off);
 	f->active = 0;
@@ -399,7 +427,7 @@ static void account(struct pl_file *f, int fd, uint64_t off, uint64_t n,
 			return;
 		if (!offset_agrees(f, fd, positional))
 			return;
-		if (!same_file(f, fd)) {
+		if (!pl_same_file(f, fd)) {
 			f->mapped = 1;	/* fd reused behind the shim's back: hands off */
 			return;
 		}
@@ -412,7 +440,7 @@ static void account(struct pl_file *f, int fd, uint64_t off, uint64_t n,
 		return;
 	if (pc_align_down(f->cursor, f->drop.batch) > f->drop.dropped_to &&
 	    offset_agrees(f, fd, positional))
-		pcl_dropper_advance(&f->drop, fd, f->cursor, 0);
+		drop_advance(f, fd, f->cursor, 0);
 }
 
 /*
@@ -500,7 +528,7 @@ void pl_read_end(struct pl_read *r, int64_t n)
 		settle(f);
 		enforce_budget();
 	} else if (n == 0 && f->active && f->have_dropper && r->off == f->cursor) {
-		pcl_dropper_advance(&f->drop, r->fd, f->cursor, 1);	/* end of file */
+		drop_advance(f, r->fd, f->cursor, 1);	/* end of file */
 		settle(f);
 	}
 	if (--f->refs == 0)
@@ -625,7 +653,7 @@ void pl_note_close(int fd)
 		/* the last fd of a writer: wait for its writeback outside the lock */
 		f->refs++;
 		pl_unlock();
-		pl_writer_finish(f);
+		pl_writer_finish(f, fd);
 		pl_lock();
 		f->refs--;
 	}
@@ -668,6 +696,7 @@ void pl_track_forked(int fd)
 		return;
 	f->bytes_read = f->bytes_dontcache = f->runs = f->seeks = 0;
 	f->drop.bytes_dropped = f->drop.bytes_kept = f->drop.syscalls = 0;
+	pl_meter_reset(&f->meter);
 	f->inflight = 0;	/* the parent's other threads are not here */
 	pl_writer_forked(f);
 }

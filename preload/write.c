@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "preload.h"
@@ -34,7 +35,8 @@ void pl_writer_forked(struct pl_file *f)
 	if (!f->writer)
 		return;
 	f->winflight = 0;
-	f->bytes_written = f->wb_errors = f->wruns = 0;
+	f->bytes_written = f->wb_errors = f->wruns = f->wsyscalls = 0;
+	pl_meter_reset(&f->wmeter);
 	if (pthread_mutex_trylock(&f->wlock)) {
 		/* another thread of the parent was inside the flusher: its state
 		 * may be half updated, so this child leaves the file alone */
@@ -63,6 +65,40 @@ static void wlock_give(struct pl_file *f)
 }
 
 /*
+ * On overlayfs the flusher works through the upper file (overlay.c): the
+ * program's fd reaches only the overlay's empty mapping.
+ */
+static void real_open(struct pl_file *f, int fd)
+{
+	struct stat st;
+	int rfd = pl_overlay_real(fd, &st, &f->wsyscalls);
+
+	if (rfd < 0)
+		return;
+	f->have_real = 1;
+	f->real_fd = rfd;
+	f->real_dev = st.st_dev;
+	f->real_ino = st.st_ino;
+}
+
+/* Does our upper-file fd still name that file?  The program may have closed
+ * its number (close_range, dup2 onto it) and opened something else there. */
+static int real_ok(struct pl_file *f)
+{
+	struct stat st;
+
+	f->wsyscalls++;
+	return !fstat(f->real_fd, &st) && st.st_dev == f->real_dev && st.st_ino == f->real_ino;
+}
+
+static void real_close(struct pl_file *f)
+{
+	if (f->have_real && real_ok(f))
+		syscall(SYS_close, f->real_fd);
+	f->have_real = 0;
+}
+
+/*
  * Write-behind starts once the run reaches PAGECLIFF_MIN_SIZE: the flusher
  * acts on whole batches only, so with the default (one batch) it is set up
  * at the run's first write; a larger min_size leaves the start of the run to
@@ -74,8 +110,51 @@ static void maybe_start(struct pl_file *f, int fd, uint64_t off)
 		return;
 	if (off - f->wrun_start + pl_cfg.batch < pl_cfg.min_size)
 		return;
-	f->have_flusher = !pcl_flusher_init(&f->fl, fd, PC_FLUSHER_QUIET, pl_cfg.batch, off);
+	if (!f->have_real)
+		real_open(f, fd);
+	f->have_flusher = !pcl_flusher_init(&f->fl, f->have_real ? f->real_fd : fd,
+					    PC_FLUSHER_QUIET, pl_cfg.batch, off);
 	f->wruns += f->have_flusher;
+}
+
+/*
+ * The flusher acts through the fd of the call at hand, which certainly names
+ * this file: the fd of the run's first write may since have been closed, and
+ * its number reused for another file (dup + close + open).  On overlayfs it
+ * keeps the upper file's fd, as long as that still names the file.  0 when
+ * the flusher may not act any more.  Caller holds f->wlock.
+ */
+static int flusher_fd(struct pl_file *f, int fd)
+{
+	if (!f->have_real) {
+		f->fl.fd = fd;
+		return 1;
+	}
+	if (real_ok(f))
+		return 1;	/* the flusher keeps the upper file's fd */
+	f->have_real = 0;	/* lost: the rest is left to the kernel */
+	pcl_flusher_release(&f->fl);
+	f->wdone = 1;
+	return 0;
+}
+
+/*
+ * Will pcl_flusher_wrote() of [@off, @off + @n) drop?  Only when the write
+ * starts a new run (the old one is finished) or completes a batch.  Then the
+ * range from the oldest batch not dropped yet to the end of the file is
+ * counted by f->wmeter around the call.
+ */
+static int may_drop(const struct pl_file *f, uint64_t off, uint64_t n)
+{
+	const struct pc_flusher *fl = &f->fl;
+
+	return off != fl->cursor || (off + n - fl->base) / fl->batch > fl->started;
+}
+
+/* Counted through the flusher's fd: on overlayfs the upper file's. */
+static void meter_begin(struct pl_file *f)
+{
+	pl_meter_begin(&f->wmeter, f->fl.fd, f->fl.base + f->fl.dropped * f->fl.batch, 0);
 }
 
 static void wb_error(struct pl_file *f, int err)
@@ -119,7 +198,7 @@ out:
 		if (w->off != f->wcursor)
 			f->wrun_start = w->off;
 		maybe_start(f, fd, w->off);
-		if (f->have_flusher && !f->wdone)
+		if (f->have_flusher && !f->wdone && flusher_fd(f, fd))
 			pcl_flusher_before(&f->fl, w->off, len < PL_WRITE_PIECE ? len : PL_WRITE_PIECE);
 		wlock_give(f);
 	}
@@ -169,8 +248,15 @@ void pl_write_end(struct pl_write *w, int64_t n)
 		if (w->off != f->wcursor)
 			f->wrun_start = w->off;
 		f->wcursor = w->off + n;
-		if (f->have_flusher && !f->wdone)
+		if (f->have_flusher && !f->wdone && flusher_fd(f, w->fd)) {
+			int count = may_drop(f, w->off, n);
+
+			if (count)
+				meter_begin(f);
 			wb_error(f, pcl_flusher_wrote(&f->fl, w->off, n));
+			if (count)
+				pl_meter_end(&f->wmeter, f->fl.fd);
+		}
 		wlock_give(f);
 	}
 	pl_lock();
@@ -203,13 +289,16 @@ void pl_note_stdio_write(int fd)
 		struct pl_file *f = w.file;
 
 		wlock_take(f);
-		if (f->have_flusher && !f->wdone && w.off == f->fl.cursor)
+		if (f->have_flusher && !f->wdone && flusher_fd(f, fd) && w.off == f->fl.cursor) {
+			meter_begin(f);
 			wb_error(f, pcl_flusher_wrote(&f->fl, w.off, real - w.off));
+			pl_meter_end(&f->wmeter, f->fl.fd);
+		}
 		f->bytes_written += real - w.off;
 		f->wcursor = real;
 		if (!f->have_flusher && real - f->wrun_start + pl_cfg.batch >= pl_cfg.min_size)
 			maybe_start(f, fd, real);
-		if (f->have_flusher && !f->wdone)
+		if (f->have_flusher && !f->wdone && flusher_fd(f, fd))
 			pcl_flusher_before(&f->fl, real, f->fl.batch);
 		wlock_give(f);
 		pl_lock();
@@ -221,17 +310,23 @@ out:
 	errno = saved;
 }
 
-void pl_writer_finish(struct pl_file *f)
+void pl_writer_finish(struct pl_file *f, int fd)
 {
 	int saved = errno;
 
 	wlock_take(f);
-	if (f->have_flusher && !f->wdone) {
-		/* a fork() child that wrote nothing leaves its parent's batches alone */
-		if (f->bytes_written)
+	if (f->have_flusher && !f->wdone && flusher_fd(f, fd)) {
+		/* a fork() child that wrote nothing leaves its parent's batches
+		 * alone; so does a writer whose fd was closed under a write in
+		 * flight (another thread), its number maybe reused */
+		if (f->bytes_written && pl_same_file(f, fd)) {
+			meter_begin(f);
 			wb_error(f, pcl_flusher_finish(&f->fl));
+			pl_meter_end(&f->wmeter, f->fl.fd);
+		}
 		pcl_flusher_release(&f->fl);
 	}
+	real_close(f);
 	f->wdone = 1;
 	wlock_give(f);
 	errno = saved;
@@ -239,14 +334,17 @@ void pl_writer_finish(struct pl_file *f)
 
 void pl_writer_stats(const struct pl_file *f, char *line, size_t size)
 {
+	char dropped[24];
+
 	snprintf(line, size,
 		 "pagecliff: %s: %" PRIu64 " bytes written, %" PRIu64 " write-behind runs, mode %s, %"
-		 PRIu64 " bytes written back early, %" PRIu64 " bytes dropped, %" PRIu64
+		 PRIu64 " bytes written back early, %s bytes dropped, %" PRIu64
 		 " bytes kept cached, %" PRIu64 " writeback errors seen (the program's fsync "
 		 "reports them), %" PRIu64 " syscalls\n",
 		 f->path ? f->path : "?", f->bytes_written, f->wruns,
 		 f->mapped ? "none (mapped or not followed)" :
 		 f->wruns ? "writebehind" : "none (no sequential run)",
-		 f->fl.bytes_flushed, f->fl.bytes_dropped, f->fl.bytes_kept, f->wb_errors,
-		 f->fl.syscalls);
+		 f->fl.bytes_flushed, pl_meter_str(&f->wmeter, dropped, sizeof(dropped)),
+		 f->fl.bytes_kept, f->wb_errors,
+		 f->fl.syscalls + f->wmeter.syscalls + f->wsyscalls);
 }

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A writer whose fd number changes under a run: the program writes 16 MiB of
+ * out through fd A, moves it with dup(A) = B and close(A), opens another file
+ * (warm in the cache), which gets the number A, and writes 48 MiB more of
+ * out through B.  The shim's write-behind must act on out, not on whatever
+ * the run's first fd number names now: out is not left cached, the other
+ * file keeps its cached pages, and no page of it is made dirty or written.
+ * Before the fix the flusher kept fd A: out stayed cached (its batches were
+ * judged by the other file's cache) or the other file was dropped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "shimtest.h"
+
+#define CHUNK (1u << 20)
+#define FIRST (16ull << 20)
+#define SIZE (64ull << 20)
+#define OTHER (64ull << 20)
+#define MAX_LEFT (16ull << 20)
+
+/* Read @path into the cache with raw pread64, which the shim does not see
+ * (its reads would be dropped behind). */
+static void warm(const char *path, char *buf)
+{
+	int fd = open(path, O_RDONLY);
+
+	ST_CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
+	for (uint64_t off = 0; off < OTHER; off += CHUNK)
+		ST_CHECK(syscall(SYS_pread64, fd, buf, CHUNK, off) == CHUNK, "pread: %s",
+			 strerror(errno));
+	close(fd);
+}
+
+static void write_out(int fd, char *buf, uint64_t from, uint64_t to)
+{
+	for (uint64_t off = from; off < to; off += CHUNK) {
+		st_fill(buf, off, CHUNK, 3);
+		ST_CHECK(write(fd, buf, CHUNK) == CHUNK, "write at %llu: %s",
+			 (unsigned long long)off, strerror(errno));
+	}
+}
+
+static void check_out(const char *path, char *buf)
+{
+	int fd = open(path, O_RDONLY);
+
+	ST_CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
+	for (uint64_t off = 0; off < SIZE; off += CHUNK)
+		ST_CHECK(read(fd, buf, CHUNK) == CHUNK && st_check(buf, off, CHUNK, 3),
+			 "out: wrong bytes at %llu", (unsigned long long)off);
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	char out[300], other[300], *buf = malloc(CHUNK);
+	uint64_t other_before, other_after, left;
+	int a, b, c;
+
+	(void)argc;
+	ST_CHECK(buf, "malloc");
+	snprintf(out, sizeof(out), "%s/out", st_tmpdir());
+	snprintf(other, sizeof(other), "%s/other", st_tmpdir());
+	st_make_file(other, OTHER, 8);
+	if (!st_shimmed())
+		st_reexec_with_shim(argv);
+
+	a = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ST_CHECK(a >= 0, "open %s: %s", out, strerror(errno));
+	write_out(a, buf, 0, FIRST);
+	b = dup(a);
+	ST_CHECK(b >= 0 && close(a) == 0, "dup/close: %s", strerror(errno));
+	warm(other, buf);
+	c = open(other, O_RDONLY);
+	ST_CHECK(c == a, "the other file got fd %d, not the freed %d", c, a);
+	other_before = st_cached(other);
+	write_out(b, buf, FIRST, SIZE);
+	ST_CHECK(close(b) == 0, "close: %s", strerror(errno));
+	other_after = st_cached(other);
+	left = st_cached(out);
+	ST_CHECK(st_dirty(other) == 0, "the other file has %llu dirty bytes",
+		 (unsigned long long)st_dirty(other));
+	close(c);
+	check_out(out, buf);
+	printf("out: %llu MiB of %llu left cached; other: %llu MiB cached before, %llu after\n",
+	       (unsigned long long)(left >> 20), (unsigned long long)(SIZE >> 20),
+	       (unsigned long long)(other_before >> 20), (unsigned long long)(other_after >> 20));
+	ST_CHECK(other_before >= OTHER / 2, "could not warm the other file (%llu bytes cached)",
+		 (unsigned long long)other_before);
+	/* pages may leave behind the shim's back (DAMON, reclaim), never many in a second */
+	ST_CHECK(other_after + (8ull << 20) >= other_before,
+		 "the other file lost %llu MiB of its cache", (unsigned long long)
+		 ((other_before - other_after) >> 20));
+	ST_CHECK(left <= MAX_LEFT, "out: %llu MiB of %llu left cached",
+		 (unsigned long long)(left >> 20), (unsigned long long)(SIZE >> 20));
+	free(buf);
+	printf("PASS: write-behind follows the file, not the fd number of the run's first write\n");
+	return 0;
+}
