@@ -146,9 +146,54 @@ struct bench_run {
 	struct bench_claim *claims;	/* per directory: folder, lock, what we made */
 	struct trace *trace;		/* kernel-event counters, NULL when not traced */
 	char trace_why[160];		/* why not, when not */
+	const struct bench_hooks *hooks;	/* a run across hosts; NULL in plain bench */
+	struct bench_cluster *cluster;	/* rank 0 of such a run: every host's figures */
+};
+
+/*
+ * A run across hosts (pagecliff-mpi): the points where bench-run.c meets the
+ * other ranks.  Each returns BENCH_SYNC_GO, or BENCH_SYNC_STOP (end the phase
+ * now, as all ranks agreed) or BENCH_SYNC_FAIL (a rank failed or is gone:
+ * stop, run no further phase).  None may block past a signal (bench_stop).
+ */
+enum { BENCH_SYNC_GO, BENCH_SYNC_STOP, BENCH_SYNC_FAIL };
+enum bench_rank_state { BENCH_RANK_RUNNING, BENCH_RANK_DONE, BENCH_RANK_FAILED };
+
+struct bench_hooks {
+	/* Before phase @mode's workers start: every rank ready (a barrier). */
+	int (*phase_start)(struct bench_run *run, unsigned int mode);
+	/*
+	 * Each interval: this rank's @row (NULL when it has none: its workers
+	 * finished) and @state to rank 0; the answer says whether the phase
+	 * goes on.  On rank 0, @ret_total gets the interval's sum over ranks.
+	 */
+	int (*interval)(struct bench_run *run, unsigned int mode, const struct bench_row *row,
+			enum bench_rank_state state, struct bench_row *ret_total);
+	/* After the phase: its figures to rank 0; FAIL when a rank failed. */
+	int (*phase_end)(struct bench_run *run, unsigned int mode);
+	/* After the options are parsed and defaulted, before anything is made. */
+	void (*job_ready)(struct bench_run *run);
+};
+
+/* One rank of a run across hosts, as rank 0 keeps it for the report. */
+struct bench_host {
+	char name[64];			/* host name */
+	int rank;
+	unsigned int on_host;		/* ranks sharing this host, itself included */
+	struct bench_run *run;		/* its job, phases and timeline */
+	int state;			/* enum bench_rank_state at the end */
+	char why[160];			/* how it failed, "" when it did not */
+};
+
+struct bench_cluster {
+	unsigned int nhosts;		/* ranks */
+	struct bench_host *hosts;	/* by rank */
+	char failure[256];		/* "rank 2 (node3) failed: ...", "" none */
 };
 
 struct trace;
+struct bench_hooks;
+struct bench_cluster;
 
 /* Set by the signal handler: stop workers and tear down. */
 extern volatile sig_atomic_t bench_stop;
@@ -175,6 +220,8 @@ void bench_remove_files(struct bench_run *run);
 
 /* bench-run.c */
 int bench_run_phases(struct bench_run *run);
+/* Sum of rows over hosts (t, dt and the bytes; the rest unknown). */
+void bench_row_add(struct bench_row *sum, const struct bench_row *r);
 /*
  * Load the kernel-event counters for this process (before it joins the
  * memory cgroup, so their memory is not charged to the cap) or say, once,
@@ -189,6 +236,11 @@ void bench_report_text(const struct bench_run *run, FILE *out);
 void bench_report_json(const struct bench_run *run, FILE *out);
 void bench_report_csv(const struct bench_run *run, FILE *out);
 void bench_timeline_csv(const struct bench_run *run, FILE *out);
+
+/* cmd-bench.c, for pagecliff-mpi: check the job as `pagecliff bench` would
+ * (exits 2 after one line when it is bad), and run it with @hooks. */
+void bench_check_args(int argc, char **argv);
+int bench_run_hooked(int argc, char **argv, const struct bench_hooks *hooks);
 
 /* bench-plot.c */
 void bench_plot_svg(const struct bench_run *run, FILE *out);
