@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: MIT
+# Shared by the pagecliff-mpi tests: mpirun on this one machine, as root
+# when so, over shared memory only (no network needed), always under a
+# timeout so that a hang fails the test instead of blocking the suite.
+. "$(dirname "$0")/../bench/lib.sh"
+[ -n "${PAGECLIFF_MPI:-}" ] || skip "built without MPI (meson -Dmpi=auto found none): no pagecliff-mpi"
+command -v mpirun >/dev/null || skip "no mpirun (Debian: openmpi-bin)"
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# self,vader: shared memory, no second interface needed; the ranks get 20 s
+# to clean up after mpirun's SIGTERM before its SIGKILL (default 1 s)
+export OMPI_MCA_btl=self,vader OMPI_MCA_odls_base_sigkill_timeout=20
+# no Infiniband or other fabrics probed on a VM
+export OMPI_MCA_pml=ob1 OMPI_MCA_btl_base_warn_component_unused=0
+
+# mpirun_np N SECONDS ARGS...: pagecliff-mpi on N ranks, killed after SECONDS.
+mpirun_np() {
+	local n=$1 secs=$2
+	shift 2
+	timeout -k 5 "$secs" mpirun --oversubscribe -np "$n" "$PAGECLIFF_MPI" "$@"
+}
+
+timeout 30 mpirun --oversubscribe -np 1 true >/dev/null 2>&1 ||
+	skip "mpirun cannot start a rank here: $(timeout 30 mpirun --oversubscribe -np 1 true 2>&1 | head -3)"
