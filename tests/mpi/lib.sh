@@ -7,9 +7,8 @@
 command -v mpirun >/dev/null || skip "no mpirun (Debian: openmpi-bin)"
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# self,vader: shared memory, no second interface needed; the ranks get 20 s
-# to clean up after mpirun's SIGTERM before its SIGKILL (default 1 s)
-export OMPI_MCA_btl=self,vader OMPI_MCA_odls_base_sigkill_timeout=20
+# self,vader: shared memory, no second interface needed
+export OMPI_MCA_btl=self,vader
 # no Infiniband or other fabrics probed on a VM
 export OMPI_MCA_pml=ob1 OMPI_MCA_btl_base_warn_component_unused=0
 
