@@ -94,8 +94,8 @@ static double mono(void)
 
 /*
  * Poll @req until it completes (0) or @deadline (monotonic seconds, 0:
- * none) passed (-ETIMEDOUT).  Once a signal came (bench_stop) it waits half
- * a second more at most: enough to tell rank 0, never enough to hang.  A
+ * none) passed (-ETIMEDOUT).  Once a signal came (bench_stop) it waits 0.2 s
+ * more at most: enough to tell rank 0, never enough to hang.  A
  * request left behind marks the run lost: MPI is not finalized with it.
  */
 static int wait_req(MPI_Request *req, double deadline)
@@ -108,7 +108,7 @@ static int wait_req(MPI_Request *req, double deadline)
 		if (done)
 			return 0;
 		if (bench_stop && !stop_at)
-			stop_at = mono() + 0.5;
+			stop_at = mono() + 0.2;
 		if (stop_at && (!deadline || stop_at < deadline))
 			deadline = stop_at;
 		if (deadline > 0 && mono() > deadline) {
@@ -193,6 +193,22 @@ static int keep_row(struct bench_run *hr, const struct bench_row *row)
 	return 0;
 }
 
+/*
+ * Rank 0: the phase as its rows tell it, until the rank's own figures come
+ * at the phase's end (if the rank fails first, these are all there are).
+ */
+static void phase_so_far(struct bench_run *hr, const struct up_msg *m)
+{
+	struct bench_phase *ph = &hr->phases[m->mode];
+
+	ph->ran = 1;
+	ph->interrupted = 1;
+	ph->mode = ph->strategy = hr->job.modes[m->mode];
+	ph->nrows = hr->nrows - ph->first_row;
+	ph->bytes = m->row.bytes_total;
+	ph->secs = m->row.t;
+}
+
 /* Rank 0: file what rank @r sent into its host's run. */
 static void take_up(int r, const struct up_msg *m, int kind)
 {
@@ -223,38 +239,75 @@ static void take_up(int r, const struct up_msg *m, int kind)
 	}
 	if (m->has_row && keep_row(hr, &m->row))
 		host_failed(r, "sent more rows than rank 0 can keep");
+	if (m->has_row)
+		phase_so_far(hr, m);
 	if (kind == UP_END) {
 		size_t first = hr->phases[m->mode].first_row;
 
 		hr->phases[m->mode] = m->phase;
 		hr->phases[m->mode].first_row = first;
+		hr->phases[m->mode].ran = m->phase.ran;
 		hr->phases[m->mode].nrows = hr->nrows - first;
 	}
 }
 
-/* Rank 0: every live rank's message of this round into S.in. */
+/* Rank 0: who of the ranks whose message is pending has been silent. */
+static void name_silent(const MPI_Request *req, const char *what)
+{
+	char why[160];
+
+	for (int r = 1; r < S.size; r++) {
+		if (req[r] == MPI_REQUEST_NULL)
+			continue;
+		S.gone[r] = 1;
+		S.codes[r] = 1;
+		snprintf(why, sizeof(why), "sent nothing %s: killed, hung or cut off", what);
+		host_failed(r, why);
+	}
+}
+
+/* Rank 0: every live rank's message of this round into S.in, at once. */
 static void gather(int kind, const struct up_msg *own)
 {
-	double deadline = deadline_of(kind);
+	double deadline = deadline_of(kind), waited = mono();
+	MPI_Request *req = calloc(S.size, sizeof(*req));
+	int left = 0, done, r;
 
 	take_up(0, own, kind);
-	for (int r = 1; r < S.size; r++) {
-		int err;
-
-		if (S.gone[r])
-			continue;
-		err = recv_wait(&S.in[r], sizeof(S.in[r]), r, TAG_UP, deadline);
-		if (err == -ETIMEDOUT) {
-			S.gone[r] = 1;
-			S.codes[r] = 1;
-			host_failed(r, "sent nothing in time: killed, hung or cut off");
-		} else if (err) {
-			S.failed = 1;	/* rank 0 got a signal */
-			return;
-		} else {
-			take_up(r, &S.in[r], kind);
+	if (!req) {
+		host_failed(0, "ran out of memory");
+		return;
+	}
+	for (r = 0; r < S.size; r++) {
+		req[r] = MPI_REQUEST_NULL;
+		if (r && !S.gone[r]) {
+			MPI_Irecv(&S.in[r], sizeof(S.in[r]), MPI_BYTE, r, TAG_UP, MPI_COMM_WORLD,
+				  &req[r]);
+			left++;
 		}
 	}
+	while (left) {
+		MPI_Testany(S.size, req, &r, &done, MPI_STATUS_IGNORE);
+		if (done && r != MPI_UNDEFINED) {
+			take_up(r, &S.in[r], kind);
+			left--;
+			continue;
+		}
+		if (bench_stop || (deadline > 0 && mono() > deadline))
+			break;
+		usleep(1000);
+	}
+	if (left) {
+		char what[96];
+
+		S.lost = 1;	/* their receives stay posted */
+		snprintf(what, sizeof(what), "for %.1f s%s", mono() - waited,
+			 bench_stop ? " (when rank 0 was stopped by a signal)" : "");
+		name_silent(req, what);
+		if (bench_stop)
+			host_failed(0, "was stopped by a signal");
+	}
+	free(req);
 }
 
 /* Rank 0: the round's decision. */
