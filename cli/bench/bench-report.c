@@ -766,20 +766,37 @@ static void csv_num(FILE *out, int prec, double v, int comma)
 		fputc(',', out);
 }
 
+static const char *csv_host;	/* across hosts: "HOST,RANK," before each line */
+
+static void csv_cluster(const struct bench_run *run, FILE *out);
+static void csv_phases(const struct bench_run *run, FILE *out);
+
 void bench_report_csv(const struct bench_run *run, FILE *out)
 {
+	if (run->cluster)
+		fputs("host,rank,", out);
 	fputs("mode,strategy,cliff,bytes,seconds,gbps_avg,gbps_median,gbps_min,"
 	      "gbps_before,gbps_after,cache_full_gib,reclaim_pages_s,ratio_to_best,"
 	      "cpu_s_per_gib_process,cpu_s_per_gib_system,cpu_s_per_gib_kswapd,"
 	      "peak_cache_bytes,pages_reclaimed,mem_align,fdatasync_seconds,"
 	      "peak_dirty_bytes,peak_writeback_bytes,stack_throttled_pct,stack_reclaim_wait_pct,"
 	      "stack_reclaim_pct,verdict\n", out);
+	if (run->cluster)
+		csv_cluster(run, out);
+	else
+		csv_phases(run, out);
+}
+
+static void csv_phases(const struct bench_run *run, FILE *out)
+{
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {
 		const struct bench_phase *ph = &run->phases[m];
 		const struct detect_result *d = &ph->det;
 
 		if (!ph->ran)
 			continue;
+		if (csv_host)
+			fputs(csv_host, out);
 		const double f4[] = { ph->gbps_avg, ph->gbps_median, ph->gbps_min,
 				      d->before_gbps, d->after_gbps, d->at_gib };
 		const double g4[] = { d->vs_best, ph->cpu_proc_per_gib, ph->cpu_sys_per_gib,
@@ -807,8 +824,14 @@ void bench_report_csv(const struct bench_run *run, FILE *out)
 	}
 }
 
+static void csv_rows(const struct bench_run *run, const struct bench_row *rows, size_t n,
+		     FILE *out);
+static void timeline_cluster(const struct bench_run *run, FILE *out);
+
 void bench_timeline_csv(const struct bench_run *run, FILE *out)
 {
+	if (run->cluster)
+		fputs("host,rank,", out);
 	fputs("mode,t,dt,bytes,gib,gbps,cpu_usr_pct,cpu_sys_pct,cpu_iowait_pct,cpu_irq_pct,"
 	      "cpu_softirq_pct,cpu_idle_pct,process_cpu_s,system_cpu_s,kswapd_cpu_s,"
 	      "cache_bytes,cache_limit,reclaim_pages_s,pgscan_direct_s,pgsteal_direct_s,"
@@ -819,8 +842,17 @@ void bench_timeline_csv(const struct bench_run *run, FILE *out)
 	for (unsigned int d = 0; d < run->job.ndirs; d++)
 		fprintf(out, ",dir%u_gbps", d);
 	fputc('\n', out);
-	for (size_t i = 0; i < run->nrows; i++) {
-		const struct bench_row *r = &run->rows[i];
+	if (run->cluster)
+		timeline_cluster(run, out);
+	else
+		csv_rows(run, run->rows, run->nrows, out);
+}
+
+static void csv_rows(const struct bench_run *run, const struct bench_row *rows, size_t n,
+		     FILE *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct bench_row *r = &rows[i];
 
 		const double pct[] = { r->usr, r->sys, r->iowait, r->irq, r->softirq, r->idle };
 		const double cpu[] = { r->proc_cpu, r->sys_cpu, r->kswapd_cpu };
@@ -828,6 +860,8 @@ void bench_timeline_csv(const struct bench_run *run, FILE *out)
 					r->pgscan_kswapd, r->pgsteal_kswapd, r->allocstall,
 					r->cg_pgscan, r->cg_pgsteal };
 
+		if (csv_host)
+			fputs(csv_host, out);
 		fprintf(out, "%s,", pc_strategy_name(run->job.modes[r->mode]));
 		csv_num(out, 3, r->t, 1);
 		csv_num(out, 3, r->dt, 1);
@@ -1059,4 +1093,67 @@ static void json_cluster(struct json *j, const struct bench_run *run)
 		json_end(j);
 	}
 	json_end(j);
+}
+
+/* "HOST,RANK," (CSV-quoted host) into @buf, for csv_host. */
+static const char *host_prefix(const struct bench_host *h, char *buf, size_t len)
+{
+	char name[sizeof(h->name)];
+	size_t n = 0;
+
+	for (const char *p = h->name; *p && n < sizeof(name) - 1; p++)
+		if (*p != '"' && *p != ',')
+			name[n++] = *p;
+	name[n] = '\0';
+	snprintf(buf, len, "%s,%d,", name, h->rank);
+	return buf;
+}
+
+/* Each host's phases, then the total's: bytes, seconds, GB/s, who fell. */
+static void csv_cluster(const struct bench_run *run, FILE *out)
+{
+	const struct bench_cluster *c = run->cluster;
+	char prefix[96], line[1024];
+
+	for (unsigned int h = 0; h < c->nhosts; h++) {
+		csv_host = host_prefix(&c->hosts[h], prefix, sizeof(prefix));
+		csv_phases(c->hosts[h].run, out);
+	}
+	csv_host = NULL;
+	for (unsigned int m = 0; m < run->job.nmodes; m++) {
+		struct total t = phase_total(c, m);
+
+		if (!run->phases[m].ran)
+			continue;
+		fprintf(out, "total,,%s,,,%llu,", pc_strategy_name(run->job.modes[m]),
+			(unsigned long long)t.bytes);
+		csv_num(out, 3, t.secs, 1);
+		csv_num(out, 4, t.gbps, 1);
+		fputs(",,,,,,,,,,,,,,,,,,,", out);
+		say_fallen(c, m, pc_strategy_name(run->job.modes[m]), line, sizeof(line));
+		csv_str(out, line);
+		fputc('\n', out);
+	}
+}
+
+/* Each host's timeline, then the total per interval (host "total"). */
+static void timeline_cluster(const struct bench_run *run, FILE *out)
+{
+	const struct bench_cluster *c = run->cluster;
+	char prefix[96];
+
+	for (unsigned int h = 0; h < c->nhosts; h++) {
+		csv_host = host_prefix(&c->hosts[h], prefix, sizeof(prefix));
+		csv_rows(c->hosts[h].run, c->hosts[h].run->rows, c->hosts[h].run->nrows, out);
+	}
+	csv_host = "total,,";
+	for (unsigned int m = 0; m < run->job.nmodes; m++) {
+		size_t n;
+		struct bench_row *rows = run->phases[m].ran ? total_rows(c, m, &n) : NULL;
+
+		if (rows)
+			csv_rows(run, rows, n, out);
+		free(rows);
+	}
+	csv_host = NULL;
 }
