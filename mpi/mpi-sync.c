@@ -30,6 +30,7 @@ enum up_kind { UP_START, UP_INTERVAL, UP_END, UP_BYE };
 
 /* What a rank tells rank 0 at the start of a phase, once per phase. */
 struct host_info {
+	struct bench_job job;		/* its own: the placeholders made it so */
 	char dirs[1024];		/* the job's directories, ':' between */
 	char testbed_desc[512];
 	char cgroup_dir[4096];
@@ -163,6 +164,9 @@ static void copy_info(struct bench_run *hr, const struct host_info *in)
 	snprintf(list, sizeof(list), "%s", in->dirs);
 	for (unsigned int d = 0; d < hr->job.ndirs; d++)
 		free(hr->job.dirs[d]);
+	hr->job = in->job;	/* its pointers are the other rank's: replaced or cleared */
+	memset(hr->job.dirs, 0, sizeof(hr->job.dirs));
+	hr->job.output = hr->job.timeline = hr->job.plot = NULL;
 	for (char *p = strtok_r(list, ":", &save); p && n < BENCH_MAX_DIRS;
 	     p = strtok_r(NULL, ":", &save))
 		hr->job.dirs[n++] = strdup(p);
@@ -375,6 +379,7 @@ static void fill_info(const struct bench_run *run, struct host_info *in)
 {
 	size_t len = 0;
 
+	in->job = run->job;
 	for (unsigned int d = 0; d < run->job.ndirs && len < sizeof(in->dirs); d++)
 		len += snprintf(in->dirs + len, sizeof(in->dirs) - len, "%s%s", d ? ":" : "",
 				run->job.dirs[d]);
