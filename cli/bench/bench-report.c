@@ -132,9 +132,9 @@ static void phase_figures(const struct bench_run *run, struct bench_phase *ph)
 				v[nv++] = r[i].gbps;
 			ph->gbps_min = fmin(ph->gbps_min, r[i].gbps);
 		}
-		proc += isnan(r[i].proc_cpu) ? 0 : r[i].proc_cpu;
+		proc += isnan(r[i].d.proc_cpu_s) ? 0 : r[i].d.proc_cpu_s;
 		sys += isnan(r[i].sys_cpu) ? 0 : r[i].sys_cpu;
-		ksw += isnan(r[i].kswapd_cpu) ? 0 : r[i].kswapd_cpu;
+		ksw += isnan(r[i].d.kswapd_cpu_s) ? 0 : r[i].d.kswapd_cpu_s;
 		if (!isnan(r[i].cache))
 			ph->peak_cache = fmax(ph->peak_cache, r[i].cache);
 		if (!isnan(r[i].reclaim))
@@ -553,21 +553,29 @@ void bench_report_text(const struct bench_run *run, FILE *out)
 		text_run(run, out);
 }
 
+/* PSI's stall in us per second as % of the interval. */
+static double psi_pct(double us_per_s)
+{
+	return us_per_s / 1e4;
+}
+
 /* JSON, with the common writer: unknown figures (NAN) are null. */
 static void json_row(struct json *j, const struct bench_run *run, const struct bench_row *r)
 {
 	const struct { const char *key; double v; } f[] = {
-		{ "cpu_usr_pct", r->usr }, { "cpu_sys_pct", r->sys },
-		{ "cpu_iowait_pct", r->iowait }, { "cpu_irq_pct", r->irq },
-		{ "cpu_softirq_pct", r->softirq }, { "cpu_idle_pct", r->idle },
-		{ "process_cpu_s", r->proc_cpu }, { "system_cpu_s", r->sys_cpu },
-		{ "kswapd_cpu_s", r->kswapd_cpu }, { "page_cache_bytes", r->cache },
+		{ "cpu_usr_pct", r->d.usr_pct }, { "cpu_sys_pct", r->d.sys_pct },
+		{ "cpu_iowait_pct", r->d.iowait_pct }, { "cpu_irq_pct", r->d.irq_pct },
+		{ "cpu_softirq_pct", r->d.softirq_pct }, { "cpu_idle_pct", r->d.idle_pct },
+		{ "process_cpu_s", r->d.proc_cpu_s }, { "system_cpu_s", r->sys_cpu },
+		{ "kswapd_cpu_s", r->d.kswapd_cpu_s }, { "page_cache_bytes", r->cache },
 		{ "cache_limit_bytes", r->cache_limit }, { "reclaim_pages_s", r->reclaim },
-		{ "pgscan_direct_s", r->pgscan_direct }, { "pgsteal_direct_s", r->pgsteal_direct },
-		{ "pgscan_kswapd_s", r->pgscan_kswapd }, { "pgsteal_kswapd_s", r->pgsteal_kswapd },
-		{ "allocstall_s", r->allocstall }, { "cgroup_pgscan_s", r->cg_pgscan },
-		{ "cgroup_pgsteal_s", r->cg_pgsteal }, { "psi_some_pct", r->psi_some },
-		{ "psi_full_pct", r->psi_full }, { "threads_in_d_state", r->dstate },
+		{ "pgscan_direct_s", r->d.pgscan_direct },
+		{ "pgsteal_direct_s", r->d.pgsteal_direct },
+		{ "pgscan_kswapd_s", r->d.pgscan_kswapd },
+		{ "pgsteal_kswapd_s", r->d.pgsteal_kswapd },
+		{ "allocstall_s", r->d.allocstall }, { "cgroup_pgscan_s", r->d.cg_pgscan },
+		{ "cgroup_pgsteal_s", r->d.cg_pgsteal }, { "psi_some_pct", psi_pct(r->d.psi_some_us) },
+		{ "psi_full_pct", psi_pct(r->d.psi_full_us) }, { "threads_in_d_state", r->dstate },
 		{ "dirty_bytes", r->dirty }, { "writeback_bytes", r->writeback },
 		{ "stack_throttled_pct", r->throttled_pct },
 		{ "stack_reclaim_wait_pct", r->reclaim_wait_pct },
@@ -854,11 +862,12 @@ static void csv_rows(const struct bench_run *run, const struct bench_row *rows, 
 	for (size_t i = 0; i < n; i++) {
 		const struct bench_row *r = &rows[i];
 
-		const double pct[] = { r->usr, r->sys, r->iowait, r->irq, r->softirq, r->idle };
-		const double cpu[] = { r->proc_cpu, r->sys_cpu, r->kswapd_cpu };
-		const double rate[] = { r->reclaim, r->pgscan_direct, r->pgsteal_direct,
-					r->pgscan_kswapd, r->pgsteal_kswapd, r->allocstall,
-					r->cg_pgscan, r->cg_pgsteal };
+		const double pct[] = { r->d.usr_pct, r->d.sys_pct, r->d.iowait_pct, r->d.irq_pct,
+				       r->d.softirq_pct, r->d.idle_pct };
+		const double cpu[] = { r->d.proc_cpu_s, r->sys_cpu, r->d.kswapd_cpu_s };
+		const double rate[] = { r->reclaim, r->d.pgscan_direct, r->d.pgsteal_direct,
+					r->d.pgscan_kswapd, r->d.pgsteal_kswapd, r->d.allocstall,
+					r->d.cg_pgscan, r->d.cg_pgsteal };
 
 		if (csv_host)
 			fputs(csv_host, out);
@@ -876,8 +885,8 @@ static void csv_rows(const struct bench_run *run, const struct bench_row *rows, 
 		csv_num(out, 0, r->cache_limit, 1);
 		for (size_t k = 0; k < sizeof(rate) / sizeof(rate[0]); k++)
 			csv_num(out, 1, rate[k], 1);
-		csv_num(out, 2, r->psi_some, 1);
-		csv_num(out, 2, r->psi_full, 1);
+		csv_num(out, 2, psi_pct(r->d.psi_some_us), 1);
+		csv_num(out, 2, psi_pct(r->d.psi_full_us), 1);
 		fprintf(out, "%u,", r->dstate);
 		csv_num(out, 0, r->dirty, 1);
 		csv_num(out, 0, r->writeback, 1);

@@ -531,26 +531,10 @@ static void make_row(const struct bench_run *run, unsigned int mode, double t0,
 	r->gbps = r->dt > 0 ? r->bytes / r->dt / 1e9 : 0;
 	for (unsigned int i = 0; i < run->job.ndirs; i++)
 		r->dir_gbps[i] = r->dt > 0 ? dirb[i] / r->dt / 1e9 : 0;
-	r->usr = d.usr_pct;
-	r->sys = d.sys_pct;
-	r->iowait = d.iowait_pct;
-	r->irq = d.irq_pct;
-	r->softirq = d.softirq_pct;
-	r->idle = d.idle_pct;
+	r->d = d;
 	r->sys_cpu = isnan(d.idle_pct) ? NAN :
 		(100 - d.idle_pct - nz(d.iowait_pct) - (isnan(d.steal_pct) ? 0 : d.steal_pct)) / 100 *
 		sysconf(_SC_NPROCESSORS_ONLN) * r->dt;
-	r->proc_cpu = d.proc_cpu_s;
-	r->kswapd_cpu = d.kswapd_cpu_s;
-	r->pgscan_direct = d.pgscan_direct;
-	r->pgsteal_direct = d.pgsteal_direct;
-	r->pgscan_kswapd = d.pgscan_kswapd;
-	r->pgsteal_kswapd = d.pgsteal_kswapd;
-	r->allocstall = d.allocstall;
-	r->cg_pgscan = d.cg_pgscan;
-	r->cg_pgsteal = d.cg_pgsteal;
-	r->psi_some = d.psi_some_us / 1e4;	/* us per s -> % */
-	r->psi_full = d.psi_full_us / 1e4;
 	r->dstate = b->s.dstate;
 	if (run->cgroup_dir[0] && b->s.cg_ok) {
 		r->dirty = sample_known(b->s.cg.dirty) ? (double)b->s.cg.dirty : NAN;
@@ -608,11 +592,10 @@ void bench_row_add(struct bench_row *sum, const struct bench_row *r)
 		memset(sum, 0, sizeof(*sum));
 		sum->mode = mode;
 		sum->cache = sum->cache_limit = sum->reclaim = NAN;
-		sum->usr = sum->sys = sum->iowait = sum->irq = sum->softirq = sum->idle = NAN;
-		sum->proc_cpu = sum->kswapd_cpu = sum->sys_cpu = NAN;
-		sum->pgscan_direct = sum->pgsteal_direct = sum->pgscan_kswapd = NAN;
-		sum->pgsteal_kswapd = sum->allocstall = sum->cg_pgscan = sum->cg_pgsteal = NAN;
-		sum->psi_some = sum->psi_full = sum->dirty = sum->writeback = NAN;
+		_Static_assert(sizeof(sum->d) % sizeof(double) == 0, "sample_delta: doubles only");
+		for (double *v = (double *)&sum->d; v < (double *)(&sum->d + 1); v++)
+			*v = NAN;
+		sum->sys_cpu = sum->dirty = sum->writeback = NAN;
 		sum->throttled_pct = sum->reclaim_wait_pct = sum->reclaim_pct = NAN;
 		sum->direct_reclaim_pct = sum->memcg_reclaim_pct = sum->lock_wait_pct = NAN;
 		sum->kswapd_busy_pct = sum->dirty_throttle_pct = sum->top_lock_pct = NAN;

@@ -15,6 +15,7 @@
 
 #include "pagecliff.h"
 #include "bench-detect.h"
+#include "sample.h"
 
 #define BENCH_MAX_DIRS 16
 #define BENCH_MAX_IODEPTH 1024
@@ -72,13 +73,12 @@ struct bench_row {
 	uint64_t bytes, bytes_total;	/* read in the interval, in the phase so far */
 	double gbps;			/* 1e9 bytes per second */
 	double dir_gbps[BENCH_MAX_DIRS];
-	double usr, sys, iowait, irq, softirq, idle;	/* % of all CPUs */
-	double proc_cpu, kswapd_cpu, sys_cpu;	/* CPU seconds in the interval */
+	/* The system over the interval as sample.c measured it: CPU shares,
+	 * process and kswapd CPU, reclaim and PSI rates (NAN unknown). */
+	struct sample_delta d;
+	double sys_cpu;			/* CPU seconds of the system in the interval */
 	double cache, cache_limit;	/* bytes (cgroup when capped); limit NAN if none */
 	double reclaim;			/* pages/s taken by reclaim (cgroup or system) */
-	double pgscan_direct, pgsteal_direct, pgscan_kswapd, pgsteal_kswapd;
-	double allocstall, cg_pgscan, cg_pgsteal;	/* per second */
-	double psi_some, psi_full;	/* % of the interval stalled on memory */
 	unsigned int dstate;		/* worker threads in D state at the end */
 	double dirty, writeback;	/* bytes (cgroup when capped), at the end */
 	/* Write phases: share of the workers' kernel stacks, polled every
