@@ -64,6 +64,7 @@ static struct {
 	double patience;		/* seconds, set with the interval */
 	int lost;			/* a request may be pending forever: no finalize */
 	/* rank 0 only */
+	int told_fail;			/* a round's answer was fail: stopped by others */
 	int *gone, *codes, *states, failed;
 	struct bench_cluster cluster;
 	struct up_msg *in;		/* one message per rank */
@@ -354,13 +355,14 @@ static int do_round(struct up_msg *m)
 	double deadline = deadline_of(m->kind);
 
 	if (S.rank == 0)
-		return round_rank0(m, m->kind);
-	if (send_wait(m, sizeof(*m), 0, TAG_UP, deadline) ||
-	    recv_wait(&d, sizeof(d), 0, TAG_DOWN, deadline)) {
+		d.verdict = round_rank0(m, m->kind);
+	else if (send_wait(m, sizeof(*m), 0, TAG_UP, deadline) ||
+		 recv_wait(&d, sizeof(d), 0, TAG_DOWN, deadline)) {
 		if (!bench_stop)
 			error("rank 0 (%s) is gone: stopping", S.hosts[0]);
-		return BENCH_SYNC_FAIL;
+		d.verdict = BENCH_SYNC_FAIL;
 	}
+	S.told_fail |= d.verdict == BENCH_SYNC_FAIL;
 	return d.verdict;
 }
 
@@ -438,7 +440,9 @@ static int hook_phase_end(struct bench_run *run, unsigned int mode)
 	struct up_msg *m = msg(UP_END, mode);
 
 	m->phase = run->phases[mode];
-	m->state = run->failed || bench_stop ? BENCH_RANK_FAILED : BENCH_RANK_DONE;
+	/* failed itself, not stopped because another did */
+	m->state = bench_stop || m->phase.error || (run->failed && !S.told_fail) ?
+		BENCH_RANK_FAILED : BENCH_RANK_DONE;
 	/* the last sample, taken once the ranks agreed to stop, went in no round */
 	if (run->nrows > S.sent) {
 		m->has_row = 1;
