@@ -19,7 +19,7 @@
 #define MSG_MAX 1024
 
 static const char mpi_usage[] =
-	"usage: mpirun [mpirun options] pagecliff-mpi [--stonewall] [bench options]\n"
+	"usage: mpirun [mpirun options] pagecliff-mpi [--stonewall] [--status] [bench options]\n"
 	"\n"
 	"Run `pagecliff bench` on every rank, each on its host: phases start together\n"
 	"and end together (when every rank is done or --runtime ends), and rank 0\n"
@@ -30,6 +30,9 @@ static const char mpi_usage[] =
 	"\n"
 	"      --stonewall       end each phase when the first rank finishes (IOR's -D,\n"
 	"                        fio's exitall)\n"
+	"      --status          rank 0 shows the live status line, the total of all\n"
+	"                        ranks, on standard error (under mpirun it is a pipe,\n"
+	"                        so it is off unless asked)\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"A rank that fails, or is killed, stops every rank; all clean up and exit\n"
@@ -71,9 +74,9 @@ static char *expand(const char *arg, int rank, const char *host)
 	return out;
 }
 
-/* The bench arguments: placeholders expanded, --stonewall taken out. */
+/* The bench arguments, pagecliff-mpi's own (--stonewall, --status) taken out. */
 static char **bench_args(int argc, char **argv, int *ret_argc, int *ret_stonewall,
-			 int *ret_help)
+			 int *ret_live, int *ret_help)
 {
 	char **out = calloc(argc + 1, sizeof(*out));
 	int n = 0;
@@ -84,6 +87,10 @@ static char **bench_args(int argc, char **argv, int *ret_argc, int *ret_stonewal
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--stonewall")) {
 			*ret_stonewall = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--status")) {
+			*ret_live = 1;
 			continue;
 		}
 		if (!strcmp(argv[i], "--"))
@@ -176,12 +183,12 @@ static int check_everywhere(int argc, char **args)
 
 int main(int argc, char **argv)
 {
-	int nargs, stonewall = 0, help = 0, provided, code;
-	char **args = bench_args(argc, argv, &nargs, &stonewall, &help);
+	int nargs, stonewall = 0, live = 0, help = 0, provided, code;
+	char **args = bench_args(argc, argv, &nargs, &stonewall, &live, &help);
 
 	progname = "pagecliff";
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-	if (mpi_sync_init(stonewall)) {
+	if (mpi_sync_init(stonewall, live)) {
 		MPI_Abort(MPI_COMM_WORLD, 1);
 		return 1;
 	}

@@ -468,7 +468,7 @@ static void hook_job_ready(struct bench_run *run)
 		S.cluster.hosts[r].run->job.ndirs = 0;	/* its own come at its start */
 }
 
-static const struct bench_hooks hooks = {
+static struct bench_hooks hooks = {
 	.phase_start = hook_phase_start,
 	.interval = hook_interval,
 	.phase_end = hook_phase_end,
@@ -505,13 +505,14 @@ static int cluster_init(void)
 	return 0;
 }
 
-int mpi_sync_init(int stonewall)
+int mpi_sync_init(int stonewall, int live)
 {
 	char host[HOST_MAX] = "";
 
 	MPI_Comm_rank(MPI_COMM_WORLD, &S.rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &S.size);
 	S.stonewall = stonewall;
+	hooks.live = live && !S.rank;
 	S.patience = PATIENCE_S + 4;
 	gethostname(host, sizeof(host) - 1);
 	S.hosts = calloc(S.size, sizeof(*S.hosts));

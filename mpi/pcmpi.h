@@ -10,8 +10,9 @@
 
 #include "bench.h"
 
-/* Join the job: rank, size, every rank's host name.  0, or -1 (said). */
-int mpi_sync_init(int stonewall);
+/* Join the job: rank, size, every rank's host name; @live: rank 0 shows
+ * the status line.  0, or -1 (said). */
+int mpi_sync_init(int stonewall, int live);
 int mpi_sync_rank(void);
 int mpi_sync_size(void);
 const char *mpi_sync_host(int rank);

@@ -659,7 +659,7 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 {
 	struct tick *first = &ticks[2];
 	struct tick *a = &ticks[0], *b = &ticks[1], *tmp;
-	int tty = isatty(STDERR_FILENO) && !run->job.quiet;
+	int tty = (isatty(STDERR_FILENO) || (run->hooks && run->hooks->live)) && !run->job.quiet;
 	int writes = run->job.rw == BENCH_WRITE;
 	int sync = BENCH_SYNC_GO, waiting = 0;
 	struct polls pl = { 0 };

@@ -173,6 +173,9 @@ struct bench_hooks {
 	int (*phase_end)(struct bench_run *run, unsigned int mode);
 	/* After the options are parsed and defaulted, before anything is made. */
 	void (*job_ready)(struct bench_run *run);
+	/* Show the live status line even when standard error is no terminal
+	 * (under mpirun it is a pipe); -q still turns it off. */
+	int live;
 };
 
 /* One rank of a run across hosts, as rank 0 keeps it for the report. */

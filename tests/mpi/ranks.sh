@@ -10,8 +10,8 @@ tmpdir
 for n in 2 3; do
 	for r in $(seq 0 $((n - 1))); do mkdir -p "$T/$n/d$r"; done
 	args=(-d "$T/$n/d{rank}" --size 32m -m buffered,direct --time_based --runtime 2s
-	      --interval 250ms -q --no-trace)
-	mpirun_np $n 120 "${args[@]}" --output-format json -o "$T/$n.json" 2>"$T/$n.err" ||
+	      --interval 250ms --no-trace)
+	mpirun_np $n 120 "${args[@]}" -q --output-format json -o "$T/$n.json" 2>"$T/$n.err" ||
 		fail "np $n: exit $?: $(tail -5 "$T/$n.err")"
 	python3 - "$T/$n.json" "$n" "$T/$n" <<'PY' || fail "np $n: $(cat "$T/$n.err" | tail -3)"
 import json, sys
@@ -39,9 +39,12 @@ for t in d["total"]:
 assert [t["mode"] for t in d["total"]] == ["buffered", "direct"], d["total"]
 print("np %d: total bytes %s = sum of %d ranks" % (n, [t["bytes"] for t in d["total"]], n))
 PY
-	# the text report: a section per rank and the hosts that fell or held
-	mpirun_np $n 120 "${args[@]}" -m buffered >"$T/$n.txt" 2>"$T/$n.err" ||
+	# the text report: a section per rank and the hosts that fell or held;
+	# rank 0's status line shows the total (--status: stderr is a pipe)
+	mpirun_np $n 120 --status "${args[@]}" -m buffered >"$T/$n.txt" 2>"$T/$n.err" ||
 		fail "np $n text: exit $?: $(tail -5 "$T/$n.err")"
+	[ "$(tr '\r' '\n' <"$T/$n.err" | grep -c "GB/s now .* avg  total of $n ranks, ")" -ge 3 ] ||
+		fail "np $n: no status line with the total: $(tail -3 "$T/$n.err")"
 	for r in $(seq 0 $((n - 1))); do
 		grep -q "^== rank $r on $(hostname) (one of $n ranks on this host) ==$" "$T/$n.txt" ||
 			fail "np $n: no section for rank $r: $(cat "$T/$n.txt")"
