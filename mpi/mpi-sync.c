@@ -183,21 +183,6 @@ static void copy_info(struct bench_run *hr, const struct host_info *in)
 	hr->nnotes = in->nnotes;
 }
 
-static int keep_row(struct bench_run *hr, const struct bench_row *row)
-{
-	if (hr->nrows == hr->cap_rows) {
-		size_t cap = hr->cap_rows ? hr->cap_rows * 2 : 256;
-		struct bench_row *rows = realloc(hr->rows, cap * sizeof(*rows));
-
-		if (!rows)
-			return -ENOMEM;
-		hr->rows = rows;
-		hr->cap_rows = cap;
-	}
-	hr->rows[hr->nrows++] = *row;
-	return 0;
-}
-
 /*
  * Rank 0: the phase as its rows tell it, until the rank's own figures come
  * at the phase's end (if the rank fails first, these are all there are).
@@ -242,7 +227,7 @@ static void take_up(int r, const struct up_msg *m, int kind)
 		copy_info(hr, &m->info);
 		hr->phases[m->mode].first_row = hr->nrows;
 	}
-	if (m->has_row && keep_row(hr, &m->row))
+	if (m->has_row && bench_keep_row(hr, &m->row))
 		host_failed(r, "sent more rows than rank 0 can keep");
 	if (m->has_row)
 		phase_so_far(hr, m);

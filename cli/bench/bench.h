@@ -223,6 +223,8 @@ void bench_remove_files(struct bench_run *run);
 
 /* bench-run.c */
 int bench_run_phases(struct bench_run *run);
+/* Append @row to the run's timeline: 0 or -ENOMEM. */
+int bench_keep_row(struct bench_run *run, const struct bench_row *row);
 /* Sum of rows over hosts (t, dt and the bytes; the rest unknown). */
 void bench_row_add(struct bench_row *sum, const struct bench_row *r);
 /*

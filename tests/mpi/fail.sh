@@ -8,22 +8,12 @@
 tmpdir
 for r in 0 1 2; do mkdir -p "$T/d$r"; done
 
-timeout -k 5 120 mpirun --oversubscribe -np 3 "$PAGECLIFF_MPI" -d "$T/d{rank}" --size 32m \
-	-m buffered,direct --time_based --runtime 60s --interval 250ms -q --no-trace \
-	>"$T/out" 2>"$T/err" &
-TPID=$!
-for _ in $(seq 600); do
-	[ "$(grep -c '^laid out ' "$T/err")" = 3 ] && break
-	kill -0 $TPID 2>/dev/null || fail "mpirun ended early: $(tail -5 "$T/err")"
-	sleep 0.1
-done
+WAIT_FOR='^laid out '
+start_3 -d "$T/d{rank}" --size 32m -m buffered,direct --time_based --runtime 60s \
+	--interval 250ms -q --no-trace
 sleep 2
-MPIRUN=$(pgrep -P $TPID mpirun)
-victim=""
-for p in $(pgrep -P "$MPIRUN"); do
-	tr '\0' '\n' <"/proc/$p/environ" | grep -qx OMPI_COMM_WORLD_RANK=2 && victim=$p
-done
-[ -n "$victim" ] || fail "no rank 2 among mpirun's children"
+victim=$(rank_pid 2)
+[ -n "$victim" ] || fail "no rank 2 among mpirun's children ($RANKS)"
 kill -TERM "$victim"
 wait $TPID
 rc=$?

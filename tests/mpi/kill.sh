@@ -14,25 +14,12 @@ tmpdir
 export OMPI_MCA_odls_base_sigkill_timeout=5
 
 start=$(date +%s)
-timeout -k 5 150 mpirun --oversubscribe -np 3 "$PAGECLIFF_MPI" --testbed ram:192m \
-	--mem-limit 64m --size 32m -m buffered --time_based --runtime 120s --interval 250ms \
-	-q --no-trace >"$T/out" 2>"$T/err" &
-TPID=$!
-for _ in $(seq 600); do
-	[ "$(grep -c '^memory cap:' "$T/err")" = 3 ] && break
-	kill -0 $TPID 2>/dev/null || fail "mpirun ended early: $(tail -5 "$T/err")"
-	sleep 0.1
-done
-[ "$(grep -c '^memory cap:' "$T/err")" = 3 ] || { kill $TPID; fail "the ranks did not reach their phases"; }
+WAIT_FOR='^memory cap:'
+start_3 --testbed ram:192m --mem-limit 64m --size 32m -m buffered --time_based --runtime 120s \
+	--interval 250ms -q --no-trace
 sleep 1.5
-MPIRUN=$(pgrep -P $TPID mpirun)
-RANKS=$(pgrep -P "$MPIRUN")
-victim=""
-for p in $RANKS; do
-	tr '\0' '\n' <"/proc/$p/environ" | grep -qx OMPI_COMM_WORLD_RANK=1 && victim=$p
-done
+victim=$(rank_pid 1)
 [ -n "$victim" ] || fail "no rank 1 among mpirun's children ($RANKS)"
-[ "$(echo $RANKS | wc -w)" = 3 ] || fail "not 3 ranks: $RANKS"
 kill -KILL "$victim"
 wait $TPID
 rc=$?

@@ -26,5 +26,31 @@ mpirun_np() {
 	timeout -k 5 "$secs" mpirun --oversubscribe -np "$n" "$PAGECLIFF_MPI" "$@"
 }
 
+# Start pagecliff-mpi on 3 ranks in the background (ARGS...), its report in
+# $T/out and what the ranks say in $T/err; return when 3 lines of
+# $T/err match the pattern WAIT_FOR (one per rank), and set MPIRUN and
+# RANKS (the ranks' pids).
+start_3() {
+	timeout -k 5 150 mpirun --oversubscribe -np 3 "$PAGECLIFF_MPI" "$@" >"$T/out" 2>"$T/err" &
+	TPID=$!
+	for _ in $(seq 600); do
+		[ "$(grep -c "$WAIT_FOR" "$T/err")" = 3 ] && break
+		kill -0 $TPID 2>/dev/null || fail "mpirun ended early: $(tail -5 "$T/err")"
+		sleep 0.1
+	done
+	[ "$(grep -c "$WAIT_FOR" "$T/err")" = 3 ] ||
+		{ kill $TPID; fail "the ranks did not reach their phases"; }
+	MPIRUN=$(pgrep -P $TPID mpirun)
+	RANKS=$(pgrep -P "$MPIRUN")
+	[ "$(echo $RANKS | wc -w)" = 3 ] || fail "not 3 ranks: $RANKS"
+}
+
+# The pid of rank $1 among $RANKS.
+rank_pid() {
+	for p in $RANKS; do
+		tr '\0' '\n' <"/proc/$p/environ" | grep -qx "OMPI_COMM_WORLD_RANK=$1" && echo "$p"
+	done
+}
+
 timeout 30 mpirun --oversubscribe -np 1 true >/dev/null 2>&1 ||
 	skip "mpirun cannot start a rank here: $(timeout 30 mpirun --oversubscribe -np 1 true 2>&1 | head -3)"
