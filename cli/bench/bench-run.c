@@ -668,7 +668,7 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 	int writes = run->job.rw == BENCH_WRITE;
 	int sync = BENCH_SYNC_GO, waiting = 0;
 	struct polls pl = { 0 };
-	double t0, next;
+	double t0, next, done_at = NAN;	/* across hosts: when this rank's were done */
 	struct bench_row row;
 
 	take(run, w, a);
@@ -724,15 +724,18 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 			if (sync != BENCH_SYNC_GO && !finished)
 				continue;	/* stopped by the others: one last sample */
 			waiting = finished && sync == BENCH_SYNC_GO && !bench_stop;
-			if (waiting)
+			if (waiting) {
+				/* its figures end at its last sample, not when all are done */
+				done_at = pushed ? a->t : b->t;
 				continue;
+			}
 		}
 		if (finished)
 			break;
 	}
 	if (tty)
 		fprintf(stderr, "\r%*s\r", 120, "");
-	ph->secs = now_sec() - t0;
+	ph->secs = (isnan(done_at) ? now_sec() : done_at) - t0;
 	trace_phase(run, ph, first, a);
 }
 

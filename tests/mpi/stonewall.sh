@@ -27,8 +27,12 @@ if stonewall:
 else:
     assert got == size, ("a rank did not read all of its data set", got)
     assert rows[0] < rows[2], rows
+    # rank 0's own time ends when its reads did, not when it stopped waiting
+    secs = [p["seconds"] for p in ph]
+    assert secs[0] < secs[2] / 2, ("rank 0's seconds count its wait", secs)
 assert d["total"][0]["bytes"] == sum(got), (d["total"][0]["bytes"], got)
-print("stonewall" if stonewall else "all done", "bytes", got, "intervals", rows)
+print("stonewall" if stonewall else "all done", "bytes", got, "intervals", rows,
+      "seconds", [p["seconds"] for p in ph])
 PY
 }
 
