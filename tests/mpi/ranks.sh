@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# pagecliff-mpi on 2 and on 3 ranks, each with its own directory ({rank}):
+# pagecliff-mpi on 2 and on 3 ranks, each with its own directory ({host}
+# and {rank}):
 # the total's bytes, per mode and per interval, are the sum of the ranks';
 # each rank has its own section, on its own directory; the ranks on this
 # one host are reported as sharing it; nothing of the data set is left.
@@ -8,19 +9,20 @@
 tmpdir
 
 for n in 2 3; do
-	for r in $(seq 0 $((n - 1))); do mkdir -p "$T/$n/d$r"; done
-	args=(-d "$T/$n/d{rank}" --size 32m -m buffered,direct --time_based --runtime 2s
+	H=$(hostname)
+	for r in $(seq 0 $((n - 1))); do mkdir -p "$T/$n/$H-d$r"; done
+	args=(-d "$T/$n/{host}-d{rank}" --size 32m -m buffered,direct --time_based --runtime 2s
 	      --interval 250ms --no-trace)
 	mpirun_np $n 120 "${args[@]}" -q --output-format json -o "$T/$n.json" 2>"$T/$n.err" ||
 		fail "np $n: exit $?: $(tail -5 "$T/$n.err")"
-	python3 - "$T/$n.json" "$n" "$T/$n" <<'PY' || fail "np $n: $(cat "$T/$n.err" | tail -3)"
+	python3 - "$T/$n.json" "$n" "$T/$n/$H" <<'PY' || fail "np $n: $(cat "$T/$n.err" | tail -3)"
 import json, sys
 d = json.load(open(sys.argv[1])); n = int(sys.argv[2]); base = sys.argv[3]
 assert d["ranks"] == n, d["ranks"]
 hosts = d["hosts"]
 assert [h["rank"] for h in hosts] == list(range(n)), hosts
 for h in hosts:
-    assert h["job"]["directories"] == ["%s/d%d" % (base, h["rank"])], h["job"]["directories"]
+    assert h["job"]["directories"] == ["%s-d%d" % (base, h["rank"])], h["job"]["directories"]
     assert h["ranks_on_host"] == n, h["ranks_on_host"]
     assert h["failure"] == "", h["failure"]
 for t in d["total"]:
@@ -48,13 +50,13 @@ PY
 	for r in $(seq 0 $((n - 1))); do
 		grep -q "^== rank $r on $(hostname) (one of $n ranks on this host) ==$" "$T/$n.txt" ||
 			fail "np $n: no section for rank $r: $(cat "$T/$n.txt")"
-		grep -q "^directory: $T/$n/d$r$" "$T/$n.txt" || fail "np $n: rank $r's directory not shown"
+		grep -q "^directory: $T/$n/$H-d$r$" "$T/$n.txt" || fail "np $n: rank $r's directory not shown"
 	done
 	[ "$(grep -c '^verdict:$' "$T/$n.txt")" = $n ] || fail "np $n: not $n verdicts"
 	grep -Eq "^  buffered: (no host fell \($n held\)|.* fell after .*)" "$T/$n.txt" ||
 		fail "np $n: no line on the hosts that fell: $(cat "$T/$n.txt")"
 	for r in $(seq 0 $((n - 1))); do
-		left=$(find "$T/$n/d$r" -mindepth 1 -not -name bench.lock -not -name pagecliff-bench)
+		left=$(find "$T/$n/$H-d$r" -mindepth 1 -not -name bench.lock -not -name pagecliff-bench)
 		[ -z "$left" ] || fail "np $n: rank $r left: $left"
 	done
 done
