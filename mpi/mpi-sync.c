@@ -23,6 +23,7 @@
 #define HOST_MAX 64
 #define TAG_UP 1
 #define TAG_DOWN 2
+#define TAG_ALARM 3		/* a rank stopping: one int, sent eagerly, never waited on */
 /* How long a rank may be silent inside a phase, beyond a few intervals. */
 #define PATIENCE_S 30.0
 
@@ -65,6 +66,10 @@ static struct {
 	int lost;			/* a request may be pending forever: no finalize */
 	/* rank 0 only */
 	int told_fail;			/* a round's answer was fail: stopped by others */
+	int alarmed, alarm_out;		/* this rank told rank 0 it is stopping */
+	MPI_Request alarm_req;
+	int *alarm_in;			/* rank 0: one alarm slot per rank */
+	MPI_Request *alarm_reqs;
 	int *gone, *codes, *states, failed;
 	struct bench_cluster cluster;
 	struct up_msg *in;		/* one message per rank */
@@ -213,14 +218,14 @@ static void take_up(int r, const struct up_msg *m, int kind)
 		host_failed(r, why);
 		return;
 	}
-	if (m->kind != kind) {
-		host_failed(r, "is out of step with rank 0");
-		return;
-	}
 	if (m->state == BENCH_RANK_FAILED)
 		host_failed(r, "failed or was interrupted");
+	else if (m->kind != kind)
+		host_failed(r, "is out of step with rank 0");
 	else
 		S.states[r] = m->state;
+	if (m->kind != kind)
+		return;
 	if (r == 0)
 		return;		/* rank 0's host run is its own run */
 	if (kind == UP_START) {
@@ -256,6 +261,33 @@ static void name_silent(const MPI_Request *req, const char *what)
 	}
 }
 
+/*
+ * Rank 0: ranks that said they are stopping (a signal, a failure) are
+ * failed and gone: their round messages may never come.  Returns how many
+ * of @req (pending round receives, or NULL) that ends.
+ */
+static int take_alarms(MPI_Request *req)
+{
+	int ended = 0, done;
+
+	for (int r = 1; r < S.size; r++) {
+		if (S.alarm_reqs[r] == MPI_REQUEST_NULL)
+			continue;
+		MPI_Test(&S.alarm_reqs[r], &done, MPI_STATUS_IGNORE);
+		if (!done || S.gone[r])
+			continue;
+		S.gone[r] = 1;
+		S.codes[r] = 1;
+		S.lost = 1;	/* its round receive stays posted */
+		host_failed(r, "failed or was interrupted");
+		if (req && req[r] != MPI_REQUEST_NULL) {
+			req[r] = MPI_REQUEST_NULL;
+			ended++;
+		}
+	}
+	return ended;
+}
+
 /* Rank 0: every live rank's message of this round into S.in, at once. */
 static void gather(int kind, const struct up_msg *own)
 {
@@ -264,6 +296,7 @@ static void gather(int kind, const struct up_msg *own)
 	int left = 0, done, r;
 
 	take_up(0, own, kind);
+	take_alarms(NULL);
 	if (!req) {
 		host_failed(0, "ran out of memory");
 		return;
@@ -283,6 +316,7 @@ static void gather(int kind, const struct up_msg *own)
 			left--;
 			continue;
 		}
+		left -= take_alarms(req);
 		if (bench_stop || (deadline > 0 && mono() > deadline))
 			break;
 		usleep(1000);
@@ -333,12 +367,31 @@ static int round_rank0(struct up_msg *own, int kind)
 	return d.verdict;
 }
 
+/*
+ * A rank stopping tells rank 0 at once, in a message small enough to go
+ * out without rank 0 taking it (eager): rank 0 need not wait for its round.
+ */
+static void alarm_rank0(void)
+{
+	int done;
+
+	if (S.alarmed++)
+		return;
+	S.alarm_out = BENCH_RANK_FAILED;
+	MPI_Isend(&S.alarm_out, 1, MPI_INT, 0, TAG_ALARM, MPI_COMM_WORLD, &S.alarm_req);
+	MPI_Test(&S.alarm_req, &done, MPI_STATUS_IGNORE);
+	if (!done)
+		S.lost = 1;
+}
+
 /* One round from this rank: its message up, the decision back. */
 static int do_round(struct up_msg *m)
 {
 	struct down_msg d;
 	double deadline = deadline_of(m->kind);
 
+	if (bench_stop && S.rank)
+		alarm_rank0();
 	if (S.rank == 0)
 		d.verdict = round_rank0(m, m->kind);
 	else if (send_wait(m, sizeof(*m), 0, TAG_UP, deadline) ||
@@ -474,8 +527,15 @@ static int cluster_init(void)
 	S.codes = calloc(S.size, sizeof(int));
 	S.states = calloc(S.size, sizeof(int));
 	S.in = calloc(S.size, sizeof(*S.in));
-	if (!S.cluster.hosts || !S.gone || !S.codes || !S.states || !S.in)
+	S.alarm_in = calloc(S.size, sizeof(int));
+	S.alarm_reqs = calloc(S.size, sizeof(*S.alarm_reqs));
+	if (!S.cluster.hosts || !S.gone || !S.codes || !S.states || !S.in || !S.alarm_in ||
+	    !S.alarm_reqs)
 		return error("out of memory");
+	S.alarm_reqs[0] = MPI_REQUEST_NULL;
+	for (int r = 1; r < S.size; r++)
+		MPI_Irecv(&S.alarm_in[r], 1, MPI_INT, r, TAG_ALARM, MPI_COMM_WORLD,
+			  &S.alarm_reqs[r]);
 	for (int r = 0; r < S.size; r++) {
 		struct bench_host *h = &S.cluster.hosts[r];
 
@@ -507,6 +567,28 @@ int mpi_sync_init(int stonewall, int live)
 	return S.rank ? 0 : cluster_init();
 }
 
+/* Rank 0: rank @r's next message, unless it alarms first (1) or the wait
+ * ends (-1). */
+static int recv_or_alarm(int r)
+{
+	double deadline = mono() + S.patience;
+	MPI_Request req;
+	int done = 0;
+
+	MPI_Irecv(&S.in[r], sizeof(S.in[r]), MPI_BYTE, r, TAG_UP, MPI_COMM_WORLD, &req);
+	for (;;) {
+		MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+		if (done)
+			return 0;
+		take_alarms(NULL);
+		if (S.gone[r] || bench_stop || mono() > deadline) {
+			S.lost = 1;	/* the receive stays posted */
+			return S.gone[r] ? 1 : -1;
+		}
+		usleep(1000);
+	}
+}
+
 /* Rank 0: every other rank's bye (answering its rounds with fail meanwhile). */
 static int collect_byes(int code)
 {
@@ -515,9 +597,9 @@ static int collect_byes(int code)
 
 	for (int r = 1; r < S.size; r++) {
 		while (!S.gone[r]) {
-			if (recv_wait(&S.in[r], sizeof(S.in[r]), r, TAG_UP, mono() + S.patience)) {
+			if (recv_or_alarm(r)) {
 				S.gone[r] = 1;
-				S.codes[r] = 1;
+				S.codes[r] = S.codes[r] ? S.codes[r] : 1;
 				break;
 			}
 			if (S.in[r].kind == UP_BYE) {
@@ -534,6 +616,17 @@ static int collect_byes(int code)
 	return worst;
 }
 
+/* Rank 0: the alarm receives no rank used, withdrawn before MPI ends. */
+static void cancel_alarms(void)
+{
+	for (int r = 1; r < S.size; r++) {
+		if (S.alarm_reqs[r] == MPI_REQUEST_NULL)
+			continue;
+		MPI_Cancel(&S.alarm_reqs[r]);
+		MPI_Wait(&S.alarm_reqs[r], MPI_STATUS_IGNORE);
+	}
+}
+
 int mpi_sync_leave(int code)
 {
 	struct down_msg d = { .verdict = code };
@@ -543,6 +636,8 @@ int mpi_sync_leave(int code)
 		for (int r = 1; r < S.size; r++)
 			if (!S.gone[r] && send_wait(&d, sizeof(d), r, TAG_DOWN, mono() + S.patience))
 				S.lost = 1;
+		if (!S.lost)
+			cancel_alarms();
 	} else {
 		struct up_msg *m = msg(UP_BYE, 0);
 
