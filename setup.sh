@@ -16,7 +16,8 @@ cd "$(dirname "$0")" || exit 1
 # rendering in a real browser).
 packages=(build-essential meson ninja-build pkg-config liburing-dev
 	  xfsprogs e2fsprogs util-linux python3
-	  libbpf-dev clang bpftool)	# kernel-event tracing (meson -Dbpf=auto)
+	  libbpf-dev clang bpftool	# kernel-event tracing (meson -Dbpf=auto)
+	  libopenmpi-dev openmpi-bin)	# pagecliff-mpi and tests/mpi (meson -Dmpi=auto)
 test_packages=(fio libfuse3-dev fuse3 clang nocache valgrind chromium bc time rsync pv cpio git)
 
 # install_missing PACKAGE...

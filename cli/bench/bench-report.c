@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "json.h"
 
 #define GIB (1024.0 * 1024 * 1024)
 
@@ -131,9 +132,9 @@ static void phase_figures(const struct bench_run *run, struct bench_phase *ph)
 				v[nv++] = r[i].gbps;
 			ph->gbps_min = fmin(ph->gbps_min, r[i].gbps);
 		}
-		proc += isnan(r[i].proc_cpu) ? 0 : r[i].proc_cpu;
+		proc += isnan(r[i].d.proc_cpu_s) ? 0 : r[i].d.proc_cpu_s;
 		sys += isnan(r[i].sys_cpu) ? 0 : r[i].sys_cpu;
-		ksw += isnan(r[i].kswapd_cpu) ? 0 : r[i].kswapd_cpu;
+		ksw += isnan(r[i].d.kswapd_cpu_s) ? 0 : r[i].d.kswapd_cpu_s;
 		if (!isnan(r[i].cache))
 			ph->peak_cache = fmax(ph->peak_cache, r[i].cache);
 		if (!isnan(r[i].reclaim))
@@ -357,7 +358,19 @@ static void say_verdict(const struct bench_run *run, struct bench_phase *ph)
  * held once its cache was full (or throughout, when it never filled); then
  * the verdict of each mode against that best.
  */
+static void analyse_one(struct bench_run *run);
+
 void bench_analyse(struct bench_run *run)
+{
+	analyse_one(run);
+	if (!run->cluster)
+		return;
+	for (unsigned int h = 0; h < run->cluster->nhosts; h++)
+		if (run->cluster->hosts[h].run != run)
+			analyse_one(run->cluster->hosts[h].run);
+}
+
+static void analyse_one(struct bench_run *run)
 {
 	run->best = -1;
 	run->best_gbps = NAN;
@@ -486,7 +499,10 @@ static void text_traced(const struct bench_run *run, FILE *out)
 	}
 }
 
-void bench_report_text(const struct bench_run *run, FILE *out)
+static void text_cluster(const struct bench_run *run, FILE *out);
+
+/* One host's report: the whole report of plain bench. */
+static void text_run(const struct bench_run *run, FILE *out)
 {
 	char a[32];
 
@@ -529,237 +545,212 @@ void bench_report_text(const struct bench_run *run, FILE *out)
 		fprintf(out, "interrupted: the figures cover what was measured until then\n");
 }
 
-/* JSON: strings escaped, NAN and infinities as null. */
-static void json_str(FILE *out, const char *s)
+void bench_report_text(const struct bench_run *run, FILE *out)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
-static void json_num(FILE *out, double v)
-{
-	if (isnan(v) || isinf(v))
-		fputs("null", out);
-	else if (v == floor(v) && fabs(v) < 1e18)
-		fprintf(out, "%.0f", v);
+	if (run->cluster)
+		text_cluster(run, out);
 	else
-		fprintf(out, "%.6g", v);
+		text_run(run, out);
 }
 
-static void json_kv_num(FILE *out, const char *key, double v, int comma)
+/* PSI's stall in us per second as % of the interval. */
+static double psi_pct(double us_per_s)
 {
-	fprintf(out, "\"%s\": ", key);
-	json_num(out, v);
-	if (comma)
-		fputs(", ", out);
+	return us_per_s / 1e4;
 }
 
-static void json_kv_str(FILE *out, const char *key, const char *v, int comma)
+/* JSON, with the common writer: unknown figures (NAN) are null. */
+static void json_row(struct json *j, const struct bench_run *run, const struct bench_row *r)
 {
-	fprintf(out, "\"%s\": ", key);
-	json_str(out, v);
-	if (comma)
-		fputs(", ", out);
-}
+	const struct { const char *key; double v; } f[] = {
+		{ "cpu_usr_pct", r->d.usr_pct }, { "cpu_sys_pct", r->d.sys_pct },
+		{ "cpu_iowait_pct", r->d.iowait_pct }, { "cpu_irq_pct", r->d.irq_pct },
+		{ "cpu_softirq_pct", r->d.softirq_pct }, { "cpu_idle_pct", r->d.idle_pct },
+		{ "process_cpu_s", r->d.proc_cpu_s }, { "system_cpu_s", r->sys_cpu },
+		{ "kswapd_cpu_s", r->d.kswapd_cpu_s }, { "page_cache_bytes", r->cache },
+		{ "cache_limit_bytes", r->cache_limit }, { "reclaim_pages_s", r->reclaim },
+		{ "pgscan_direct_s", r->d.pgscan_direct },
+		{ "pgsteal_direct_s", r->d.pgsteal_direct },
+		{ "pgscan_kswapd_s", r->d.pgscan_kswapd },
+		{ "pgsteal_kswapd_s", r->d.pgsteal_kswapd },
+		{ "allocstall_s", r->d.allocstall }, { "cgroup_pgscan_s", r->d.cg_pgscan },
+		{ "cgroup_pgsteal_s", r->d.cg_pgsteal }, { "psi_some_pct", psi_pct(r->d.psi_some_us) },
+		{ "psi_full_pct", psi_pct(r->d.psi_full_us) }, { "threads_in_d_state", r->dstate },
+		{ "dirty_bytes", r->dirty }, { "writeback_bytes", r->writeback },
+		{ "stack_throttled_pct", r->throttled_pct },
+		{ "stack_reclaim_wait_pct", r->reclaim_wait_pct },
+		{ "stack_reclaim_pct", r->reclaim_pct }, { "threads_flushing", r->flushing },
+		{ "direct_reclaim_pct", r->direct_reclaim_pct },
+		{ "memcg_reclaim_pct", r->memcg_reclaim_pct }, { "lock_wait_pct", r->lock_wait_pct },
+	};
 
-static void json_row(FILE *out, const struct bench_run *run, const struct bench_row *r)
-{
-	fputs("{", out);
-	json_kv_num(out, "t", r->t, 1);
-	json_kv_num(out, "dt", r->dt, 1);
-	json_kv_num(out, "bytes", (double)r->bytes, 1);
-	json_kv_num(out, "bytes_total", (double)r->bytes_total, 1);
-	json_kv_num(out, "gbps", r->gbps, 1);
-	fputs("\"dir_gbps\": [", out);
-	for (unsigned int d = 0; d < run->job.ndirs; d++) {
-		json_num(out, r->dir_gbps[d]);
-		fputs(d + 1 < run->job.ndirs ? ", " : "], ", out);
-	}
-	json_kv_num(out, "cpu_usr_pct", r->usr, 1);
-	json_kv_num(out, "cpu_sys_pct", r->sys, 1);
-	json_kv_num(out, "cpu_iowait_pct", r->iowait, 1);
-	json_kv_num(out, "cpu_irq_pct", r->irq, 1);
-	json_kv_num(out, "cpu_softirq_pct", r->softirq, 1);
-	json_kv_num(out, "cpu_idle_pct", r->idle, 1);
-	json_kv_num(out, "process_cpu_s", r->proc_cpu, 1);
-	json_kv_num(out, "system_cpu_s", r->sys_cpu, 1);
-	json_kv_num(out, "kswapd_cpu_s", r->kswapd_cpu, 1);
-	json_kv_num(out, "page_cache_bytes", r->cache, 1);
-	json_kv_num(out, "cache_limit_bytes", r->cache_limit, 1);
-	json_kv_num(out, "reclaim_pages_s", r->reclaim, 1);
-	json_kv_num(out, "pgscan_direct_s", r->pgscan_direct, 1);
-	json_kv_num(out, "pgsteal_direct_s", r->pgsteal_direct, 1);
-	json_kv_num(out, "pgscan_kswapd_s", r->pgscan_kswapd, 1);
-	json_kv_num(out, "pgsteal_kswapd_s", r->pgsteal_kswapd, 1);
-	json_kv_num(out, "allocstall_s", r->allocstall, 1);
-	json_kv_num(out, "cgroup_pgscan_s", r->cg_pgscan, 1);
-	json_kv_num(out, "cgroup_pgsteal_s", r->cg_pgsteal, 1);
-	json_kv_num(out, "psi_some_pct", r->psi_some, 1);
-	json_kv_num(out, "psi_full_pct", r->psi_full, 1);
-	json_kv_num(out, "threads_in_d_state", r->dstate, 1);
-	json_kv_num(out, "dirty_bytes", r->dirty, 1);
-	json_kv_num(out, "writeback_bytes", r->writeback, 1);
-	json_kv_num(out, "stack_throttled_pct", r->throttled_pct, 1);
-	json_kv_num(out, "stack_reclaim_wait_pct", r->reclaim_wait_pct, 1);
-	json_kv_num(out, "stack_reclaim_pct", r->reclaim_pct, 1);
-	json_kv_num(out, "threads_flushing", r->flushing, 1);
-	json_kv_num(out, "direct_reclaim_pct", r->direct_reclaim_pct, 1);
-	json_kv_num(out, "memcg_reclaim_pct", r->memcg_reclaim_pct, 1);
-	json_kv_num(out, "lock_wait_pct", r->lock_wait_pct, 1);
-	json_kv_str(out, "top_lock", r->top_lock, 1);
-	json_kv_num(out, "top_lock_pct", r->top_lock_pct, 1);
-	json_kv_num(out, "kswapd_busy_pct", r->kswapd_busy_pct, 1);
-	json_kv_num(out, "dirty_throttle_pct", r->dirty_throttle_pct, 0);
-	fputs("}", out);
+	json_object(j, NULL, 0);
+	json_number(j, "t", r->t);
+	json_number(j, "dt", r->dt);
+	json_number(j, "bytes", (double)r->bytes);
+	json_number(j, "bytes_total", (double)r->bytes_total);
+	json_number(j, "gbps", r->gbps);
+	json_array(j, "dir_gbps", 0);
+	for (unsigned int d = 0; d < run->job.ndirs; d++)
+		json_number(j, NULL, r->dir_gbps[d]);
+	json_end(j);
+	for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++)
+		json_number(j, f[k].key, f[k].v);
+	json_string(j, "top_lock", r->top_lock);
+	json_number(j, "top_lock_pct", r->top_lock_pct);
+	json_number(j, "kswapd_busy_pct", r->kswapd_busy_pct);
+	json_number(j, "dirty_throttle_pct", r->dirty_throttle_pct);
+	json_end(j);
 }
 
 /* The phase's kernel-event shares (null when not traced) and top locks. */
-static void json_traced(FILE *out, const struct bench_phase *ph)
+static void json_traced(struct json *j, const struct bench_phase *ph)
 {
-	json_kv_num(out, "direct_reclaim_pct", ph->direct_reclaim_pct, 1);
-	json_kv_num(out, "memcg_reclaim_pct", ph->memcg_reclaim_pct, 1);
-	json_kv_num(out, "lock_wait_pct", ph->lock_wait_pct, 1);
-	json_kv_num(out, "kswapd_busy_pct", ph->kswapd_busy_pct, 1);
-	json_kv_num(out, "dirty_throttle_pct", ph->dirty_throttle_pct, 1);
-	json_kv_num(out, "direct_reclaim_pct_after_cache_full", ph->det.direct_pct, 1);
-	json_kv_num(out, "memcg_reclaim_pct_after_cache_full", ph->det.memcg_pct, 1);
-	json_kv_num(out, "lock_wait_pct_after_cache_full", ph->det.lock_pct, 1);
-	fputs("\"top_locks\": [", out);
+	json_number(j, "direct_reclaim_pct", ph->direct_reclaim_pct);
+	json_number(j, "memcg_reclaim_pct", ph->memcg_reclaim_pct);
+	json_number(j, "lock_wait_pct", ph->lock_wait_pct);
+	json_number(j, "kswapd_busy_pct", ph->kswapd_busy_pct);
+	json_number(j, "dirty_throttle_pct", ph->dirty_throttle_pct);
+	json_number(j, "direct_reclaim_pct_after_cache_full", ph->det.direct_pct);
+	json_number(j, "memcg_reclaim_pct_after_cache_full", ph->det.memcg_pct);
+	json_number(j, "lock_wait_pct_after_cache_full", ph->det.lock_pct);
+	json_array(j, "top_locks", 0);
 	for (unsigned int i = 0; i < ph->ntop_locks; i++) {
-		fputs(i ? ", {" : "{", out);
-		json_kv_str(out, "lock", ph->top_locks[i].name, 1);
-		json_kv_num(out, "pct", ph->top_locks[i].pct, 0);
-		fputs("}", out);
+		json_object(j, NULL, 0);
+		json_string(j, "lock", ph->top_locks[i].name);
+		json_number(j, "pct", ph->top_locks[i].pct);
+		json_end(j);
 	}
-	fputs("], ", out);
+	json_end(j);
 }
 
-static void json_phase(FILE *out, const struct bench_run *run, const struct bench_phase *ph)
+/* The phase's figures after the cliff detector's. */
+static void json_figures(struct json *j, const struct bench_run *run,
+			 const struct bench_phase *ph)
 {
 	const struct detect_result *d = &ph->det;
+	const struct { const char *key; double v; } f[] = {
+		{ "gbps_avg", ph->gbps_avg }, { "gbps_median", ph->gbps_median },
+		{ "gbps_min", ph->gbps_min }, { "gbps_before_cache_full", d->before_gbps },
+		{ "gbps_after_cache_full", d->after_gbps },
+		{ "gbps_min_after_cache_full", d->after_min },
+		{ "cache_full_after_gib", d->at_gib },
+		{ "reclaim_pages_s_after_full", d->reclaim_rate },
+		{ "ratio_to_own_before", d->vs_own }, { "ratio_to_best", d->vs_best },
+	};
+	const struct { const char *key; double v; } g[] = {
+		{ "cpu_s_per_gib_process", ph->cpu_proc_per_gib },
+		{ "cpu_s_per_gib_system", ph->cpu_sys_per_gib },
+		{ "cpu_s_per_gib_kswapd", ph->cpu_kswapd_per_gib },
+		{ "peak_page_cache_bytes", ph->peak_cache },
+		{ "page_cache_at_start_bytes", ph->cache_start },
+		{ "cache_limit_bytes", d->limit }, { "pages_reclaimed", ph->pages_reclaimed },
+		{ "fdatasync_seconds", run->job.rw == BENCH_WRITE ? ph->sync_secs : NAN },
+		{ "peak_dirty_bytes", ph->peak_dirty }, { "peak_writeback_bytes", ph->peak_writeback },
+		{ "stack_throttled_pct", ph->throttled_pct },
+		{ "stack_reclaim_wait_pct", ph->reclaim_wait_pct },
+		{ "stack_reclaim_pct", ph->reclaim_pct },
+	};
 
-	fputs("    {", out);
-	json_kv_str(out, "mode", pc_strategy_name(ph->mode), 1);
-	json_kv_str(out, "strategy", pc_strategy_name(ph->strategy), 1);
-	json_kv_str(out, "reason", ph->reason, 1);
-	fprintf(out, "\"cliff\": %s, ", d->cliff ? "true" : "false");
-	json_kv_str(out, "verdict", ph->verdict, 1);
-	fprintf(out, "\"interrupted\": %s, ", ph->interrupted ? "true" : "false");
-	fprintf(out, "\"cold\": %s, ", ph->cold_ok ? "true" : "false");
-	json_kv_num(out, "cached_before_bytes", (double)ph->cached_before, 1);
-	json_kv_num(out, "error", ph->error, 1);
-	json_kv_num(out, "bytes", (double)ph->bytes, 1);
-	json_kv_num(out, "seconds", ph->secs, 1);
-	json_kv_num(out, "gbps_avg", ph->gbps_avg, 1);
-	json_kv_num(out, "gbps_median", ph->gbps_median, 1);
-	json_kv_num(out, "gbps_min", ph->gbps_min, 1);
-	json_kv_num(out, "gbps_before_cache_full", d->before_gbps, 1);
-	json_kv_num(out, "gbps_after_cache_full", d->after_gbps, 1);
-	json_kv_num(out, "gbps_min_after_cache_full", d->after_min, 1);
-	json_kv_num(out, "cache_full_after_gib", d->at_gib, 1);
-	json_kv_num(out, "reclaim_pages_s_after_full", d->reclaim_rate, 1);
-	json_kv_num(out, "ratio_to_own_before", d->vs_own, 1);
-	json_kv_num(out, "ratio_to_best", d->vs_best, 1);
-	fprintf(out, "\"growth_drop\": %s, ", d->growth_drop ? "true" : "false");
-	json_kv_num(out, "cpu_s_per_gib_process", ph->cpu_proc_per_gib, 1);
-	json_kv_num(out, "cpu_s_per_gib_system", ph->cpu_sys_per_gib, 1);
-	json_kv_num(out, "cpu_s_per_gib_kswapd", ph->cpu_kswapd_per_gib, 1);
-	json_kv_num(out, "peak_page_cache_bytes", ph->peak_cache, 1);
-	json_kv_num(out, "page_cache_at_start_bytes", ph->cache_start, 1);
-	json_kv_num(out, "cache_limit_bytes", d->limit, 1);
-	json_kv_num(out, "pages_reclaimed", ph->pages_reclaimed, 1);
-	json_kv_num(out, "fdatasync_seconds", run->job.rw == BENCH_WRITE ? ph->sync_secs : NAN, 1);
-	json_kv_num(out, "peak_dirty_bytes", ph->peak_dirty, 1);
-	json_kv_num(out, "peak_writeback_bytes", ph->peak_writeback, 1);
-	json_kv_num(out, "stack_throttled_pct", ph->throttled_pct, 1);
-	json_kv_num(out, "stack_reclaim_wait_pct", ph->reclaim_wait_pct, 1);
-	json_kv_num(out, "stack_reclaim_pct", ph->reclaim_pct, 1);
-	json_traced(out, ph);
-	fputs("\"intervals\": [\n", out);
-	for (size_t i = 0; i < ph->nrows; i++) {
-		fputs("      ", out);
-		json_row(out, run, &rows_of(run, ph)[i]);
-		fputs(i + 1 < ph->nrows ? ",\n" : "\n", out);
-	}
-	fputs("    ]}", out);
+	for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++)
+		json_number(j, f[k].key, f[k].v);
+	json_bool(j, "growth_drop", d->growth_drop);
+	for (size_t k = 0; k < sizeof(g) / sizeof(g[0]); k++)
+		json_number(j, g[k].key, g[k].v);
 }
 
-static void json_job(FILE *out, const struct bench_run *run)
+static void json_phase(struct json *j, const struct bench_run *run, const struct bench_phase *ph)
 {
-	const struct bench_job *j = &run->job;
-
-	fputs("  \"job\": {\"directories\": [", out);
-	for (unsigned int d = 0; d < j->ndirs; d++) {
-		json_str(out, j->dirs[d]);
-		fputs(d + 1 < j->ndirs ? ", " : "], ", out);
-	}
-	json_kv_str(out, "rw", j->rw == BENCH_WRITE ? "write" : "read", 1);
-	fprintf(out, "\"end_fsync\": %s, ", j->rw == BENCH_WRITE ? "true" : "false");
-	json_kv_num(out, "numjobs", j->numjobs, 1);
-	json_kv_num(out, "threads", run->nfiles, 1);
-	json_kv_num(out, "size", (double)j->size, 1);
-	json_kv_num(out, "bs", (double)j->bs, 1);
-	json_kv_str(out, "ioengine", engine_name(j->engine), 1);
-	json_kv_num(out, "iodepth", j->iodepth, 1);
-	json_kv_num(out, "runtime", j->runtime, 1);
-	fprintf(out, "\"time_based\": %s, ", j->time_based ? "true" : "false");
-	json_kv_str(out, "api", j->api == BENCH_COPY ? "copy" : "zerocopy", 1);
-	json_kv_num(out, "mem_align", (double)j->mem_align, 1);
-	json_kv_num(out, "interval", j->interval, 1);
-	json_kv_num(out, "mem_limit", j->mem_limit ? (double)j->mem_limit : NAN, 1);
-	json_kv_str(out, "memory_cgroup", run->cgroup_dir, 1);
-	json_kv_num(out, "cgroup_version", run->cgroup_dir[0] ? run->cgroup_version : NAN, 1);
-	json_kv_num(out, "testbed_bytes", j->testbed ? (double)j->testbed : NAN, 1);
-	json_kv_str(out, "testbed", run->testbed_desc, 1);
-	json_kv_str(out, "page_cache_counted_as", run->cache_desc, 1);
-	json_kv_str(out, "numa", run->numa_desc, 1);
-	fprintf(out, "\"kernel_tracing\": %s, ", run->trace_why[0] ? "false" : "true");
-	json_kv_str(out, "kernel_tracing_why_not", run->trace_why, 0);
-	fputs("},\n", out);
+	json_object(j, NULL, 0);
+	json_string(j, "mode", pc_strategy_name(ph->mode));
+	json_string(j, "strategy", pc_strategy_name(ph->strategy));
+	json_string(j, "reason", ph->reason);
+	json_bool(j, "cliff", ph->det.cliff);
+	json_string(j, "verdict", ph->verdict);
+	json_bool(j, "interrupted", ph->interrupted);
+	json_bool(j, "cold", ph->cold_ok);
+	json_number(j, "cached_before_bytes", (double)ph->cached_before);
+	json_number(j, "error", ph->error);
+	json_number(j, "bytes", (double)ph->bytes);
+	json_number(j, "seconds", ph->secs);
+	json_figures(j, run, ph);
+	json_traced(j, ph);
+	json_array(j, "intervals", 1);
+	for (size_t i = 0; i < ph->nrows; i++)
+		json_row(j, run, &rows_of(run, ph)[i]);
+	json_end(j);
+	json_end(j);
 }
+
+static void json_job(struct json *j, const struct bench_run *run)
+{
+	const struct bench_job *jb = &run->job;
+
+	json_object(j, "job", 0);
+	json_array(j, "directories", 0);
+	for (unsigned int d = 0; d < jb->ndirs; d++)
+		json_string(j, NULL, jb->dirs[d]);
+	json_end(j);
+	json_string(j, "rw", jb->rw == BENCH_WRITE ? "write" : "read");
+	json_bool(j, "end_fsync", jb->rw == BENCH_WRITE);
+	json_number(j, "numjobs", jb->numjobs);
+	json_number(j, "threads", run->nfiles);
+	json_number(j, "size", (double)jb->size);
+	json_number(j, "bs", (double)jb->bs);
+	json_string(j, "ioengine", engine_name(jb->engine));
+	json_number(j, "iodepth", jb->iodepth);
+	json_number(j, "runtime", jb->runtime);
+	json_bool(j, "time_based", jb->time_based);
+	json_string(j, "api", jb->api == BENCH_COPY ? "copy" : "zerocopy");
+	json_number(j, "mem_align", (double)jb->mem_align);
+	json_number(j, "interval", jb->interval);
+	json_number(j, "mem_limit", jb->mem_limit ? (double)jb->mem_limit : NAN);
+	json_string(j, "memory_cgroup", run->cgroup_dir);
+	json_number(j, "cgroup_version", run->cgroup_dir[0] ? run->cgroup_version : NAN);
+	json_number(j, "testbed_bytes", jb->testbed ? (double)jb->testbed : NAN);
+	json_string(j, "testbed", run->testbed_desc);
+	json_string(j, "page_cache_counted_as", run->cache_desc);
+	json_string(j, "numa", run->numa_desc);
+	json_bool(j, "kernel_tracing", !run->trace_why[0]);
+	json_string(j, "kernel_tracing_why_not", run->trace_why);
+	json_end(j);
+}
+
+/* The members of one host's report (the whole report of plain bench). */
+static void json_run(struct json *j, const struct bench_run *run)
+{
+	json_job(j, run);
+	json_string(j, "best_mode", run->best >= 0 ? pc_strategy_name(run->phases[run->best].mode) : "");
+	json_number(j, "best_gbps", run->best_gbps);
+	json_bool(j, "interrupted", run->interrupted);
+	json_array(j, "verdict", 0);
+	for (unsigned int m = 0; m < run->job.nmodes; m++)
+		if (run->phases[m].ran)
+			json_string(j, NULL, run->phases[m].verdict);
+	json_end(j);
+	json_array(j, "notes", 0);
+	for (unsigned int i = 0; i < run->nnotes; i++)
+		json_string(j, NULL, run->notes[i]);
+	json_end(j);
+	json_array(j, "modes", 1);
+	for (unsigned int m = 0; m < run->job.nmodes; m++)
+		if (run->phases[m].ran)
+			json_phase(j, run, &run->phases[m]);
+	json_end(j);
+}
+
+static void json_cluster(struct json *j, const struct bench_run *run);
 
 void bench_report_json(const struct bench_run *run, FILE *out)
 {
-	fputs("{\n", out);
-	json_job(out, run);
-	fputs("  ", out);
-	json_kv_str(out, "best_mode", run->best >= 0 ?
-		    pc_strategy_name(run->phases[run->best].mode) : "", 1);
-	json_kv_num(out, "best_gbps", run->best_gbps, 0);
-	fputs(",\n  \"interrupted\": ", out);
-	fputs(run->interrupted ? "true" : "false", out);
-	fputs(",\n  \"verdict\": [", out);
-	for (unsigned int m = 0, first = 1; m < run->job.nmodes; m++) {
-		if (!run->phases[m].ran)
-			continue;
-		fputs(first ? "" : ", ", out);
-		json_str(out, run->phases[m].verdict);
-		first = 0;
-	}
-	fputs("],\n  \"notes\": [", out);
-	for (unsigned int i = 0; i < run->nnotes; i++) {
-		json_str(out, run->notes[i]);
-		fputs(i + 1 < run->nnotes ? ", " : "", out);
-	}
-	fputs("],\n  \"modes\": [\n", out);
-	for (unsigned int m = 0, first = 1; m < run->job.nmodes; m++) {
-		if (!run->phases[m].ran)
-			continue;
-		fputs(first ? "" : ",\n", out);
-		json_phase(out, run, &run->phases[m]);
-		first = 0;
-	}
-	fputs("\n  ]\n}\n", out);
+	struct json j;
+
+	json_init(&j, out);
+	json_object(&j, NULL, 1);
+	json_run(&j, run);
+	if (run->cluster)
+		json_cluster(&j, run);
+	json_end(&j);
 }
 
 /* CSV fields with a comma or quote are quoted. */
@@ -783,20 +774,37 @@ static void csv_num(FILE *out, int prec, double v, int comma)
 		fputc(',', out);
 }
 
+static const char *csv_host;	/* across hosts: "HOST,RANK," before each line */
+
+static void csv_cluster(const struct bench_run *run, FILE *out);
+static void csv_phases(const struct bench_run *run, FILE *out);
+
 void bench_report_csv(const struct bench_run *run, FILE *out)
 {
+	if (run->cluster)
+		fputs("host,rank,", out);
 	fputs("mode,strategy,cliff,bytes,seconds,gbps_avg,gbps_median,gbps_min,"
 	      "gbps_before,gbps_after,cache_full_gib,reclaim_pages_s,ratio_to_best,"
 	      "cpu_s_per_gib_process,cpu_s_per_gib_system,cpu_s_per_gib_kswapd,"
 	      "peak_cache_bytes,pages_reclaimed,mem_align,fdatasync_seconds,"
 	      "peak_dirty_bytes,peak_writeback_bytes,stack_throttled_pct,stack_reclaim_wait_pct,"
 	      "stack_reclaim_pct,verdict\n", out);
+	if (run->cluster)
+		csv_cluster(run, out);
+	else
+		csv_phases(run, out);
+}
+
+static void csv_phases(const struct bench_run *run, FILE *out)
+{
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {
 		const struct bench_phase *ph = &run->phases[m];
 		const struct detect_result *d = &ph->det;
 
 		if (!ph->ran)
 			continue;
+		if (csv_host)
+			fputs(csv_host, out);
 		const double f4[] = { ph->gbps_avg, ph->gbps_median, ph->gbps_min,
 				      d->before_gbps, d->after_gbps, d->at_gib };
 		const double g4[] = { d->vs_best, ph->cpu_proc_per_gib, ph->cpu_sys_per_gib,
@@ -824,8 +832,14 @@ void bench_report_csv(const struct bench_run *run, FILE *out)
 	}
 }
 
+static void csv_rows(const struct bench_run *run, const struct bench_row *rows, size_t n,
+		     FILE *out);
+static void timeline_cluster(const struct bench_run *run, FILE *out);
+
 void bench_timeline_csv(const struct bench_run *run, FILE *out)
 {
+	if (run->cluster)
+		fputs("host,rank,", out);
 	fputs("mode,t,dt,bytes,gib,gbps,cpu_usr_pct,cpu_sys_pct,cpu_iowait_pct,cpu_irq_pct,"
 	      "cpu_softirq_pct,cpu_idle_pct,process_cpu_s,system_cpu_s,kswapd_cpu_s,"
 	      "cache_bytes,cache_limit,reclaim_pages_s,pgscan_direct_s,pgsteal_direct_s,"
@@ -836,15 +850,27 @@ void bench_timeline_csv(const struct bench_run *run, FILE *out)
 	for (unsigned int d = 0; d < run->job.ndirs; d++)
 		fprintf(out, ",dir%u_gbps", d);
 	fputc('\n', out);
-	for (size_t i = 0; i < run->nrows; i++) {
-		const struct bench_row *r = &run->rows[i];
+	if (run->cluster)
+		timeline_cluster(run, out);
+	else
+		csv_rows(run, run->rows, run->nrows, out);
+}
 
-		const double pct[] = { r->usr, r->sys, r->iowait, r->irq, r->softirq, r->idle };
-		const double cpu[] = { r->proc_cpu, r->sys_cpu, r->kswapd_cpu };
-		const double rate[] = { r->reclaim, r->pgscan_direct, r->pgsteal_direct,
-					r->pgscan_kswapd, r->pgsteal_kswapd, r->allocstall,
-					r->cg_pgscan, r->cg_pgsteal };
+static void csv_rows(const struct bench_run *run, const struct bench_row *rows, size_t n,
+		     FILE *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct bench_row *r = &rows[i];
 
+		const double pct[] = { r->d.usr_pct, r->d.sys_pct, r->d.iowait_pct, r->d.irq_pct,
+				       r->d.softirq_pct, r->d.idle_pct };
+		const double cpu[] = { r->d.proc_cpu_s, r->sys_cpu, r->d.kswapd_cpu_s };
+		const double rate[] = { r->reclaim, r->d.pgscan_direct, r->d.pgsteal_direct,
+					r->d.pgscan_kswapd, r->d.pgsteal_kswapd, r->d.allocstall,
+					r->d.cg_pgscan, r->d.cg_pgsteal };
+
+		if (csv_host)
+			fputs(csv_host, out);
 		fprintf(out, "%s,", pc_strategy_name(run->job.modes[r->mode]));
 		csv_num(out, 3, r->t, 1);
 		csv_num(out, 3, r->dt, 1);
@@ -859,8 +885,8 @@ void bench_timeline_csv(const struct bench_run *run, FILE *out)
 		csv_num(out, 0, r->cache_limit, 1);
 		for (size_t k = 0; k < sizeof(rate) / sizeof(rate[0]); k++)
 			csv_num(out, 1, rate[k], 1);
-		csv_num(out, 2, r->psi_some, 1);
-		csv_num(out, 2, r->psi_full, 1);
+		csv_num(out, 2, psi_pct(r->d.psi_some_us), 1);
+		csv_num(out, 2, psi_pct(r->d.psi_full_us), 1);
 		fprintf(out, "%u,", r->dstate);
 		csv_num(out, 0, r->dirty, 1);
 		csv_num(out, 0, r->writeback, 1);
@@ -882,4 +908,261 @@ void bench_timeline_csv(const struct bench_run *run, FILE *out)
 		}
 		fputc('\n', out);
 	}
+}
+
+/*
+ * Across hosts (pagecliff-mpi, rank 0): the total of each interval is the
+ * sum of the ranks' rows of that interval (the ranks start each phase
+ * together and sample at the same interval), each host keeps its own
+ * timeline and verdict, and a line per mode says which hosts fell.
+ */
+static const struct bench_phase *host_phase(const struct bench_host *h, unsigned int m)
+{
+	return h->run && h->run->phases[m].ran ? &h->run->phases[m] : NULL;
+}
+
+/* The phase's total per interval (malloc'ed, *ret_n rows) or NULL. */
+static struct bench_row *total_rows(const struct bench_cluster *c, unsigned int m, size_t *ret_n)
+{
+	size_t n = 0;
+	struct bench_row *rows;
+
+	for (unsigned int h = 0; h < c->nhosts; h++) {
+		const struct bench_phase *ph = host_phase(&c->hosts[h], m);
+
+		if (ph && ph->nrows > n)
+			n = ph->nrows;
+	}
+	*ret_n = 0;
+	rows = n ? calloc(n, sizeof(*rows)) : NULL;
+	if (!rows)
+		return NULL;
+	for (unsigned int h = 0; h < c->nhosts; h++) {
+		const struct bench_phase *ph = host_phase(&c->hosts[h], m);
+
+		for (size_t i = 0; ph && i < ph->nrows; i++)
+			bench_row_add(&rows[i], &c->hosts[h].run->rows[ph->first_row + i]);
+	}
+	/* a rank done early adds nothing later: its bytes so far still count */
+	for (size_t i = 1; i < n; i++)
+		rows[i].bytes_total = rows[i - 1].bytes_total + rows[i].bytes;
+	*ret_n = n;
+	return rows;
+}
+
+/* Bytes and seconds of phase @m over all hosts. */
+struct total {
+	uint64_t bytes;
+	double secs, gbps;
+	unsigned int ran, fell;
+};
+
+static struct total phase_total(const struct bench_cluster *c, unsigned int m)
+{
+	struct total t = { 0 };
+
+	for (unsigned int h = 0; h < c->nhosts; h++) {
+		const struct bench_phase *ph = host_phase(&c->hosts[h], m);
+
+		if (!ph)
+			continue;
+		t.bytes += ph->bytes;
+		t.secs = fmax(t.secs, ph->secs);
+		t.ran++;
+		t.fell += ph->det.cliff;
+	}
+	t.gbps = t.secs > 0 ? t.bytes / t.secs / 1e9 : NAN;
+	return t;
+}
+
+/* "buffered: vm2 (rank 1) fell after 0.48 GiB, the other 2 held". */
+static void say_fallen(const struct bench_cluster *c, unsigned int m, const char *mode,
+		       char *buf, size_t len)
+{
+	struct total t = phase_total(c, m);
+	size_t n = snprintf(buf, len, "%s: ", mode);
+
+	if (!t.fell) {
+		snprintf(buf + n, len - n, "no host fell (%u held)", t.ran);
+		return;
+	}
+	for (unsigned int h = 0, k = 0; h < c->nhosts && n < len; h++) {
+		const struct bench_phase *ph = host_phase(&c->hosts[h], m);
+
+		if (ph && ph->det.cliff)
+			n += snprintf(buf + n, len - n, "%s%s (rank %d) fell after %.2f GiB",
+				      k++ ? ", " : "", c->hosts[h].name, c->hosts[h].rank,
+				      ph->det.at_gib);
+	}
+	if (n < len && t.ran > t.fell)
+		snprintf(buf + n, len - n, ", the other %u held", t.ran - t.fell);
+}
+
+static void text_total(const struct bench_run *run, unsigned int m, FILE *out)
+{
+	const struct bench_cluster *c = run->cluster;
+	struct total t = phase_total(c, m);
+	size_t n;
+	struct bench_row *rows = total_rows(c, m, &n);
+	char a[32], line[1024];
+
+	fprintf(out, "%-10s %10s %8.2f s %7.2f GB/s; per interval, GB/s:",
+		pc_strategy_name(run->job.modes[m]), bench_size(t.bytes, a, sizeof(a)),
+		t.secs, t.gbps);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, " %.2f", rows[i].gbps);
+	fputc('\n', out);
+	free(rows);
+	say_fallen(c, m, pc_strategy_name(run->job.modes[m]), line, sizeof(line));
+	fprintf(out, "  %s\n", line);
+}
+
+static void text_cluster(const struct bench_run *run, FILE *out)
+{
+	const struct bench_cluster *c = run->cluster;
+
+	fprintf(out, "ranks: %u\n", c->nhosts);
+	for (unsigned int h = 0; h < c->nhosts; h++)
+		if (c->hosts[h].on_host > 1)
+			fprintf(out, "rank %d: %s (%u ranks on this host)\n", c->hosts[h].rank,
+				c->hosts[h].name, c->hosts[h].on_host);
+		else
+			fprintf(out, "rank %d: %s\n", c->hosts[h].rank, c->hosts[h].name);
+	fprintf(out, "\ntotal over the ranks (bytes summed per interval):\n");
+	for (unsigned int m = 0; m < run->job.nmodes; m++)
+		if (run->phases[m].ran)
+			text_total(run, m, out);
+	if (c->failure[0])
+		fprintf(out, "failed: %s; every rank's phase was stopped\n", c->failure);
+	for (unsigned int h = 0; h < c->nhosts; h++) {
+		fprintf(out, "\n== rank %d on %s", c->hosts[h].rank, c->hosts[h].name);
+		if (c->hosts[h].on_host > 1)
+			fprintf(out, " (one of %u ranks on this host)", c->hosts[h].on_host);
+		fprintf(out, " ==\n");
+		if (c->hosts[h].why[0])
+			fprintf(out, "failed: %s\n", c->hosts[h].why);
+		text_run(c->hosts[h].run, out);
+	}
+}
+
+static void json_cluster(struct json *j, const struct bench_run *run)
+{
+	const struct bench_cluster *c = run->cluster;
+	char line[1024];
+
+	json_number(j, "ranks", c->nhosts);
+	json_string(j, "failure", c->failure);
+	json_array(j, "fallen", 0);
+	for (unsigned int m = 0; m < run->job.nmodes; m++) {
+		if (!run->phases[m].ran)
+			continue;
+		say_fallen(c, m, pc_strategy_name(run->job.modes[m]), line, sizeof(line));
+		json_string(j, NULL, line);
+	}
+	json_end(j);
+	json_array(j, "total", 1);
+	for (unsigned int m = 0; m < run->job.nmodes; m++) {
+		struct total t = phase_total(c, m);
+		size_t n;
+		struct bench_row *rows;
+
+		if (!run->phases[m].ran)
+			continue;
+		rows = total_rows(c, m, &n);
+		json_object(j, NULL, 0);
+		json_string(j, "mode", pc_strategy_name(run->job.modes[m]));
+		json_number(j, "bytes", (double)t.bytes);
+		json_number(j, "seconds", t.secs);
+		json_number(j, "gbps_avg", t.gbps);
+		json_number(j, "hosts_fell", t.fell);
+		json_number(j, "hosts_held", t.ran - t.fell);
+		json_array(j, "intervals", 0);
+		for (size_t i = 0; i < n; i++) {
+			json_object(j, NULL, 0);
+			json_number(j, "t", rows[i].t);
+			json_number(j, "dt", rows[i].dt);
+			json_number(j, "bytes", (double)rows[i].bytes);
+			json_number(j, "bytes_total", (double)rows[i].bytes_total);
+			json_number(j, "gbps", rows[i].gbps);
+			json_end(j);
+		}
+		json_end(j);
+		json_end(j);
+		free(rows);
+	}
+	json_end(j);
+	json_array(j, "hosts", 1);
+	for (unsigned int h = 0; h < c->nhosts; h++) {
+		json_object(j, NULL, 1);
+		json_string(j, "host", c->hosts[h].name);
+		json_number(j, "rank", c->hosts[h].rank);
+		json_number(j, "ranks_on_host", c->hosts[h].on_host);
+		json_string(j, "failure", c->hosts[h].why);
+		json_run(j, c->hosts[h].run);
+		json_end(j);
+	}
+	json_end(j);
+}
+
+/* "HOST,RANK," (CSV-quoted host) into @buf, for csv_host. */
+static const char *host_prefix(const struct bench_host *h, char *buf, size_t len)
+{
+	char name[sizeof(h->name)];
+	size_t n = 0;
+
+	for (const char *p = h->name; *p && n < sizeof(name) - 1; p++)
+		if (*p != '"' && *p != ',')
+			name[n++] = *p;
+	name[n] = '\0';
+	snprintf(buf, len, "%s,%d,", name, h->rank);
+	return buf;
+}
+
+/* Each host's phases, then the total's: bytes, seconds, GB/s, who fell. */
+static void csv_cluster(const struct bench_run *run, FILE *out)
+{
+	const struct bench_cluster *c = run->cluster;
+	char prefix[96], line[1024];
+
+	for (unsigned int h = 0; h < c->nhosts; h++) {
+		csv_host = host_prefix(&c->hosts[h], prefix, sizeof(prefix));
+		csv_phases(c->hosts[h].run, out);
+	}
+	csv_host = NULL;
+	for (unsigned int m = 0; m < run->job.nmodes; m++) {
+		struct total t = phase_total(c, m);
+
+		if (!run->phases[m].ran)
+			continue;
+		fprintf(out, "total,,%s,,,%llu,", pc_strategy_name(run->job.modes[m]),
+			(unsigned long long)t.bytes);
+		csv_num(out, 3, t.secs, 1);
+		csv_num(out, 4, t.gbps, 1);
+		fputs(",,,,,,,,,,,,,,,,,,,", out);
+		say_fallen(c, m, pc_strategy_name(run->job.modes[m]), line, sizeof(line));
+		csv_str(out, line);
+		fputc('\n', out);
+	}
+}
+
+/* Each host's timeline, then the total per interval (host "total"). */
+static void timeline_cluster(const struct bench_run *run, FILE *out)
+{
+	const struct bench_cluster *c = run->cluster;
+	char prefix[96];
+
+	for (unsigned int h = 0; h < c->nhosts; h++) {
+		csv_host = host_prefix(&c->hosts[h], prefix, sizeof(prefix));
+		csv_rows(c->hosts[h].run, c->hosts[h].run->rows, c->hosts[h].run->nrows, out);
+	}
+	csv_host = "total,,";
+	for (unsigned int m = 0; m < run->job.nmodes; m++) {
+		size_t n;
+		struct bench_row *rows = run->phases[m].ran ? total_rows(c, m, &n) : NULL;
+
+		if (rows)
+			csv_rows(run, rows, n, out);
+		free(rows);
+	}
+	csv_host = NULL;
 }

@@ -375,6 +375,11 @@ static int push_row(struct bench_run *run, const struct bench_row *row)
 	return 0;
 }
 
+int bench_keep_row(struct bench_run *run, const struct bench_row *row)
+{
+	return push_row(run, row);
+}
+
 /* A sample and the workers' byte counts at one instant. */
 struct tick {
 	struct sample s;
@@ -531,26 +536,10 @@ static void make_row(const struct bench_run *run, unsigned int mode, double t0,
 	r->gbps = r->dt > 0 ? r->bytes / r->dt / 1e9 : 0;
 	for (unsigned int i = 0; i < run->job.ndirs; i++)
 		r->dir_gbps[i] = r->dt > 0 ? dirb[i] / r->dt / 1e9 : 0;
-	r->usr = d.usr_pct;
-	r->sys = d.sys_pct;
-	r->iowait = d.iowait_pct;
-	r->irq = d.irq_pct;
-	r->softirq = d.softirq_pct;
-	r->idle = d.idle_pct;
+	r->d = d;
 	r->sys_cpu = isnan(d.idle_pct) ? NAN :
 		(100 - d.idle_pct - nz(d.iowait_pct) - (isnan(d.steal_pct) ? 0 : d.steal_pct)) / 100 *
 		sysconf(_SC_NPROCESSORS_ONLN) * r->dt;
-	r->proc_cpu = d.proc_cpu_s;
-	r->kswapd_cpu = d.kswapd_cpu_s;
-	r->pgscan_direct = d.pgscan_direct;
-	r->pgsteal_direct = d.pgsteal_direct;
-	r->pgscan_kswapd = d.pgscan_kswapd;
-	r->pgsteal_kswapd = d.pgsteal_kswapd;
-	r->allocstall = d.allocstall;
-	r->cg_pgscan = d.cg_pgscan;
-	r->cg_pgsteal = d.cg_pgsteal;
-	r->psi_some = d.psi_some_us / 1e4;	/* us per s -> % */
-	r->psi_full = d.psi_full_us / 1e4;
 	r->dstate = b->s.dstate;
 	if (run->cgroup_dir[0] && b->s.cg_ok) {
 		r->dirty = sample_known(b->s.cg.dirty) ? (double)b->s.cg.dirty : NAN;
@@ -581,6 +570,13 @@ static void status_line(const struct bench_run *run, const struct bench_phase *p
 	double avg = r->t > 0 ? r->bytes_total / r->t / 1e9 : 0;
 	double eta = run->job.runtime > 0 ? run->job.runtime - r->t : NAN;
 
+	if (run->hooks) {	/* the sum over ranks: the cache is each host's own */
+		fprintf(stderr, "\r%-10s %5.1f s  %6.2f GB/s now  %6.2f avg  total of %u ranks, "
+			"%s so far ", pc_strategy_name(ph->mode), r->t, r->gbps, avg,
+			run->cluster ? run->cluster->nhosts : 1,
+			bench_size((double)r->bytes_total, c, sizeof(c)));
+		return;
+	}
 	if (!isnan(r->gbps) && avg > 0 && !run->job.time_based) {
 		double left = ((double)run->nfiles * run->job.size - r->bytes_total) / (avg * 1e9);
 
@@ -590,6 +586,32 @@ static void status_line(const struct bench_run *run, const struct bench_phase *p
 		pc_strategy_name(ph->mode), r->t, r->gbps, avg,
 		bench_size(r->cache, c, sizeof(c)), isnan(r->reclaim) ? 0 : r->reclaim,
 		isnan(eta) || eta < 0 ? 0 : eta);
+}
+
+/* Add @r's time and bytes into @sum; what a sum over hosts cannot say is NAN. */
+void bench_row_add(struct bench_row *sum, const struct bench_row *r)
+{
+	if (!sum->dt) {
+		unsigned int mode = r->mode;
+
+		memset(sum, 0, sizeof(*sum));
+		sum->mode = mode;
+		sum->cache = sum->cache_limit = sum->reclaim = NAN;
+		_Static_assert(sizeof(sum->d) % sizeof(double) == 0, "sample_delta: doubles only");
+		for (double *v = (double *)&sum->d; v < (double *)(&sum->d + 1); v++)
+			*v = NAN;
+		sum->sys_cpu = sum->dirty = sum->writeback = NAN;
+		sum->throttled_pct = sum->reclaim_wait_pct = sum->reclaim_pct = NAN;
+		sum->direct_reclaim_pct = sum->memcg_reclaim_pct = sum->lock_wait_pct = NAN;
+		sum->kswapd_busy_pct = sum->dirty_throttle_pct = sum->top_lock_pct = NAN;
+	}
+	sum->t = fmax(sum->t, r->t);
+	sum->dt = fmax(sum->dt, r->dt);
+	sum->bytes += r->bytes;
+	sum->bytes_total += r->bytes_total;
+	sum->gbps = sum->dt > 0 ? sum->bytes / sum->dt / 1e9 : 0;
+	sum->dstate += r->dstate;
+	sum->flushing += r->flushing;
 }
 
 /* Sleep until @deadline (monotonic seconds) or a signal. */
@@ -608,16 +630,45 @@ static int all_done(const struct bench_run *run, struct worker *w)
 	return 1;
 }
 
-/* Sample until the workers finish, the runtime ends or a signal comes. */
+/*
+ * Across hosts: give this interval's row (NULL: none) and state to the
+ * other ranks; rank 0 shows their sum.  Returns the hook's answer.
+ */
+static int sync_interval(struct bench_run *run, const struct bench_phase *ph,
+			 unsigned int mode, const struct bench_row *row,
+			 enum bench_rank_state state, int tty)
+{
+	struct bench_row total = { 0 };
+	int sync = run->hooks->interval(run, mode, row, state, &total);
+
+	if (tty && row && total.dt > 0)
+		status_line(run, ph, &total);
+	if (sync == BENCH_SYNC_FAIL)
+		run->failed = 1;
+	return sync;
+}
+
+/* The rank's state for the others: failed once a signal came. */
+static enum bench_rank_state rank_state(int finished)
+{
+	return bench_stop ? BENCH_RANK_FAILED : finished ? BENCH_RANK_DONE : BENCH_RANK_RUNNING;
+}
+
+/*
+ * Sample until the workers finish, the runtime ends or a signal comes; run
+ * across hosts, until the ranks agree the phase is over (a rank whose
+ * workers finished waits, giving no rows).
+ */
 static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned int mode,
 			struct worker *w, struct tick *ticks)
 {
 	struct tick *first = &ticks[2];
 	struct tick *a = &ticks[0], *b = &ticks[1], *tmp;
-	int tty = isatty(STDERR_FILENO) && !run->job.quiet;
+	int tty = (isatty(STDERR_FILENO) || (run->hooks && run->hooks->live)) && !run->job.quiet;
 	int writes = run->job.rw == BENCH_WRITE;
+	int sync = BENCH_SYNC_GO, waiting = 0;
 	struct polls pl = { 0 };
-	double t0, next;
+	double t0, next, done_at = NAN;	/* across hosts: when this rank's were done */
 	struct bench_row row;
 
 	take(run, w, a);
@@ -626,17 +677,25 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 	ph->cache_start = run->cgroup_dir[0] && a->s.cg_ok && sample_known(a->s.cg.file) ?
 		(double)a->s.cg.file : run->cgroup_dir[0] ? NAN : system_file_cache(&a->s);
 	for (;;) {
-		int finished, timeout;
+		int finished, timeout, pushed = 0;
 
 		next += run->job.interval;
-		while (now_sec() < next && !bench_stop && !all_done(run, w)) {
+		while (now_sec() < next && !bench_stop && sync == BENCH_SYNC_GO &&
+		       (waiting || !all_done(run, w))) {
 			sleep_until(fmin(next, now_sec() + 0.05));
-			if (writes)
+			if (writes && !waiting)
 				poll_stacks(run, w, &pl);
+		}
+		if (waiting) {
+			sync = sync_interval(run, ph, mode, NULL, rank_state(1), 0);
+			if (sync != BENCH_SYNC_GO || bench_stop)
+				break;
+			continue;
 		}
 		timeout = run->job.runtime > 0 && now_sec() - t0 >= run->job.runtime - 1e-3;
 		/* writers stop at the runtime but their fdatasync counts */
-		finished = all_done(run, w) || bench_stop || (timeout && !writes);
+		finished = all_done(run, w) || bench_stop || (timeout && !writes) ||
+			   sync != BENCH_SYNC_GO;
 		if (finished || timeout)
 			atomic_store(&phase_stop, 1);
 		take(run, w, b);
@@ -652,18 +711,31 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 				atomic_store(&phase_stop, 1);
 				break;
 			}
-			if (tty)
+			if (tty && !run->hooks)
 				status_line(run, ph, &row);
 			tmp = a;
 			a = b;
 			b = tmp;
+			pushed = 1;
+		}
+		if (run->hooks && sync == BENCH_SYNC_GO) {
+			sync = sync_interval(run, ph, mode, pushed ? &run->rows[run->nrows - 1] : NULL,
+					     rank_state(finished), tty);
+			if (sync != BENCH_SYNC_GO && !finished)
+				continue;	/* stopped by the others: one last sample */
+			waiting = finished && sync == BENCH_SYNC_GO && !bench_stop;
+			if (waiting) {
+				/* its figures end at its last sample, not when all are done */
+				done_at = pushed ? a->t : b->t;
+				continue;
+			}
 		}
 		if (finished)
 			break;
 	}
 	if (tty)
 		fprintf(stderr, "\r%*s\r", 120, "");
-	ph->secs = now_sec() - t0;
+	ph->secs = (isnan(done_at) ? now_sec() : done_at) - t0;
 	trace_phase(run, ph, first, a);
 }
 
@@ -689,6 +761,21 @@ static void finish_phase(struct bench_run *run, struct bench_phase *ph, struct w
 	ph->ran = 1;
 }
 
+/* A phase's failure in one line; run->failed set. */
+static void report_phase(struct bench_run *run, struct bench_phase *ph)
+{
+	if (ph->error) {
+		error("%s phase: cannot %s: %s", pc_strategy_name(ph->mode),
+		      run->job.rw == BENCH_WRITE ? "write" : "read", strerror(-ph->error));
+		run->failed = 1;
+	} else if (!ph->bytes && !ph->interrupted) {
+		/* 0.00 GB/s would be a figure of nothing */
+		error("%s phase: read nothing in %.1f s: its figures measure no I/O",
+		      pc_strategy_name(ph->mode), ph->secs);
+		run->failed = 1;
+	}
+}
+
 static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
 		     struct tick *ticks, const int *nodes)
 {
@@ -704,6 +791,12 @@ static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
 		return -1;
 	else
 		ph->cold_ok = 1;	/* fresh files: nothing of them is cached */
+	if (run->hooks && run->hooks->phase_start(run, mode) != BENCH_SYNC_GO) {
+		run->failed = 1;
+		if (run->job.rw == BENCH_WRITE)
+			bench_remove_files(run);
+		return 0;
+	}
 	ph->first_row = run->nrows;
 	atomic_store(&phase_stop, 0);
 	memset(w, 0, sizeof(*w) * run->nfiles);
@@ -728,16 +821,11 @@ static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
 	finish_phase(run, ph, w);
 	if (run->job.rw == BENCH_WRITE)
 		bench_remove_files(run);
-	if (ph->error) {
-		error("%s phase: cannot %s: %s", pc_strategy_name(ph->mode),
-		      run->job.rw == BENCH_WRITE ? "write" : "read", strerror(-ph->error));
+	if (run->hooks && run->failed)
+		ph->interrupted = 1;	/* stopped by the other ranks */
+	report_phase(run, ph);
+	if (run->hooks && run->hooks->phase_end(run, mode) != BENCH_SYNC_GO)
 		run->failed = 1;
-	} else if (!ph->bytes && !ph->interrupted) {
-		/* 0.00 GB/s would be a figure of nothing */
-		error("%s phase: read nothing in %.1f s: its figures measure no I/O",
-		      pc_strategy_name(ph->mode), ph->secs);
-		run->failed = 1;
-	}
 	return 0;
 }
 
@@ -784,7 +872,8 @@ int bench_run_phases(struct bench_run *run)
 	snprintf(run->cache_desc, sizeof(run->cache_desc), "%s", run->cgroup_dir[0] ?
 		 "file pages of the memory cgroup (memory.stat file, v1 cache)" :
 		 "file pages system-wide: Cached - Shmem of /proc/meminfo (tmpfs not counted)");
-	for (unsigned int m = 0; m < run->job.nmodes && !bench_stop && !ret; m++)
+	for (unsigned int m = 0; m < run->job.nmodes && !bench_stop && !ret &&
+	     !(run->hooks && run->failed); m++)
 		ret = run_phase(run, m, w, ticks, nodes);
 	run->interrupted = bench_stop != 0;
 out:

@@ -15,6 +15,7 @@
 
 #include "pagecliff.h"
 #include "bench-detect.h"
+#include "sample.h"
 
 #define BENCH_MAX_DIRS 16
 /* --numjobs: threads, each with its own file, per directory. */
@@ -88,13 +89,12 @@ struct bench_row {
 	uint64_t bytes, bytes_total;	/* read in the interval, in the phase so far */
 	double gbps;			/* 1e9 bytes per second */
 	double dir_gbps[BENCH_MAX_DIRS];
-	double usr, sys, iowait, irq, softirq, idle;	/* % of all CPUs */
-	double proc_cpu, kswapd_cpu, sys_cpu;	/* CPU seconds in the interval */
+	/* The system over the interval as sample.c measured it: CPU shares,
+	 * process and kswapd CPU, reclaim and PSI rates (NAN unknown). */
+	struct sample_delta d;
+	double sys_cpu;			/* CPU seconds of the system in the interval */
 	double cache, cache_limit;	/* bytes (cgroup when capped); limit NAN if none */
 	double reclaim;			/* pages/s taken by reclaim (cgroup or system) */
-	double pgscan_direct, pgsteal_direct, pgscan_kswapd, pgsteal_kswapd;
-	double allocstall, cg_pgscan, cg_pgsteal;	/* per second */
-	double psi_some, psi_full;	/* % of the interval stalled on memory */
 	unsigned int dstate;		/* worker threads in D state at the end */
 	double dirty, writeback;	/* bytes (cgroup when capped), at the end */
 	/* Write phases: share of the workers' kernel stacks, polled every
@@ -162,9 +162,57 @@ struct bench_run {
 	struct bench_claim *claims;	/* per directory: folder, lock, what we made */
 	struct trace *trace;		/* kernel-event counters, NULL when not traced */
 	char trace_why[160];		/* why not, when not */
+	const struct bench_hooks *hooks;	/* a run across hosts; NULL in plain bench */
+	struct bench_cluster *cluster;	/* rank 0 of such a run: every host's figures */
+};
+
+/*
+ * A run across hosts (pagecliff-mpi): the points where bench-run.c meets the
+ * other ranks.  Each returns BENCH_SYNC_GO, or BENCH_SYNC_STOP (end the phase
+ * now, as all ranks agreed) or BENCH_SYNC_FAIL (a rank failed or is gone:
+ * stop, run no further phase).  None may block past a signal (bench_stop).
+ */
+enum { BENCH_SYNC_GO, BENCH_SYNC_STOP, BENCH_SYNC_FAIL };
+enum bench_rank_state { BENCH_RANK_RUNNING, BENCH_RANK_DONE, BENCH_RANK_FAILED };
+
+struct bench_hooks {
+	/* Before phase @mode's workers start: every rank ready (a barrier). */
+	int (*phase_start)(struct bench_run *run, unsigned int mode);
+	/*
+	 * Each interval: this rank's @row (NULL when it has none: its workers
+	 * finished) and @state to rank 0; the answer says whether the phase
+	 * goes on.  On rank 0, @ret_total gets the interval's sum over ranks.
+	 */
+	int (*interval)(struct bench_run *run, unsigned int mode, const struct bench_row *row,
+			enum bench_rank_state state, struct bench_row *ret_total);
+	/* After the phase: its figures to rank 0; FAIL when a rank failed. */
+	int (*phase_end)(struct bench_run *run, unsigned int mode);
+	/* After the options are parsed and defaulted, before anything is made. */
+	void (*job_ready)(struct bench_run *run);
+	/* Show the live status line even when standard error is no terminal
+	 * (under mpirun it is a pipe); -q still turns it off. */
+	int live;
+};
+
+/* One rank of a run across hosts, as rank 0 keeps it for the report. */
+struct bench_host {
+	char name[64];			/* host name */
+	int rank;
+	unsigned int on_host;		/* ranks sharing this host, itself included */
+	struct bench_run *run;		/* its job, phases and timeline */
+	int state;			/* enum bench_rank_state at the end */
+	char why[160];			/* how it failed, "" when it did not */
+};
+
+struct bench_cluster {
+	unsigned int nhosts;		/* ranks */
+	struct bench_host *hosts;	/* by rank */
+	char failure[256];		/* "rank 2 (node3) failed: ...", "" none */
 };
 
 struct trace;
+struct bench_hooks;
+struct bench_cluster;
 
 /* Set by the signal handler: stop workers and tear down. */
 extern volatile sig_atomic_t bench_stop;
@@ -191,6 +239,10 @@ void bench_remove_files(struct bench_run *run);
 
 /* bench-run.c */
 int bench_run_phases(struct bench_run *run);
+/* Append @row to the run's timeline: 0 or -ENOMEM. */
+int bench_keep_row(struct bench_run *run, const struct bench_row *row);
+/* Sum of rows over hosts (t, dt and the bytes; the rest unknown). */
+void bench_row_add(struct bench_row *sum, const struct bench_row *r);
 /*
  * Load the kernel-event counters for this process (before it joins the
  * memory cgroup, so their memory is not charged to the cap) or say, once,
@@ -205,6 +257,11 @@ void bench_report_text(const struct bench_run *run, FILE *out);
 void bench_report_json(const struct bench_run *run, FILE *out);
 void bench_report_csv(const struct bench_run *run, FILE *out);
 void bench_timeline_csv(const struct bench_run *run, FILE *out);
+
+/* cmd-bench.c, for pagecliff-mpi: check the job as `pagecliff bench` would
+ * (exits 2 after one line when it is bad), and run it with @hooks. */
+void bench_check_args(int argc, char **argv);
+int bench_run_hooked(int argc, char **argv, const struct bench_hooks *hooks);
 
 /* bench-plot.c */
 void bench_plot_svg(const struct bench_run *run, FILE *out);

@@ -743,6 +743,8 @@ static int report(struct bench_run *run)
 {
 	int ret = 0;
 
+	if (run->hooks && !run->cluster)
+		return 0;	/* a rank of pagecliff-mpi: rank 0 reports for all */
 	bench_analyse(run);
 	if (outputs[OUT_REPORT].fd >= 0) {
 		ret = write_output(OUT_REPORT, run, report_any);
@@ -824,6 +826,8 @@ static int bench_main(struct bench_run *run, const struct bench_given *g)
 		return 0;
 	}
 	apply_defaults(run, g);
+	if (run->hooks)
+		run->hooks->job_ready(run);
 	check_job(run);
 	open_outputs(run, g);
 	cleanup_stale();
@@ -859,7 +863,28 @@ static void run_free(struct bench_run *run)
 	free(run);
 }
 
-static int cmd_bench(int argc, char **argv)
+/*
+ * For pagecliff-mpi: the checks `pagecliff bench` makes of its options and
+ * job before it makes anything; a bad one exits 2 after one line.
+ */
+void bench_check_args(int argc, char **argv)
+{
+	struct bench_run *run = calloc(1, sizeof(*run));
+	struct bench_given g = { 0 };
+
+	if (!run)
+		die("out of memory");
+	run->job.direct = -1;
+	bench_parse_opts(argc, argv, &run->job, &g);
+	if (g.cleanup)
+		exit(0);
+	apply_defaults(run, &g);
+	check_job(run);
+	run_free(run);
+}
+
+/* `pagecliff bench` with @hooks at its phases: one rank of pagecliff-mpi. */
+int bench_run_hooked(int argc, char **argv, const struct bench_hooks *hooks)
 {
 	struct bench_run *run = calloc(1, sizeof(*run));
 	struct bench_given g = { 0 };
@@ -868,11 +893,17 @@ static int cmd_bench(int argc, char **argv)
 	if (!run)
 		die("out of memory");
 	run->job.direct = -1;
+	run->hooks = hooks;
 	bench_parse_opts(argc, argv, &run->job, &g);
 	install_signals();
 	ret = bench_main(run, &g);
 	run_free(run);
 	return ret;
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+	return bench_run_hooked(argc, argv, NULL);
 }
 
 const struct cmd_entry cmd_bench_entry = {
