@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,7 @@ static const struct sample_key memcg_v1_keys[] = {
 	KEY(struct sample_cgroup, "writeback", writeback),
 	KEY(struct sample_cgroup, "pgscan", pgscan),
 	KEY(struct sample_cgroup, "pgsteal", pgsteal),
+	KEY(struct sample_cgroup, "pgpgout", pgpgout),
 	KEY(struct sample_cgroup, "hierarchical_memory_limit", limit_eff),
 	{ NULL, 0 },
 };
@@ -701,39 +703,146 @@ int sample_read_kswapd(const char *root, struct sample_task *ret,
 	return 0;
 }
 
-/*
- * The mount point of the cgroup hierarchy: v1 with the memory controller
- * (@version 1) or cgroup2 (@version 2), from /proc/mounts under @root.
- */
-static int cgroup_mount(const char *root, int version, char *buf, size_t size)
+int sample_has_word(const char *list, const char *word)
 {
-	char *text, *line, *save = NULL;
-	int err;
+	size_t len = strlen(word);
+
+	if (!len)
+		return 0;
+	for (const char *p = list; (p = strstr(p, word)); p += len) {
+		int start = p == list || p[-1] == ' ' || p[-1] == ',' || p[-1] == '\t';
+		int end = !p[len] || isspace((unsigned char)p[len]) || p[len] == ',';
+
+		if (start && end)
+			return 1;
+	}
+	return 0;
+}
+
+/* Copy the @len bytes at @s into @buf as a string; -ENAMETOOLONG when too long. */
+static int copy_out(const char *s, size_t len, char *buf, size_t size)
+{
+	if (len >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return 0;
+}
+
+/* Whether the "ID:CONTROLLERS" of a /proc/PID/cgroup line is hierarchy @version's. */
+static int is_memcg_line(const char *line, const char *c1, const char *c2, int version)
+{
+	char ctl[256];
+
+	if (version == 2)
+		return c1 - line == 1 && line[0] == '0' && c2 == c1 + 1;
+	if (copy_out(c1 + 1, (size_t)(c2 - c1 - 1), ctl, sizeof(ctl)))
+		return 0;
+	return sample_has_word(ctl, "memory");
+}
+
+int sample_parse_proc_cgroup(const char *text, int version, char *ret_path,
+			     size_t size)
+{
+	if (version != 1 && version != 2)
+		return -EINVAL;
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		const char *c1 = memchr(line, ':', len);
+		const char *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line)) : NULL;
+
+		if (c2 && c2[1] == '/' && is_memcg_line(line, c1, c2, version))
+			return copy_out(c2 + 1, len - (size_t)(c2 + 1 - line), ret_path, size);
+		line = end ? end + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
+int sample_parse_cgroup_mount(const char *text, int version, char *ret_dir,
+			      size_t size)
+{
+	if (version != 1 && version != 2)
+		return -EINVAL;
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n');
+		char dev[256], dir[PATH_MAX], type[64], opts[1024];
+
+		if (sscanf(line, "%255s %4095s %63s %1023s", dev, dir, type, opts) == 4 &&
+		    (version == 2 ? !strcmp(type, "cgroup2") :
+		     !strcmp(type, "cgroup") && sample_has_word(opts, "memory")))
+			return copy_out(dir, strlen(dir), ret_dir, size);
+		line = end ? end + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
+/* Whether the cgroup2 hierarchy mounted at @mnt (under @root) has the memory controller. */
+static int v2_has_memory(const char *root, const char *mnt)
+{
+	char rel[PATH_MAX + 32], list[512];
+
+	if (snprintf(rel, sizeof(rel), "%s/cgroup.controllers", mnt) >= (int)sizeof(rel))
+		return 0;
+	return !sample_read_text(root, rel, list, sizeof(list)) &&
+	       sample_has_word(list, "memory");
+}
+
+int sample_memcg_hierarchy(const char *root, int *ret_version, char *ret_mnt,
+			   size_t size)
+{
+	char mnt[PATH_MAX];
+	char *text;
+	int version, err;
 
 	err = sample_slurp(root, "/proc/mounts", &text);
 	if (err)
 		return err;
-	err = -ENOENT;
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char dev[256], dir[1024], type[64], opts[1024];
-
-		if (sscanf(line, "%255s %1023s %63s %1023s", dev, dir, type, opts) != 4)
-			continue;
-		if (version == 2 ? strcmp(type, "cgroup2") != 0 :
-		    strcmp(type, "cgroup") != 0 || !strstr(opts, "memory"))
-			continue;
-		err = sample_path(root, dir, buf, size);
-		break;
+	version = 2;
+	err = sample_parse_cgroup_mount(text, 2, mnt, sizeof(mnt));
+	if (err || !v2_has_memory(root, mnt)) {
+		version = 1;
+		err = sample_parse_cgroup_mount(text, 1, mnt, sizeof(mnt));
 	}
 	free(text);
+	if (!err)
+		err = sample_path(root, mnt, ret_mnt, size);
+	if (!err)
+		*ret_version = version;
+	return err;
+}
+
+int sample_memcg_path(const char *root, pid_t pid, int *ret_version,
+		      char *ret_dir, size_t size)
+{
+	char pdir[64], rel[128], mnt[PATH_MAX], sub[PATH_MAX], full[2 * PATH_MAX];
+	char *text;
+	int version, err;
+
+	err = sample_memcg_hierarchy(root, &version, mnt, sizeof(mnt));
+	if (err)
+		return err;
+	proc_dir(pid, pdir, sizeof(pdir));
+	snprintf(rel, sizeof(rel), "%s/cgroup", pdir);
+	err = sample_slurp(root, rel, &text);
+	if (err)
+		return err;
+	err = sample_parse_proc_cgroup(text, version, sub, sizeof(sub));
+	free(text);
+	if (err)
+		return err;
+	/* the hierarchy's root is the mount point itself */
+	snprintf(full, sizeof(full), "%s%s", mnt, strcmp(sub, "/") ? sub : "");
+	err = copy_out(full, strlen(full), ret_dir, size);
+	if (!err)
+		*ret_version = version;
 	return err;
 }
 
 /* Whether @dir is a usable memory cgroup of @version. */
 static int is_memcg(const char *dir, int version)
 {
-	char path[4096];
+	char path[PATH_MAX];
 
 	if (sample_path(dir, version == 1 ? "/memory.limit_in_bytes" :
 			"/memory.stat", path, sizeof(path)))
@@ -741,68 +850,17 @@ static int is_memcg(const char *dir, int version)
 	return access(path, F_OK) == 0;
 }
 
-/* From the "ID:CONTROLLERS:PATH" lines, the path for @version. */
-static int cgroup_rel(const char *text, int version, char *buf, size_t size)
-{
-	for (const char *line = text; line && *line;) {
-		const char *end = strchr(line, '\n');
-		const char *c1 = strchr(line, ':');
-		const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		int match;
-
-		if (c2 && c2 < line + len) {
-			size_t clen = (size_t)(c2 - c1 - 1);
-
-			if (version == 2)
-				match = !strncmp(line, "0::", 3);
-			else
-				match = clen >= 6 && memmem(c1 + 1, clen, "memory", 6);
-			if (match) {
-				size_t plen = len - (size_t)(c2 + 1 - line);
-
-				if (plen >= size)
-					return -ENAMETOOLONG;
-				memcpy(buf, c2 + 1, plen);
-				buf[plen] = '\0';
-				return 0;
-			}
-		}
-		line = end ? end + 1 : NULL;
-	}
-	return -ENOENT;
-}
-
 int sample_find_cgroup(const char *root, pid_t pid, char *ret_dir, size_t size)
 {
-	char pdir[64], rel[128], mnt[2048], sub[2048], full[4096];
-	char *text;
-	int err = -ENOENT;
+	char dir[PATH_MAX];
+	int version, err;
 
-	proc_dir(pid, pdir, sizeof(pdir));
-	snprintf(rel, sizeof(rel), "%s/cgroup", pdir);
-	if ((err = sample_slurp(root, rel, &text)))
+	err = sample_memcg_path(root, pid, &version, dir, sizeof(dir));
+	if (err)
 		return err;
-	err = -ENOENT;
-	for (int version = 1; version <= 2; version++) {
-		if (cgroup_rel(text, version, sub, sizeof(sub)) ||
-		    cgroup_mount(root, version, mnt, sizeof(mnt)))
-			continue;
-		if (snprintf(full, sizeof(full), "%s%s", mnt,
-			     strcmp(sub, "/") ? sub : "") >= (int)sizeof(full))
-			continue;
-		if (!is_memcg(full, version))
-			continue;
-		if (strlen(full) >= size) {
-			err = -ENAMETOOLONG;
-			break;
-		}
-		strcpy(ret_dir, full);
-		err = 0;
-		break;
-	}
-	free(text);
-	return err;
+	if (!is_memcg(dir, version))
+		return -ENOENT;
+	return copy_out(dir, strlen(dir), ret_dir, size);
 }
 
 static double mono_now(void)

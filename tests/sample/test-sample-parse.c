@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * The /proc and /sys parsers of cli/sys/sample.c on fixture trees: copies of a
- * build machine's files (host), cgroup v2 (cgv2), edited files with missing
- * and unknown fields (edited), empty files (empty) and no files (none).
- * Known values must come out exact; what is absent must stay unknown.
+ * build machine's files (host), cgroup v2 (cgv2), v1 memory mounted beside a
+ * v2 hierarchy that has the memory controller (hybrid), edited files with
+ * missing and unknown fields (edited), empty files (empty) and no files
+ * (none).  Known values must come out exact; what is absent must stay
+ * unknown.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cgroup.h"
 #include "helpers.h"
 #include "sample.h"
 
@@ -109,6 +112,103 @@ static void test_cgroup_v2(void)
 	T_CHECK(!sample_read_cgroup(dir, &cg), "read nested");
 	T_CHECK(!sample_known(cg.limit) && cg.limit_eff == 134217728,
 		"nested: limit_eff %llu", (unsigned long long)cg.limit_eff);
+}
+
+/*
+ * v1 memory mounted and a v2 hierarchy whose root lists "memory": the kernel
+ * binds a controller to one hierarchy, and cgroup.controllers at the v2 root
+ * is its word that memory is there.  The process is in /job on v2 and in
+ * /v1job on v1; the reader must take v2, as cgroup.c does (it once took v1).
+ */
+static void test_cgroup_hybrid(void)
+{
+	struct sample_cgroup cg;
+	char dir[8192], want[8192];
+
+	snprintf(want, sizeof(want), "%s/sys/fs/cgroup/unified/job", root("hybrid"));
+	T_CHECK(!sample_find_cgroup(root("hybrid"), 0, dir, sizeof(dir)), "find hybrid");
+	T_CHECK(!strcmp(dir, want), "hybrid dir '%s', want '%s'", dir, want);
+	T_CHECK(!sample_read_cgroup(dir, &cg), "read hybrid");
+	T_CHECK(cg.version == 2 && cg.limit == 134217728 && cg.usage == 100663296 &&
+		cg.file == 190000000, "hybrid: v%d limit %llu", cg.version,
+		(unsigned long long)cg.limit);
+}
+
+/* Where each tree's process is: the same for cgroup.c (sample_memcg_path) and doctor. */
+static void test_cgroup_locate(void)
+{
+	static const struct {
+		const char *tree, *dir;
+		int version;
+	} want[] = {
+		{ "host", "/sys/fs/cgroup/memory/pagecliff", 1 },
+		{ "cgv2", "/sys/fs/cgroup/bench", 2 },
+		{ "old", "/sys/fs/cgroup/job", 2 },
+		{ "hybrid", "/sys/fs/cgroup/unified/job", 2 },
+	};
+	char dir[8192], found[8192], path[8192];
+	int version;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const char *r = root(want[i].tree);
+
+		snprintf(path, sizeof(path), "%s%s", r, want[i].dir);
+		T_CHECK(!sample_memcg_path(r, 0, &version, dir, sizeof(dir)) &&
+			!strcmp(dir, path) && version == want[i].version,
+			"%s: v%d '%s'", want[i].tree, version, dir);
+		T_CHECK(!sample_find_cgroup(r, 0, found, sizeof(found)) &&
+			!strcmp(found, dir), "%s: find '%s'", want[i].tree, found);
+	}
+	/* no cgroup mounted at all: no hierarchy */
+	T_CHECK(sample_memcg_hierarchy(root("empty"), &version, dir, sizeof(dir)) == -ENOENT,
+		"empty: no hierarchy");
+	T_CHECK(sample_memcg_path(root("host"), 0, &version, dir, 10) == -ENAMETOOLONG,
+		"short buffer");
+}
+
+/* The words of /proc/PID/cgroup and /proc/mounts, on text. */
+static void test_cgroup_text(void)
+{
+	char buf[256];
+
+	T_CHECK(!sample_parse_proc_cgroup("5:cpu,memory:/a b:c\n0::/x\n", 1, buf, sizeof(buf)) &&
+		!strcmp(buf, "/a b:c"), "path with a blank and a colon '%s'", buf);
+	T_CHECK(!sample_parse_proc_cgroup("3:name=memoryish:/no\n2:cpu,memory:/yes\n0::/v2\n",
+					  1, buf, sizeof(buf)) && !strcmp(buf, "/yes"),
+		"v1 line '%s'", buf);
+	T_CHECK(!sample_parse_proc_cgroup("2:memory:/yes\n0::/v2", 2, buf, sizeof(buf)) &&
+		!strcmp(buf, "/v2"), "v2 line '%s'", buf);
+	T_CHECK(sample_parse_proc_cgroup("1:name=systemd:/\n", 1, buf, sizeof(buf)) == -ENOENT &&
+		sample_parse_proc_cgroup("0::/x", 3, buf, sizeof(buf)) == -EINVAL &&
+		sample_parse_proc_cgroup("0::/long", 2, buf, 4) == -ENAMETOOLONG, "errors");
+	T_CHECK(!sample_parse_cgroup_mount("cgroup /c/mem cgroup rw,memory_x 0 0\n"
+					   "cgroup /c/m cgroup rw,memory,cpu 0 0\n", 1,
+					   buf, sizeof(buf)) && !strcmp(buf, "/c/m"),
+		"v1 mount '%s'", buf);
+	T_CHECK(sample_parse_cgroup_mount("cgroup /c/cpu cgroup rw,cpu 0 0\n", 2, buf,
+					  sizeof(buf)) == -ENOENT, "no v2 mount");
+	T_CHECK(sample_has_word("cpu memory", "memory") && sample_has_word("rw,memory", "memory") &&
+		!sample_has_word("name=memory", "memory") && !sample_has_word("memoryx", "memory"),
+		"words");
+}
+
+/* On this machine: cgroup.c's cgroup is the one doctor and watch read. */
+static void test_live_cgroup(void)
+{
+	char mine[PATH_MAX], found[PATH_MAX];
+	struct sample_cgroup cg;
+	int version;
+
+	if (cgroup_detect(&version, mine)) {
+		T_CHECK(sample_find_cgroup(NULL, 0, found, sizeof(found)) < 0,
+			"sample finds a memory cgroup cgroup.c does not");
+		return;
+	}
+	T_CHECK(!sample_find_cgroup(NULL, 0, found, sizeof(found)),
+		"cgroup.c found v%d '%s', sample none", version, mine);
+	T_CHECK(!strcmp(found, mine), "cgroup.c '%s', sample '%s'", mine, found);
+	T_CHECK(!sample_read_cgroup(found, &cg) && cg.version == version,
+		"read '%s': v%d, cgroup.c v%d", found, cg.version, version);
 }
 
 static void test_edited(void)
@@ -221,6 +321,10 @@ int main(int argc, char **argv)
 	test_host_tasks();
 	test_cgroup_v1();
 	test_cgroup_v2();
+	test_cgroup_hybrid();
+	test_cgroup_locate();
+	test_cgroup_text();
+	test_live_cgroup();
 	test_edited();
 	test_empty_and_none();
 	test_delta();
