@@ -298,6 +298,36 @@ static void test_delta(void)
 		!sample_known(sample_diff(SAMPLE_UNKNOWN, 1)), "diff");
 }
 
+/* Each reclaim rate comes from its own counter: counter i grows by i + 1 per second. */
+static void test_delta_rates(void)
+{
+	struct sample a, b;
+	struct sample_delta d;
+	uint64_t *from[] = { &b.vm.pgscan_direct, &b.vm.pgsteal_direct,
+		&b.vm.pgscan_kswapd, &b.vm.pgsteal_kswapd, &b.vm.pgscan_file,
+		&b.vm.pgsteal_file, &b.vm.allocstall, &b.psi.some_total,
+		&b.psi.full_total, &b.cg.pgscan, &b.cg.pgsteal,
+		&b.cg.pgscan_direct, &b.cg.pgscan_kswapd };
+	const double *to[] = { &d.pgscan_direct, &d.pgsteal_direct,
+		&d.pgscan_kswapd, &d.pgsteal_kswapd, &d.pgscan_file,
+		&d.pgsteal_file, &d.allocstall, &d.psi_some_us, &d.psi_full_us,
+		&d.cg_pgscan, &d.cg_pgsteal, &d.cg_pgscan_direct,
+		&d.cg_pgscan_kswapd };
+	const size_t n = sizeof(from) / sizeof(from[0]);
+
+	_Static_assert(sizeof(from) / sizeof(from[0]) == sizeof(to) / sizeof(to[0]),
+		       "one rate per counter");
+	memset(&a, 0, sizeof(a));
+	b = a;
+	b.time = 4.0;
+	for (size_t i = 0; i < n; i++)
+		*from[i] = 4 * (i + 1);
+	sample_delta(&a, &b, &d);
+	for (size_t i = 0; i < n; i++)
+		T_CHECK(d.secs == 4.0 && *to[i] == (double)(i + 1),
+			"rate %zu is %f, want %zu", i, *to[i], i + 1);
+}
+
 /* The live system: this machine has /proc/stat, meminfo and vmstat. */
 static void test_live(void)
 {
@@ -328,6 +358,7 @@ int main(int argc, char **argv)
 	test_edited();
 	test_empty_and_none();
 	test_delta();
+	test_delta_rates();
 	test_live();
 	printf("sample parsers: ok\n");
 	return T_EXIT_PASS;
