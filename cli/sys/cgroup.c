@@ -20,26 +20,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-
-/* Read at most @len - 1 bytes of the file @path into @buf, NUL-terminated. */
-static int read_text(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd, ret = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	do
-		n = read(fd, buf, len - 1);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		ret = -errno;
-	else
-		buf[n] = '\0';
-	close(fd);
-	return ret;
-}
+#include "sample.h"
 
 /* Write @text to the control file @path in one write(2). */
 static int write_text(const char *path, const char *text)
@@ -68,109 +49,27 @@ static int join(char *out, const char *dir, const char *name)
 	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
-/* Whether the space-separated @list holds the word @word. */
-static int has_word(const char *list, const char *word)
+/* Write @text to the control file @name of the cgroup @dir. */
+static int write_ctl(const char *dir, const char *name, const char *text)
 {
-	size_t len = strlen(word);
-	const char *p = list;
+	char ctl[PATH_MAX];
+	int ret = join(ctl, dir, name);
 
-	while ((p = strstr(p, word))) {
-		int start = p == list || p[-1] == ' ' || p[-1] == ',';
-		int end = !p[len] || isspace((unsigned char)p[len]) || p[len] == ',';
-
-		if (start && end)
-			return 1;
-		p += len;
-	}
-	return 0;
+	return ret ? ret : write_text(ctl, text);
 }
 
 /*
- * Find the mount point of the hierarchy that has the memory controller:
- * a cgroup2 mount listing "memory" in cgroup.controllers wins, else a v1
- * cgroup mount with the "memory" option.
+ * The hierarchy with the memory controller and, when @ret_dir is not NULL,
+ * the caller's cgroup in it: sample.c decides, so that bench, doctor and
+ * watch agree on which cgroup a process is in.
  */
-static int find_mount(int *ret_version, char *ret_mnt)
-{
-	char line[4096], v1[PATH_MAX] = "", ctl[PATH_MAX], list[512];
-	int found = 0;
-	FILE *f;
-
-	f = fopen("/proc/self/mounts", "re");
-	if (!f)
-		return -errno;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char dev[256], mnt[PATH_MAX], type[64], opts[1024];
-
-		if (sscanf(line, "%255s %4095s %63s %1023s", dev, mnt, type, opts) != 4)
-			continue;
-		if (!strcmp(type, "cgroup2")) {
-			if (join(ctl, mnt, "cgroup.controllers") ||
-			    read_text(ctl, list, sizeof(list)) || !has_word(list, "memory"))
-				continue;
-			snprintf(ret_mnt, PATH_MAX, "%s", mnt);
-			*ret_version = 2;
-			found = 1;
-		} else if (!strcmp(type, "cgroup") && has_word(opts, "memory") && !*v1) {
-			snprintf(v1, sizeof(v1), "%s", mnt);
-		}
-	}
-	fclose(f);
-	if (found)
-		return 0;
-	if (!*v1)
-		return -ENOENT;
-	snprintf(ret_mnt, PATH_MAX, "%s", v1);
-	*ret_version = 1;
-	return 0;
-}
-
-/* The caller's cgroup path inside hierarchy @version, from /proc/self/cgroup. */
-static int own_path(int version, char *ret_path)
-{
-	char line[4096];
-	int ret = -ENOENT;
-	FILE *f;
-
-	f = fopen("/proc/self/cgroup", "re");
-	if (!f)
-		return -errno;
-	while (ret && fgets(line, sizeof(line), f)) {
-		char *ctrl = strchr(line, ':'), *path;
-
-		if (!ctrl || !(path = strchr(ctrl + 1, ':')))
-			continue;
-		*path++ = '\0';
-		path[strcspn(path, "\n")] = '\0';
-		ctrl++;
-		if ((version == 2 && !strncmp(line, "0", 2) && !*ctrl) ||
-		    (version == 1 && has_word(ctrl, "memory"))) {
-			snprintf(ret_path, PATH_MAX, "%s", path);
-			ret = 0;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
 int cgroup_detect(int *ret_version, char *ret_dir)
 {
-	char mnt[PATH_MAX], path[PATH_MAX];
-	int version, ret;
+	char mnt[PATH_MAX];
 
-	ret = find_mount(&version, mnt);
-	if (ret)
-		return ret;
-	if (ret_dir) {
-		ret = own_path(version, path);
-		if (ret)
-			return ret;
-		if (snprintf(ret_dir, PATH_MAX, "%s%s", mnt,
-			     strcmp(path, "/") ? path : "") >= PATH_MAX)
-			return -ENAMETOOLONG;
-	}
-	*ret_version = version;
-	return 0;
+	if (!ret_dir)
+		return sample_memcg_hierarchy(NULL, ret_version, mnt, sizeof(mnt));
+	return sample_memcg_path(NULL, 0, ret_version, ret_dir, PATH_MAX);
 }
 
 /* Cut the last component off @dir, leaving at least "/". */
@@ -187,76 +86,68 @@ static void parent_of(char *dir)
  * from it, else beside it.  A non-root cgroup with processes cannot
  * delegate (the "no internal processes" rule), so that fails with EBUSY.
  */
-static int v2_parent(const char *own, char *ret_parent)
+static void v2_parent(const char *own, char *ret_parent)
 {
-	char ctl[PATH_MAX], list[512];
-	int ret;
+	char list[512];
 
-	ret = join(ctl, own, "cgroup.subtree_control");
-	if (ret)
-		return ret;
-	if (!read_text(ctl, list, sizeof(list)) &&
-	    (has_word(list, "memory") || !write_text(ctl, "+memory"))) {
-		snprintf(ret_parent, PATH_MAX, "%s", own);
-		return 0;
-	}
 	snprintf(ret_parent, PATH_MAX, "%s", own);
+	if (!sample_read_text(own, "/cgroup.subtree_control", list, sizeof(list)) &&
+	    (sample_has_word(list, "memory") ||
+	     !write_ctl(own, "cgroup.subtree_control", "+memory")))
+		return;
 	parent_of(ret_parent);
-	return 0;
 }
 
 /* Write the limit into the fresh cgroup @cg. */
 static int set_limit(const struct cgroup *cg, uint64_t limit)
 {
-	char ctl[PATH_MAX], num[32];
+	char num[32];
 	int ret;
 
 	snprintf(num, sizeof(num), "%" PRIu64, limit);
-	ret = join(ctl, cg->path, cg->version == 2 ? "memory.max" : "memory.limit_in_bytes");
-	if (ret)
-		return ret;
-	ret = write_text(ctl, num);
-	if (ret)
-		return ret;
+	ret = write_ctl(cg->path, cg->version == 2 ? "memory.max" : "memory.limit_in_bytes", num);
 	/* Without swap, the cap is on page cache and anonymous memory alike. */
-	if (cg->version == 2 && !join(ctl, cg->path, "memory.swap.max"))
-		write_text(ctl, "0");
-	return 0;
+	if (!ret && cg->version == 2)
+		write_ctl(cg->path, "memory.swap.max", "0");
+	return ret;
+}
+
+/*
+ * mkdir @parent/pagecliff-<@tag> into @cg->path; the same pid may be another
+ * PID namespace's: pagecliff-<tag>-N then.
+ */
+static int make_dir(struct cgroup *cg, const char *parent, long tag)
+{
+	char name[64];
+	int ret = -EEXIST;
+
+	for (int n = 0; n < 10 && ret == -EEXIST; n++) {
+		snprintf(name, sizeof(name), n ? CGROUP_PREFIX "%ld-%d" : CGROUP_PREFIX "%ld",
+			 tag, n);
+		ret = join(cg->path, parent, name);
+		if (ret)
+			return ret;
+		ret = mkdir(cg->path, 0755) ? -errno : 0;
+	}
+	return ret;
 }
 
 int cgroup_create(struct cgroup *ret_cg, uint64_t limit, pid_t tag)
 {
-	char own[PATH_MAX], parent[PATH_MAX], name[64];
+	char own[PATH_MAX], parent[PATH_MAX];
 	struct cgroup cg = { 0 };
 	int ret;
 
 	ret = cgroup_detect(&cg.version, own);
 	if (ret)
 		return ret;
-	if (cg.version == 2) {
-		ret = v2_parent(own, parent);
-		if (ret)
-			return ret;
-	} else {
+	if (cg.version == 2)
+		v2_parent(own, parent);
+	else
 		snprintf(parent, sizeof(parent), "%s", own);
-	}
 	snprintf(cg.home, sizeof(cg.home), "%s", own);
 	cg.limit = limit;
-	/* the same pid may be another PID namespace's: add -N then */
-	for (int n = 0; n < 10; n++) {
-		if (n)
-			snprintf(name, sizeof(name), CGROUP_PREFIX "%ld-%d",
-				 (long)(tag ? tag : getpid()), n);
-		else
-			snprintf(name, sizeof(name), CGROUP_PREFIX "%ld",
-				 (long)(tag ? tag : getpid()));
-		ret = join(cg.path, parent, name);
-		if (ret)
-			return ret;
-		ret = mkdir(cg.path, 0755) ? -errno : 0;
-		if (ret != -EEXIST)
-			break;
-	}
+	ret = make_dir(&cg, parent, (long)(tag ? tag : getpid()));
 	if (ret)
 		return ret;
 	cg.lock_fd = open(cg.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -275,75 +166,34 @@ int cgroup_create(struct cgroup *ret_cg, uint64_t limit, pid_t tag)
 
 int cgroup_attach(const struct cgroup *cg, pid_t pid)
 {
-	char ctl[PATH_MAX], num[32];
-	int ret;
+	char num[32];
 
-	ret = join(ctl, cg->path, "cgroup.procs");
-	if (ret)
-		return ret;
 	snprintf(num, sizeof(num), "%ld", (long)pid);
-	return write_text(ctl, num);
+	return write_ctl(cg->path, "cgroup.procs", num);
 }
 
-/* Parse the value of key @key from memory.stat text @stat. */
-static int stat_value(const char *stat, const char *key, uint64_t *ret)
-{
-	size_t len = strlen(key);
-	const char *p = stat;
-
-	while (p && *p) {
-		if (!strncmp(p, key, len) && p[len] == ' ') {
-			*ret = strtoull(p + len + 1, NULL, 10);
-			return 0;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -ENOENT;
-}
-
-/* Read a control file holding one number ("max" reads as UINT64_MAX). */
-static int read_number(const char *dir, const char *name, uint64_t *ret)
-{
-	char ctl[PATH_MAX], text[64];
-	int err;
-
-	err = join(ctl, dir, name);
-	if (!err)
-		err = read_text(ctl, text, sizeof(text));
-	if (err)
-		return err;
-	*ret = strncmp(text, "max", 3) ? strtoull(text, NULL, 10) : UINT64_MAX;
-	return 0;
-}
-
+/*
+ * sample.c reads the group; this keeps the four figures the bench and the
+ * tests watch.  An unlimited or unreadable limit is UINT64_MAX, as a
+ * counter the kernel does not export.
+ */
 int cgroup_read_dir(const char *dir, int version, struct cgroup_usage *ret_usage)
 {
-	struct cgroup_usage u;
-	char ctl[PATH_MAX];
-	char *stat;
+	struct sample_cgroup cg;
 	int ret;
 
-	ret = read_number(dir, version == 2 ? "memory.current" : "memory.usage_in_bytes", &u.usage);
-	if (!ret)
-		ret = read_number(dir, version == 2 ? "memory.max" : "memory.limit_in_bytes", &u.limit);
-	if (!ret)
-		ret = join(ctl, dir, "memory.stat");
+	ret = sample_read_cgroup(dir, &cg);
 	if (ret)
 		return ret;
-	stat = malloc(16384);
-	if (!stat)
-		return -ENOMEM;
-	ret = read_text(ctl, stat, 16384);
-	if (!ret)
-		ret = stat_value(stat, version == 2 ? "file" : "cache", &u.cache);
-	if (!ret && stat_value(stat, version == 2 ? "pgsteal" : "pgpgout", &u.evicted))
-		u.evicted = UINT64_MAX;
-	free(stat);
-	if (!ret)
-		*ret_usage = u;
-	return ret;
+	if (version && cg.version != version)
+		return -EINVAL;
+	if (!sample_known(cg.usage) || !sample_known(cg.file))
+		return -ENODATA;
+	ret_usage->usage = cg.usage;
+	ret_usage->cache = cg.file;
+	ret_usage->limit = cg.limit;
+	ret_usage->evicted = cg.version == 2 ? cg.pgsteal : cg.pgpgout;
+	return 0;
 }
 
 int cgroup_read(const struct cgroup *cg, struct cgroup_usage *ret_usage)
@@ -354,13 +204,11 @@ int cgroup_read(const struct cgroup *cg, struct cgroup_usage *ret_usage)
 /* Move every process listed in @path/cgroup.procs to @home/cgroup.procs. */
 static int move_tasks(const char *path, const char *home)
 {
-	char ctl[PATH_MAX], dst[PATH_MAX], num[32];
+	char ctl[PATH_MAX], num[32];
 	int ret, err = 0;
 	FILE *f;
 
 	ret = join(ctl, path, "cgroup.procs");
-	if (!ret)
-		ret = join(dst, home, "cgroup.procs");
 	if (ret)
 		return ret;
 	f = fopen(ctl, "re");
@@ -368,7 +216,7 @@ static int move_tasks(const char *path, const char *home)
 		return errno == ENOENT ? 0 : -errno;
 	while (fgets(num, sizeof(num), f)) {
 		num[strcspn(num, "\n")] = '\0';
-		ret = write_text(dst, num);
+		ret = write_ctl(home, "cgroup.procs", num);
 		if (ret && ret != -ESRCH && !err)
 			err = ret;
 	}
@@ -515,7 +363,7 @@ int cgroup_remove_stale(cgroup_stale_fn fn, void *arg)
 		return ret;
 	snprintf(dirs[1], PATH_MAX, "%s", dirs[0]);
 	parent_of(dirs[1]);
-	ret = find_mount(&version, dirs[2]);
+	ret = sample_memcg_hierarchy(NULL, &version, dirs[2], PATH_MAX);
 	if (ret)
 		return ret;
 	for (int i = 0; i < 3; i++) {

@@ -28,21 +28,25 @@ struct cgroup {
 	int lock_fd;			/* the cgroup's directory, flock held while it lives */
 };
 
-/* What a memory cgroup holds now. */
+/* What a memory cgroup holds now, as sample_read_cgroup() reads it. */
 struct cgroup_usage {
 	uint64_t usage;			/* v2 memory.current, v1 memory.usage_in_bytes */
-	uint64_t cache;			/* v2 memory.stat file, v1 memory.stat cache */
-	uint64_t limit;			/* v2 memory.max, v1 memory.limit_in_bytes */
+	uint64_t cache;			/* v2 memory.stat file, v1 total_cache (cache
+					 * with its children's: the same in a leaf) */
+	uint64_t limit;			/* v2 memory.max, v1 memory.limit_in_bytes;
+					 * UINT64_MAX when unlimited */
 	uint64_t evicted;		/* v2 memory.stat pgsteal (pages); v1 pgpgout,
 					 * which counts uncharged folios, not pages,
 					 * and lags by the stats flush */
 };
 
 /*
- * Find a memory controller this process can use.  Sets *ret_version (1 or 2)
- * and, when @ret_dir is not NULL, the directory of the caller's own memory
- * cgroup (PATH_MAX bytes).  -ENOENT when no hierarchy has the memory
- * controller.
+ * Find a memory controller this process can use, by sample.c's rule (the v2
+ * hierarchy when its root lists "memory" in cgroup.controllers, else v1's
+ * memory mount), so bench, doctor and watch see the same cgroup.  Sets
+ * *ret_version (1 or 2) and, when @ret_dir is not NULL, the directory of the
+ * caller's own cgroup in that hierarchy (PATH_MAX bytes).  -ENOENT when no
+ * hierarchy has the memory controller.
  */
 int cgroup_detect(int *ret_version, char *ret_dir);
 
@@ -62,7 +66,11 @@ int cgroup_attach(const struct cgroup *cg, pid_t pid);
 /* Read @cg's usage, page cache and limit into *ret_usage. */
 int cgroup_read(const struct cgroup *cg, struct cgroup_usage *ret_usage);
 
-/* Read usage from a memory cgroup directory of hierarchy @version. */
+/*
+ * Read usage from a memory cgroup directory of hierarchy @version (0: as its
+ * files say; another version than theirs is -EINVAL).  -ENODATA when
+ * memory.stat or the usage holds no figure.
+ */
 int cgroup_read_dir(const char *dir, int version, struct cgroup_usage *ret_usage);
 
 /*

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,64 +27,41 @@ struct sample_key {
 };
 
 #define KEY(type, name, field) { name, offsetof(type, field) }
+/* Keys named as the field they fill */
+#define MEM(name, field) KEY(struct sample_meminfo, name, field)
+#define VM(field) KEY(struct sample_vmstat, #field, field)
+#define CG(field) KEY(struct sample_cgroup, #field, field)
 
 static const struct sample_key meminfo_keys[] = {
-	KEY(struct sample_meminfo, "MemTotal", total),
-	KEY(struct sample_meminfo, "MemFree", free),
-	KEY(struct sample_meminfo, "MemAvailable", available),
-	KEY(struct sample_meminfo, "Buffers", buffers),
-	KEY(struct sample_meminfo, "Cached", cached),
-	KEY(struct sample_meminfo, "Shmem", shmem),
-	KEY(struct sample_meminfo, "Active(file)", active_file),
-	KEY(struct sample_meminfo, "Inactive(file)", inactive_file),
-	KEY(struct sample_meminfo, "Active(anon)", active_anon),
-	KEY(struct sample_meminfo, "Inactive(anon)", inactive_anon),
-	KEY(struct sample_meminfo, "Dirty", dirty),
-	KEY(struct sample_meminfo, "Writeback", writeback),
+	MEM("MemTotal", total), MEM("MemFree", free), MEM("MemAvailable", available),
+	MEM("Buffers", buffers), MEM("Cached", cached), MEM("Shmem", shmem),
+	MEM("Active(file)", active_file), MEM("Inactive(file)", inactive_file),
+	MEM("Active(anon)", active_anon), MEM("Inactive(anon)", inactive_anon),
+	MEM("Dirty", dirty), MEM("Writeback", writeback),
 	{ NULL, 0 },
 };
 
 static const struct sample_key vmstat_keys[] = {
-	KEY(struct sample_vmstat, "pgscan_direct", pgscan_direct),
-	KEY(struct sample_vmstat, "pgsteal_direct", pgsteal_direct),
-	KEY(struct sample_vmstat, "pgscan_kswapd", pgscan_kswapd),
-	KEY(struct sample_vmstat, "pgsteal_kswapd", pgsteal_kswapd),
-	KEY(struct sample_vmstat, "pgscan_file", pgscan_file),
-	KEY(struct sample_vmstat, "pgsteal_file", pgsteal_file),
-	KEY(struct sample_vmstat, "pgscan_anon", pgscan_anon),
-	KEY(struct sample_vmstat, "pgsteal_anon", pgsteal_anon),
-	KEY(struct sample_vmstat, "pgpgin", pgpgin),
-	KEY(struct sample_vmstat, "pgpgout", pgpgout),
-	KEY(struct sample_vmstat, "workingset_refault_file", workingset_refault_file),
-	KEY(struct sample_vmstat, "nr_dirty", nr_dirty),
-	KEY(struct sample_vmstat, "nr_writeback", nr_writeback),
+	VM(pgscan_direct), VM(pgsteal_direct), VM(pgscan_kswapd), VM(pgsteal_kswapd),
+	VM(pgscan_file), VM(pgsteal_file), VM(pgscan_anon), VM(pgsteal_anon),
+	VM(pgpgin), VM(pgpgout), VM(workingset_refault_file), VM(nr_dirty),
+	VM(nr_writeback),
 	{ NULL, 0 },
 };
 
 static const struct sample_key memcg_v1_keys[] = {
-	KEY(struct sample_cgroup, "cache", file),
-	KEY(struct sample_cgroup, "active_file", active_file),
-	KEY(struct sample_cgroup, "inactive_file", inactive_file),
-	KEY(struct sample_cgroup, "dirty", dirty),
-	KEY(struct sample_cgroup, "writeback", writeback),
-	KEY(struct sample_cgroup, "pgscan", pgscan),
-	KEY(struct sample_cgroup, "pgsteal", pgsteal),
+	KEY(struct sample_cgroup, "cache", file), CG(active_file), CG(inactive_file),
+	CG(dirty), CG(writeback), CG(pgscan), CG(pgsteal), CG(pgpgout),
 	KEY(struct sample_cgroup, "hierarchical_memory_limit", limit_eff),
 	{ NULL, 0 },
 };
 
 static const struct sample_key memcg_v2_keys[] = {
-	KEY(struct sample_cgroup, "file", file),
-	KEY(struct sample_cgroup, "active_file", active_file),
-	KEY(struct sample_cgroup, "inactive_file", inactive_file),
+	CG(file), CG(active_file), CG(inactive_file),
 	KEY(struct sample_cgroup, "file_dirty", dirty),
 	KEY(struct sample_cgroup, "file_writeback", writeback),
-	KEY(struct sample_cgroup, "pgscan", pgscan),
-	KEY(struct sample_cgroup, "pgsteal", pgsteal),
-	KEY(struct sample_cgroup, "pgscan_direct", pgscan_direct),
-	KEY(struct sample_cgroup, "pgscan_kswapd", pgscan_kswapd),
-	KEY(struct sample_cgroup, "pgsteal_direct", pgsteal_direct),
-	KEY(struct sample_cgroup, "pgsteal_kswapd", pgsteal_kswapd),
+	CG(pgscan), CG(pgsteal), CG(pgscan_direct), CG(pgscan_kswapd),
+	CG(pgsteal_direct), CG(pgsteal_kswapd),
 	{ NULL, 0 },
 };
 
@@ -95,6 +73,14 @@ static uint64_t *key_slot(void *base, const struct sample_key *keys,
 			return (uint64_t *)((char *)base + k->offset);
 	}
 	return NULL;
+}
+
+/* The line after @line, NULL at the end of the text. */
+static const char *next_line(const char *line)
+{
+	const char *end = strchr(line, '\n');
+
+	return end ? end + 1 : NULL;
 }
 
 /* Parse an unsigned decimal at *p, skipping blanks; 0 or -EINVAL. */
@@ -131,8 +117,7 @@ static int parse_kv(const char *text, const struct sample_key *keys,
 	size_t plen = strlen(prefix);
 	int stored = 0;
 
-	for (const char *line = text; line && *line;) {
-		const char *end = strchr(line, '\n');
+	for (const char *line = text; line && *line; line = next_line(line)) {
 		const char *key = line, *p = line;
 		uint64_t *slot, v;
 		size_t klen;
@@ -152,7 +137,6 @@ static int parse_kv(const char *text, const struct sample_key *keys,
 			*slot = v;
 			stored++;
 		}
-		line = end ? end + 1 : NULL;
 	}
 	return stored;
 }
@@ -244,8 +228,7 @@ int sample_parse_psi(const char *text, struct sample_psi *ret)
 	ret->some_avg10 = ret->some_avg60 = NAN;
 	ret->full_avg10 = ret->full_avg60 = NAN;
 	ret->some_total = ret->full_total = SAMPLE_UNKNOWN;
-	for (const char *line = text; line && *line;) {
-		const char *end = strchr(line, '\n');
+	for (const char *line = text; line && *line; line = next_line(line)) {
 
 		if (!strncmp(line, "some ", 5))
 			n += !parse_psi_line(line, &ret->some_avg10,
@@ -253,7 +236,6 @@ int sample_parse_psi(const char *text, struct sample_psi *ret)
 		else if (!strncmp(line, "full ", 5))
 			n += !parse_psi_line(line, &ret->full_avg10,
 					     &ret->full_avg60, &ret->full_total);
-		line = end ? end + 1 : NULL;
 	}
 	return n ? 0 : -ENODATA;
 }
@@ -266,10 +248,8 @@ int sample_parse_stat(const char *text, struct sample_cpu *ret)
 	size_t i;
 
 	memset(ret, 0xff, sizeof(*ret));
-	while (p && strncmp(p, "cpu ", 4)) {
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
-	}
+	while (p && strncmp(p, "cpu ", 4))
+		p = next_line(p);
 	if (!p)
 		return -ENODATA;
 	p += 4;
@@ -305,8 +285,7 @@ int sample_parse_diskstats(const char *text, struct sample_disks *ret)
 {
 	ret->count = 0;
 	ret->truncated = 0;
-	for (const char *line = text; line && *line;) {
-		const char *end = strchr(line, '\n');
+	for (const char *line = text; line && *line; line = next_line(line)) {
 		struct sample_disk d;
 
 		if (!parse_disk_line(line, &d)) {
@@ -315,7 +294,6 @@ int sample_parse_diskstats(const char *text, struct sample_disks *ret)
 			else
 				ret->truncated = 1;
 		}
-		line = end ? end + 1 : NULL;
 	}
 	return ret->count ? 0 : -ENODATA;
 }
@@ -592,17 +570,19 @@ static void proc_dir(pid_t pid, char *buf, size_t size)
 		snprintf(buf, size, "/proc/self");
 }
 
-/* Count the threads of @pdir (a /proc/PID path) and those in D state. */
-static int count_dstate(const char *root, const char *pdir,
-			unsigned int *ret_dstate, unsigned int *ret_threads)
+/*
+ * Call @fn with "@rel/NAME" for every entry of the directory @rel (under
+ * @root) named by a number: the processes of /proc, the threads of a task/.
+ */
+static int for_each_pid(const char *root, const char *rel,
+			void (*fn)(const char *root, const char *sub, void *arg),
+			void *arg)
 {
-	char path[4096], rel[512];
-	unsigned int d = 0, all = 0;
+	char path[4096], sub[600];
 	struct dirent *de;
 	DIR *dir;
 	int err;
 
-	snprintf(rel, sizeof(rel), "%s/task", pdir);
 	err = sample_path(root, rel, path, sizeof(path));
 	if (err)
 		return err;
@@ -610,130 +590,267 @@ static int count_dstate(const char *root, const char *pdir,
 	if (!dir)
 		return -errno;
 	while ((de = readdir(dir))) {
-		struct sample_task t;
-		char state;
-
-		if (!is_pid_name(de->d_name))
-			continue;
-		snprintf(rel, sizeof(rel), "%s/task/%s/stat", pdir, de->d_name);
-		if (READ_WITH(root, rel, sample_parse_task_stat, &t, &state))
-			continue;	/* the thread exited meanwhile */
-		all++;
-		d += state == 'D';
+		if (is_pid_name(de->d_name) &&
+		    snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name) < (int)sizeof(sub))
+			fn(root, sub, arg);
 	}
 	closedir(dir);
-	*ret_dstate = d;
-	*ret_threads = all;
 	return 0;
+}
+
+/* Read the stat file of the task directory @sub (under @root). */
+static int read_task_stat(const char *root, const char *sub, struct sample_task *ret,
+			  char *ret_state)
+{
+	char rel[700];
+
+	snprintf(rel, sizeof(rel), "%s/stat", sub);
+	return READ_WITH(root, rel, sample_parse_task_stat, ret, ret_state);
+}
+
+struct thread_count {
+	unsigned int dstate, all;
+};
+
+/* Count thread @sub, and whether it is in D state. */
+static void count_thread(const char *root, const char *sub, void *arg)
+{
+	struct thread_count *c = arg;
+	struct sample_task t;
+	char state;
+
+	if (read_task_stat(root, sub, &t, &state))
+		return;		/* the thread exited meanwhile */
+	c->all++;
+	c->dstate += state == 'D';
 }
 
 int sample_read_proc(const char *root, pid_t pid, struct sample_task *ret,
 		     unsigned int *ret_dstate, unsigned int *ret_threads)
 {
 	char pdir[64], rel[128];
+	struct thread_count c = { 0, 0 };
 	struct sample_task t;
-	unsigned int d = 0, all = 0;
 	int err;
 
 	proc_dir(pid, pdir, sizeof(pdir));
-	snprintf(rel, sizeof(rel), "%s/stat", pdir);
-	err = READ_WITH(root, rel, sample_parse_task_stat, &t, NULL);
+	err = read_task_stat(root, pdir, &t, NULL);
 	if (err)
 		return err;
 	if (ret_dstate || ret_threads) {
-		err = count_dstate(root, pdir, &d, &all);
+		snprintf(rel, sizeof(rel), "%s/task", pdir);
+		err = for_each_pid(root, rel, count_thread, &c);
 		if (err)
 			return err;
 	}
 	*ret = t;
 	if (ret_dstate)
-		*ret_dstate = d;
+		*ret_dstate = c.dstate;
 	if (ret_threads)
-		*ret_threads = all;
+		*ret_threads = c.all;
 	return 0;
 }
 
-/* Add the CPU of /proc/@name to @sum when its comm starts with "kswapd". */
-static int add_if_kswapd(const char *root, const char *name,
-			 struct sample_task *sum)
+struct kswapd_sum {
+	struct sample_task cpu;
+	unsigned int threads;
+};
+
+/* Add the CPU of the task @sub to @arg when its comm starts with "kswapd". */
+static void add_if_kswapd(const char *root, const char *sub, void *arg)
 {
-	char rel[300], comm[64];
+	struct kswapd_sum *sum = arg;
+	char rel[700], comm[64];
 	struct sample_task t;
 
-	snprintf(rel, sizeof(rel), "/proc/%s/comm", name);
+	snprintf(rel, sizeof(rel), "%s/comm", sub);
 	if (sample_read_text(root, rel, comm, sizeof(comm)) ||
-	    strncmp(comm, "kswapd", 6))
-		return 0;
-	snprintf(rel, sizeof(rel), "/proc/%s/stat", name);
-	if (READ_WITH(root, rel, sample_parse_task_stat, &t, NULL))
-		return 0;
-	sum->utime += t.utime;
-	sum->stime += t.stime;
-	return 1;
+	    strncmp(comm, "kswapd", 6) || read_task_stat(root, sub, &t, NULL))
+		return;
+	sum->cpu.utime += t.utime;
+	sum->cpu.stime += t.stime;
+	sum->threads++;
 }
 
 int sample_read_kswapd(const char *root, struct sample_task *ret,
 		       unsigned int *ret_threads)
 {
-	struct sample_task sum = { 0, 0 };
-	unsigned int n = 0;
-	char path[4096];
-	struct dirent *de;
-	DIR *dir;
+	struct kswapd_sum sum = { { 0, 0 }, 0 };
 	int err;
 
-	err = sample_path(root, "/proc", path, sizeof(path));
+	err = for_each_pid(root, "/proc", add_if_kswapd, &sum);
 	if (err)
 		return err;
-	dir = opendir(path);
-	if (!dir)
-		return -errno;
-	while ((de = readdir(dir))) {
-		if (is_pid_name(de->d_name))
-			n += (unsigned int)add_if_kswapd(root, de->d_name, &sum);
-	}
-	closedir(dir);
-	if (!n)
+	if (!sum.threads)
 		return -ENOENT;
-	*ret = sum;
+	*ret = sum.cpu;
 	if (ret_threads)
-		*ret_threads = n;
+		*ret_threads = sum.threads;
+	return 0;
+}
+
+int sample_has_word(const char *list, const char *word)
+{
+	size_t len = strlen(word);
+
+	if (!len)
+		return 0;
+	for (const char *p = list; (p = strstr(p, word)); p += len) {
+		int start = p == list || p[-1] == ' ' || p[-1] == ',' || p[-1] == '\t';
+		int end = !p[len] || isspace((unsigned char)p[len]) || p[len] == ',';
+
+		if (start && end)
+			return 1;
+	}
+	return 0;
+}
+
+/* Copy the @len bytes at @s into @buf as a string; -ENAMETOOLONG when too long. */
+static int copy_out(const char *s, size_t len, char *buf, size_t size)
+{
+	if (len >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
 	return 0;
 }
 
 /*
- * The mount point of the cgroup hierarchy: v1 with the memory controller
- * (@version 1) or cgroup2 (@version 2), from /proc/mounts under @root.
+ * Run @match on each line of @text (without its newline) until it finds
+ * what it looks for in hierarchy @version: 0 with it in @buf, -ENAMETOOLONG,
+ * or -ENOENT to go on.
  */
-static int cgroup_mount(const char *root, int version, char *buf, size_t size)
+static int scan_lines(const char *text, int version, char *buf, size_t size,
+		      int (*match)(const char *line, size_t len, int version,
+				   char *buf, size_t size))
 {
-	char *text, *line, *save = NULL;
-	int err;
+	if (version != 1 && version != 2)
+		return -EINVAL;
+	for (const char *line = text; line && *line; line = next_line(line)) {
+		const char *end = strchr(line, '\n');
+		int ret = match(line, end ? (size_t)(end - line) : strlen(line), version,
+				buf, size);
+
+		if (ret != -ENOENT)
+			return ret;
+	}
+	return -ENOENT;
+}
+
+/*
+ * An "ID:CONTROLLERS:PATH" line of /proc/PID/cgroup: v2's is "0::PATH",
+ * v1's memory one names "memory" among its controllers.
+ */
+static int proc_cgroup_line(const char *line, size_t len, int version,
+			    char *buf, size_t size)
+{
+	const char *c1 = memchr(line, ':', len);
+	const char *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line)) : NULL;
+	char ctl[256];
+	int match;
+
+	if (!c2 || c2[1] != '/')
+		return -ENOENT;
+	if (version == 2)
+		match = c1 - line == 1 && line[0] == '0' && c2 == c1 + 1;
+	else
+		match = !copy_out(c1 + 1, (size_t)(c2 - c1 - 1), ctl, sizeof(ctl)) &&
+			sample_has_word(ctl, "memory");
+	return match ? copy_out(c2 + 1, len - (size_t)(c2 + 1 - line), buf, size) : -ENOENT;
+}
+
+int sample_parse_proc_cgroup(const char *text, int version, char *ret_path,
+			     size_t size)
+{
+	return scan_lines(text, version, ret_path, size, proc_cgroup_line);
+}
+
+/* A /proc/mounts line of a cgroup2 mount (v2) or a v1 one with the memory controller. */
+static int mount_line(const char *line, size_t len, int version, char *buf, size_t size)
+{
+	char text[8192], dev[256], dir[PATH_MAX], type[64], opts[1024];
+
+	if (copy_out(line, len, text, sizeof(text)) ||
+	    sscanf(text, "%255s %4095s %63s %1023s", dev, dir, type, opts) != 4)
+		return -ENOENT;
+	if (version == 2 ? strcmp(type, "cgroup2") :
+	    strcmp(type, "cgroup") || !sample_has_word(opts, "memory"))
+		return -ENOENT;
+	return copy_out(dir, strlen(dir), buf, size);
+}
+
+int sample_parse_cgroup_mount(const char *text, int version, char *ret_dir,
+			      size_t size)
+{
+	return scan_lines(text, version, ret_dir, size, mount_line);
+}
+
+/* Whether the cgroup2 hierarchy mounted at @mnt (under @root) has the memory controller. */
+static int v2_has_memory(const char *root, const char *mnt)
+{
+	char rel[PATH_MAX + 32], list[512];
+
+	if (snprintf(rel, sizeof(rel), "%s/cgroup.controllers", mnt) >= (int)sizeof(rel))
+		return 0;
+	return !sample_read_text(root, rel, list, sizeof(list)) &&
+	       sample_has_word(list, "memory");
+}
+
+int sample_memcg_hierarchy(const char *root, int *ret_version, char *ret_mnt,
+			   size_t size)
+{
+	char mnt[PATH_MAX];
+	char *text;
+	int version, err;
 
 	err = sample_slurp(root, "/proc/mounts", &text);
 	if (err)
 		return err;
-	err = -ENOENT;
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char dev[256], dir[1024], type[64], opts[1024];
-
-		if (sscanf(line, "%255s %1023s %63s %1023s", dev, dir, type, opts) != 4)
-			continue;
-		if (version == 2 ? strcmp(type, "cgroup2") != 0 :
-		    strcmp(type, "cgroup") != 0 || !strstr(opts, "memory"))
-			continue;
-		err = sample_path(root, dir, buf, size);
-		break;
+	version = 2;
+	err = sample_parse_cgroup_mount(text, 2, mnt, sizeof(mnt));
+	if (err || !v2_has_memory(root, mnt)) {
+		version = 1;
+		err = sample_parse_cgroup_mount(text, 1, mnt, sizeof(mnt));
 	}
 	free(text);
+	if (!err)
+		err = sample_path(root, mnt, ret_mnt, size);
+	if (!err)
+		*ret_version = version;
+	return err;
+}
+
+int sample_memcg_path(const char *root, pid_t pid, int *ret_version,
+		      char *ret_dir, size_t size)
+{
+	char pdir[64], rel[128], mnt[PATH_MAX], sub[PATH_MAX], full[2 * PATH_MAX];
+	char *text;
+	int version, err;
+
+	err = sample_memcg_hierarchy(root, &version, mnt, sizeof(mnt));
+	if (err)
+		return err;
+	proc_dir(pid, pdir, sizeof(pdir));
+	snprintf(rel, sizeof(rel), "%s/cgroup", pdir);
+	err = sample_slurp(root, rel, &text);
+	if (err)
+		return err;
+	err = sample_parse_proc_cgroup(text, version, sub, sizeof(sub));
+	free(text);
+	if (err)
+		return err;
+	/* the hierarchy's root is the mount point itself */
+	snprintf(full, sizeof(full), "%s%s", mnt, strcmp(sub, "/") ? sub : "");
+	err = copy_out(full, strlen(full), ret_dir, size);
+	if (!err)
+		*ret_version = version;
 	return err;
 }
 
 /* Whether @dir is a usable memory cgroup of @version. */
 static int is_memcg(const char *dir, int version)
 {
-	char path[4096];
+	char path[PATH_MAX];
 
 	if (sample_path(dir, version == 1 ? "/memory.limit_in_bytes" :
 			"/memory.stat", path, sizeof(path)))
@@ -741,68 +858,17 @@ static int is_memcg(const char *dir, int version)
 	return access(path, F_OK) == 0;
 }
 
-/* From the "ID:CONTROLLERS:PATH" lines, the path for @version. */
-static int cgroup_rel(const char *text, int version, char *buf, size_t size)
-{
-	for (const char *line = text; line && *line;) {
-		const char *end = strchr(line, '\n');
-		const char *c1 = strchr(line, ':');
-		const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		int match;
-
-		if (c2 && c2 < line + len) {
-			size_t clen = (size_t)(c2 - c1 - 1);
-
-			if (version == 2)
-				match = !strncmp(line, "0::", 3);
-			else
-				match = clen >= 6 && memmem(c1 + 1, clen, "memory", 6);
-			if (match) {
-				size_t plen = len - (size_t)(c2 + 1 - line);
-
-				if (plen >= size)
-					return -ENAMETOOLONG;
-				memcpy(buf, c2 + 1, plen);
-				buf[plen] = '\0';
-				return 0;
-			}
-		}
-		line = end ? end + 1 : NULL;
-	}
-	return -ENOENT;
-}
-
 int sample_find_cgroup(const char *root, pid_t pid, char *ret_dir, size_t size)
 {
-	char pdir[64], rel[128], mnt[2048], sub[2048], full[4096];
-	char *text;
-	int err = -ENOENT;
+	char dir[PATH_MAX];
+	int version, err;
 
-	proc_dir(pid, pdir, sizeof(pdir));
-	snprintf(rel, sizeof(rel), "%s/cgroup", pdir);
-	if ((err = sample_slurp(root, rel, &text)))
+	err = sample_memcg_path(root, pid, &version, dir, sizeof(dir));
+	if (err)
 		return err;
-	err = -ENOENT;
-	for (int version = 1; version <= 2; version++) {
-		if (cgroup_rel(text, version, sub, sizeof(sub)) ||
-		    cgroup_mount(root, version, mnt, sizeof(mnt)))
-			continue;
-		if (snprintf(full, sizeof(full), "%s%s", mnt,
-			     strcmp(sub, "/") ? sub : "") >= (int)sizeof(full))
-			continue;
-		if (!is_memcg(full, version))
-			continue;
-		if (strlen(full) >= size) {
-			err = -ENAMETOOLONG;
-			break;
-		}
-		strcpy(ret_dir, full);
-		err = 0;
-		break;
-	}
-	free(text);
-	return err;
+	if (!is_memcg(dir, version))
+		return -ENOENT;
+	return copy_out(dir, strlen(dir), ret_dir, size);
 }
 
 static double mono_now(void)
@@ -922,6 +988,26 @@ static double task_secs(const struct sample_task *a, const struct sample_task *b
 	return (double)(u + s) / (double)hz;
 }
 
+/* The counters sample_delta() turns into rates: where each goes and comes from. */
+#define RATE(to, from) { offsetof(struct sample_delta, to), offsetof(struct sample, from) }
+#define VM_RATE(field) RATE(field, vm.field)
+#define CG_RATE(field) RATE(cg_##field, cg.field)
+
+static const struct {
+	size_t to, from;
+} delta_rates[] = {
+	VM_RATE(pgscan_direct), VM_RATE(pgsteal_direct), VM_RATE(pgscan_kswapd),
+	VM_RATE(pgsteal_kswapd), VM_RATE(pgscan_file), VM_RATE(pgsteal_file),
+	VM_RATE(allocstall),
+	RATE(psi_some_us, psi.some_total), RATE(psi_full_us, psi.full_total),
+	CG_RATE(pgscan), CG_RATE(pgsteal), CG_RATE(pgscan_direct), CG_RATE(pgscan_kswapd),
+};
+
+static uint64_t counter_at(const struct sample *s, size_t offset)
+{
+	return *(const uint64_t *)((const char *)s + offset);
+}
+
 void sample_delta(const struct sample *a, const struct sample *b,
 		  struct sample_delta *ret)
 {
@@ -931,17 +1017,10 @@ void sample_delta(const struct sample *a, const struct sample *b,
 	cpu_delta(&a->cpu, &b->cpu, ret);
 	ret->proc_cpu_s = task_secs(&a->proc, &b->proc);
 	ret->kswapd_cpu_s = task_secs(&a->kswapd, &b->kswapd);
-	ret->pgscan_direct = sample_rate(a->vm.pgscan_direct, b->vm.pgscan_direct, t);
-	ret->pgsteal_direct = sample_rate(a->vm.pgsteal_direct, b->vm.pgsteal_direct, t);
-	ret->pgscan_kswapd = sample_rate(a->vm.pgscan_kswapd, b->vm.pgscan_kswapd, t);
-	ret->pgsteal_kswapd = sample_rate(a->vm.pgsteal_kswapd, b->vm.pgsteal_kswapd, t);
-	ret->pgscan_file = sample_rate(a->vm.pgscan_file, b->vm.pgscan_file, t);
-	ret->pgsteal_file = sample_rate(a->vm.pgsteal_file, b->vm.pgsteal_file, t);
-	ret->allocstall = sample_rate(a->vm.allocstall, b->vm.allocstall, t);
-	ret->psi_some_us = sample_rate(a->psi.some_total, b->psi.some_total, t);
-	ret->psi_full_us = sample_rate(a->psi.full_total, b->psi.full_total, t);
-	ret->cg_pgscan = sample_rate(a->cg.pgscan, b->cg.pgscan, t);
-	ret->cg_pgsteal = sample_rate(a->cg.pgsteal, b->cg.pgsteal, t);
-	ret->cg_pgscan_direct = sample_rate(a->cg.pgscan_direct, b->cg.pgscan_direct, t);
-	ret->cg_pgscan_kswapd = sample_rate(a->cg.pgscan_kswapd, b->cg.pgscan_kswapd, t);
+	for (size_t i = 0; i < sizeof(delta_rates) / sizeof(delta_rates[0]); i++) {
+		size_t from = delta_rates[i].from;
+
+		*(double *)((char *)ret + delta_rates[i].to) =
+			sample_rate(counter_at(a, from), counter_at(b, from), t);
+	}
 }

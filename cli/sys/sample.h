@@ -63,6 +63,7 @@ struct sample_cgroup {
 	uint64_t file, active_file, inactive_file, dirty, writeback;
 	uint64_t pgscan, pgsteal, pgscan_direct, pgscan_kswapd;
 	uint64_t pgsteal_direct, pgsteal_kswapd;
+	uint64_t pgpgout;		/* v1: uncharged folios, not pages */
 	uint64_t usage, limit, limit_eff;
 };
 
@@ -155,11 +156,39 @@ int sample_read_kswapd(const char *root, struct sample_task *ret,
 		       unsigned int *ret_threads);
 
 /*
- * The memory cgroup directory of process @pid (0 = self) from
- * /proc/PID/cgroup: the v1 "memory" controller's, else the v2 one's when
- * that hierarchy has memory.max.  Writes an absolute path under @root.
+ * Memory cgroups, found once for bench (cgroup.c), doctor and watch.  The
+ * kernel binds a controller to one hierarchy only, and one that no v1
+ * hierarchy holds is bound to v2 and listed in the v2 root's
+ * cgroup.controllers (Documentation/admin-guide/cgroup-v2.rst, "Mounting").
+ * So the memory hierarchy is the cgroup2 mount when its cgroup.controllers
+ * lists "memory", else the v1 cgroup mount with the "memory" option; a
+ * hybrid host (v1 memory, v2 at /sys/fs/cgroup/unified without it) gets v1.
+ */
+/* From /proc/PID/cgroup's text, the path in hierarchy @version (1 or 2). */
+int sample_parse_proc_cgroup(const char *text, int version, char *ret_path,
+			     size_t size);
+/* From /proc/mounts' text, the first mount point of hierarchy @version. */
+int sample_parse_cgroup_mount(const char *text, int version, char *ret_dir,
+			      size_t size);
+/*
+ * The hierarchy that has the memory controller: *ret_version (1 or 2) and
+ * its mount point under @root.  -ENOENT when none has it.
+ */
+int sample_memcg_hierarchy(const char *root, int *ret_version, char *ret_mnt,
+			   size_t size);
+/*
+ * Process @pid's (0 = self) cgroup directory in that hierarchy, under
+ * @root, whether or not the memory controller is enabled in it.
+ */
+int sample_memcg_path(const char *root, pid_t pid, int *ret_version,
+		      char *ret_dir, size_t size);
+/*
+ * The same directory when it is a memory cgroup one can read (v1
+ * memory.limit_in_bytes, v2 memory.stat there), else -ENOENT.
  */
 int sample_find_cgroup(const char *root, pid_t pid, char *ret_dir, size_t size);
+/* Whether @word is one of the words of @list (separated by blanks or commas). */
+int sample_has_word(const char *list, const char *word);
 
 /* Take one sample with @opts (NULL: system-wide files and self). */
 int sample_take(struct sample *ret, const struct sample_opts *opts);

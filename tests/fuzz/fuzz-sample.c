@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target for the /proc and /sys parsers (cli/sys/sample.c).  The first
- * byte picks the parser (its value mod 8: stat, meminfo, vmstat, psi,
- * memory.stat v1, v2, diskstats, task stat), the rest is the file's text.
- * Besides the sanitizers: the result is 0 or a negative errno, and the disk
- * table never claims more than it holds.
+ * byte picks the parser (its value mod 16: stat, meminfo, vmstat, psi,
+ * memory.stat v1, v2, diskstats, task stat, /proc/PID/cgroup, /proc/mounts;
+ * the rest none), the rest is the file's text.  Besides the sanitizers: the
+ * result is 0 or a negative errno, the disk table never claims more than it
+ * holds, and a cgroup path or mount point found is a string that fits.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sample_cgroup cg;
 	struct sample_disks *disks;
 	struct sample_task task;
-	char state = 0, *text;
+	char state = 0, *text, path[64];
 	int ret = 0;
 
 	if (!size)
@@ -36,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	memcpy(text, data + 1, size - 1);
 	text[size - 1] = 0;
-	switch (data[0] % 8) {
+	switch (data[0] % 16) {
 	case 0: ret = sample_parse_stat(text, &cpu); break;
 	case 1: ret = sample_parse_meminfo(text, &mem); break;
 	case 2: ret = sample_parse_vmstat(text, &vm); break;
@@ -50,6 +51,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(memchr(disks->disk[i].name, 0, sizeof(disks->disk[i].name)));
 		break;
 	case 7: ret = sample_parse_task_stat(text, &task, &state); break;
+	case 8:
+	case 9:
+		for (int v = 1; v <= 2; v++) {
+			ret = data[0] % 16 == 8 ?
+			      sample_parse_proc_cgroup(text, v, path, sizeof(path)) :
+			      sample_parse_cgroup_mount(text, v, path, sizeof(path));
+			CHECK(ret || memchr(path, 0, sizeof(path)));
+			CHECK(ret <= 0 && ret > -4096);
+		}
+		break;
 	}
 	CHECK(ret <= 0 && ret > -4096);
 out:

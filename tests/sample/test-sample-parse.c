@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * The /proc and /sys parsers of cli/sys/sample.c on fixture trees: copies of a
- * build machine's files (host), cgroup v2 (cgv2), edited files with missing
- * and unknown fields (edited), empty files (empty) and no files (none).
- * Known values must come out exact; what is absent must stay unknown.
+ * build machine's files (host), cgroup v2 (cgv2), v1 memory mounted beside a
+ * v2 hierarchy that has the memory controller (hybrid), edited files with
+ * missing and unknown fields (edited), empty files (empty) and no files
+ * (none).  Known values must come out exact; what is absent must stay
+ * unknown.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cgroup.h"
 #include "helpers.h"
 #include "sample.h"
 
@@ -111,6 +115,109 @@ static void test_cgroup_v2(void)
 		"nested: limit_eff %llu", (unsigned long long)cg.limit_eff);
 }
 
+/*
+ * v1 memory mounted and a v2 hierarchy whose root lists "memory": the kernel
+ * binds a controller to one hierarchy, and cgroup.controllers at the v2 root
+ * is its word that memory is there.  The process is in /job on v2 and in
+ * /v1job on v1; the reader must take v2, as cgroup.c does (it once took v1).
+ */
+static void test_cgroup_hybrid(void)
+{
+	struct sample_cgroup cg;
+	char dir[8192], want[8192];
+
+	snprintf(want, sizeof(want), "%s/sys/fs/cgroup/unified/job", root("hybrid"));
+	T_CHECK(!sample_find_cgroup(root("hybrid"), 0, dir, sizeof(dir)), "find hybrid");
+	T_CHECK(!strcmp(dir, want), "hybrid dir '%s', want '%s'", dir, want);
+	T_CHECK(!sample_read_cgroup(dir, &cg), "read hybrid");
+	T_CHECK(cg.version == 2 && cg.limit == 134217728 && cg.usage == 100663296 &&
+		cg.file == 190000000, "hybrid: v%d limit %llu", cg.version,
+		(unsigned long long)cg.limit);
+}
+
+/* Where each tree's process is: the same for cgroup.c (sample_memcg_path) and doctor. */
+static void test_cgroup_locate(void)
+{
+	static const struct {
+		const char *tree, *dir;
+		int version;
+	} want[] = {
+		{ "host", "/sys/fs/cgroup/memory/pagecliff", 1 },
+		{ "cgv2", "/sys/fs/cgroup/bench", 2 },
+		{ "old", "/sys/fs/cgroup/job", 2 },
+		{ "hybrid", "/sys/fs/cgroup/unified/job", 2 },
+	};
+	char dir[8192], found[8192], path[8192];
+	int version;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const char *r = root(want[i].tree);
+
+		snprintf(path, sizeof(path), "%s%s", r, want[i].dir);
+		T_CHECK(!sample_memcg_path(r, 0, &version, dir, sizeof(dir)) &&
+			!strcmp(dir, path) && version == want[i].version,
+			"%s: v%d '%s'", want[i].tree, version, dir);
+		T_CHECK(!sample_find_cgroup(r, 0, found, sizeof(found)) &&
+			!strcmp(found, dir), "%s: find '%s'", want[i].tree, found);
+	}
+	/* no cgroup mounted at all: no hierarchy */
+	T_CHECK(sample_memcg_hierarchy(root("empty"), &version, dir, sizeof(dir)) == -ENOENT,
+		"empty: no hierarchy");
+	T_CHECK(sample_memcg_path(root("host"), 0, &version, dir, 10) == -ENAMETOOLONG,
+		"short buffer");
+}
+
+/* The words of /proc/PID/cgroup and /proc/mounts, on text. */
+static void test_cgroup_text(void)
+{
+	char buf[256];
+
+	T_CHECK(!sample_parse_proc_cgroup("5:cpu,memory:/a b:c\n0::/x\n", 1, buf, sizeof(buf)) &&
+		!strcmp(buf, "/a b:c"), "path with a blank and a colon '%s'", buf);
+	T_CHECK(!sample_parse_proc_cgroup("3:name=memoryish:/no\n2:cpu,memory:/yes\n0::/v2\n",
+					  1, buf, sizeof(buf)) && !strcmp(buf, "/yes"),
+		"v1 line '%s'", buf);
+	T_CHECK(!sample_parse_proc_cgroup("2:memory:/yes\n0::/v2", 2, buf, sizeof(buf)) &&
+		!strcmp(buf, "/v2"), "v2 line '%s'", buf);
+	T_CHECK(sample_parse_proc_cgroup("1:name=systemd:/\n", 1, buf, sizeof(buf)) == -ENOENT &&
+		sample_parse_proc_cgroup("0::/x", 3, buf, sizeof(buf)) == -EINVAL &&
+		sample_parse_proc_cgroup("0::/long", 2, buf, 4) == -ENAMETOOLONG, "errors");
+	T_CHECK(!sample_parse_cgroup_mount("cgroup /c/mem cgroup rw,memory_x 0 0\n"
+					   "cgroup /c/m cgroup rw,memory,cpu 0 0\n", 1,
+					   buf, sizeof(buf)) && !strcmp(buf, "/c/m"),
+		"v1 mount '%s'", buf);
+	T_CHECK(sample_parse_cgroup_mount("cgroup /c/cpu cgroup rw,cpu 0 0\n", 2, buf,
+					  sizeof(buf)) == -ENOENT, "no v2 mount");
+	T_CHECK(sample_has_word("cpu memory", "memory") && sample_has_word("rw,memory", "memory") &&
+		!sample_has_word("name=memory", "memory") && !sample_has_word("memoryx", "memory"),
+		"words");
+}
+
+/* On this machine: cgroup.c's cgroup is the one doctor and watch read. */
+static void test_live_cgroup(void)
+{
+	char mine[PATH_MAX], found[PATH_MAX], file[PATH_MAX + 32];
+	struct sample_cgroup cg;
+	int version;
+
+	if (cgroup_detect(&version, mine)) {
+		T_CHECK(sample_find_cgroup(NULL, 0, found, sizeof(found)) < 0,
+			"sample finds a memory cgroup cgroup.c does not");
+		return;
+	}
+	if (sample_find_cgroup(NULL, 0, found, sizeof(found))) {
+		/* only where the memory controller is not enabled in that cgroup */
+		snprintf(file, sizeof(file), "%s/%s", mine,
+			 version == 1 ? "memory.limit_in_bytes" : "memory.stat");
+		T_CHECK(access(file, F_OK), "cgroup.c found v%d '%s', sample none",
+			version, mine);
+		return;
+	}
+	T_CHECK(!strcmp(found, mine), "cgroup.c '%s', sample '%s'", mine, found);
+	T_CHECK(!sample_read_cgroup(found, &cg) && cg.version == version,
+		"read '%s': v%d, cgroup.c v%d", found, cg.version, version);
+}
+
 static void test_edited(void)
 {
 	struct sample_cpu cpu;
@@ -198,6 +305,36 @@ static void test_delta(void)
 		!sample_known(sample_diff(SAMPLE_UNKNOWN, 1)), "diff");
 }
 
+/* Each reclaim rate comes from its own counter: counter i grows by i + 1 per second. */
+static void test_delta_rates(void)
+{
+	struct sample a, b;
+	struct sample_delta d;
+	uint64_t *from[] = { &b.vm.pgscan_direct, &b.vm.pgsteal_direct,
+		&b.vm.pgscan_kswapd, &b.vm.pgsteal_kswapd, &b.vm.pgscan_file,
+		&b.vm.pgsteal_file, &b.vm.allocstall, &b.psi.some_total,
+		&b.psi.full_total, &b.cg.pgscan, &b.cg.pgsteal,
+		&b.cg.pgscan_direct, &b.cg.pgscan_kswapd };
+	const double *to[] = { &d.pgscan_direct, &d.pgsteal_direct,
+		&d.pgscan_kswapd, &d.pgsteal_kswapd, &d.pgscan_file,
+		&d.pgsteal_file, &d.allocstall, &d.psi_some_us, &d.psi_full_us,
+		&d.cg_pgscan, &d.cg_pgsteal, &d.cg_pgscan_direct,
+		&d.cg_pgscan_kswapd };
+	const size_t n = sizeof(from) / sizeof(from[0]);
+
+	_Static_assert(sizeof(from) / sizeof(from[0]) == sizeof(to) / sizeof(to[0]),
+		       "one rate per counter");
+	memset(&a, 0, sizeof(a));
+	b = a;
+	b.time = 4.0;
+	for (size_t i = 0; i < n; i++)
+		*from[i] = 4 * (i + 1);
+	sample_delta(&a, &b, &d);
+	for (size_t i = 0; i < n; i++)
+		T_CHECK(d.secs == 4.0 && *to[i] == (double)(i + 1),
+			"rate %zu is %f, want %zu", i, *to[i], i + 1);
+}
+
 /* The live system: this machine has /proc/stat, meminfo and vmstat. */
 static void test_live(void)
 {
@@ -221,9 +358,14 @@ int main(int argc, char **argv)
 	test_host_tasks();
 	test_cgroup_v1();
 	test_cgroup_v2();
+	test_cgroup_hybrid();
+	test_cgroup_locate();
+	test_cgroup_text();
+	test_live_cgroup();
 	test_edited();
 	test_empty_and_none();
 	test_delta();
+	test_delta_rates();
 	test_live();
 	printf("sample parsers: ok\n");
 	return T_EXIT_PASS;
