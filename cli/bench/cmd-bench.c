@@ -66,7 +66,9 @@ static const char bench_usage[] =
 	"      --numa            pin each directory's threads to its device's node\n"
 	"      --mem-limit SIZE  run the workers in a memory cgroup of SIZE; buffers\n"
 	"                        over half of it are refused (see the man page)\n"
-	"      --testbed ram:SIZE  (root) XFS on a loop device over tmpfs\n"
+	"      --testbed ram:[COUNTx]SIZE  (root) COUNT devices (default 1), each\n"
+	"                        XFS on a loop device over SIZE of tmpfs, one\n"
+	"                        directory each (--numjobs threads per device)\n"
 	"      --keep            keep the data set (else removed at the end)\n"
 	"      --interval TIME   sampling interval, 100ms to 1h (default 1s)\n"
 	"      --output-format F text (default), json or csv\n"
@@ -263,11 +265,7 @@ static void parse_value_opt(struct bench_job *job, struct given *g, int c, const
 		job->mem_limit = size_arg("--mem-limit", arg, 16u << 20, UINT64_MAX / 2);
 		g->mem_limit = 1;
 		break;
-	case OPT_TESTBED:
-		if (strncmp(arg, "ram:", 4))
-			usage_error("bad --testbed '%s': ram:SIZE, e.g. ram:5g", arg);
-		job->testbed = size_arg("--testbed", arg + 4, 64u << 20, UINT64_MAX / 2);
-		break;
+	case OPT_TESTBED: testbed_parse(arg, &job->testbed, &job->testbed_devices); break;
 	case OPT_RW:
 		if (!strcmp(arg, "read"))
 			job->rw = BENCH_READ;
@@ -537,19 +535,38 @@ static void builtin_dir(struct bench_run *run)
 		   "in %s; caches dropped with fadvise per file instead of drop_caches", tmp);
 }
 
+/*
+ * The testbed's devices, one directory of the job each (--numjobs threads
+ * per device, as per --directory); one line on stderr says what was made.
+ */
 static int setup_testbed(struct bench_run *run, struct testbed *tb)
 {
+	unsigned int count = run->job.testbed_devices ? run->job.testbed_devices : 1;
+	size_t len = 0, cap = sizeof(run->testbed_desc);
 	const char *step;
 	char a[32];
 	int ret;
 
-	ret = testbed_create(tb, run->job.testbed, &step);
+	ret = testbed_create(tb, count, run->job.testbed, &bench_stop, &step);
+	if (ret == -EINTR)
+		return -1;	/* a signal: undone; bench_main says it was interrupted */
 	if (ret)
 		return error("cannot build the RAM testbed (%s): %s", step, strerror(-ret));
-	run->job.dirs[run->job.ndirs++] = strdup(tb->mnt);
-	snprintf(run->testbed_desc, sizeof(run->testbed_desc),
-		 "%s on %s over a %s file in a tmpfs, mounted at %s", tb->fstype, tb->loopdev,
-		 bench_size(tb->size, a, sizeof(a)), tb->mnt);
+	for (unsigned int i = 0; i < tb->ndev; i++)
+		run->job.dirs[run->job.ndirs++] = strdup(tb->dev[i].mnt);
+	if (count == 1)
+		len = snprintf(run->testbed_desc, cap, "%s on %s over a %s file in a tmpfs, "
+			       "mounted at %s", tb->fstype, tb->dev[0].loopdev,
+			       bench_size(tb->size, a, sizeof(a)), tb->dev[0].mnt);
+	else
+		len = snprintf(run->testbed_desc, cap, "%u devices, each %s on a loop device "
+			       "over a %s file in one tmpfs, mounted at %s/mnt0-%u (", count,
+			       tb->fstype, bench_size(tb->size, a, sizeof(a)), tb->base, count - 1);
+	for (unsigned int i = 0; count > 1 && i < tb->ndev && len < cap; i++)
+		len += snprintf(run->testbed_desc + len, cap - len, "%s%s", i ? " " : "",
+				tb->dev[i].loopdev);
+	if (count > 1 && len < cap)
+		snprintf(run->testbed_desc + len, cap - len, ")");
 	if (strcmp(tb->fstype, "xfs"))
 		bench_note(run, "the testbed uses ext4: no mkfs.xfs, or under the 320 MiB XFS needs");
 	fprintf(stderr, "testbed: %s\n", run->testbed_desc);
