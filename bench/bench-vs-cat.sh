@@ -8,7 +8,9 @@
 # contender the median GB/s (min-max) and the ratios bench / cat: bench's
 # own figure (bytes of the phase / its time, what bench reports) and bench's
 # whole process (wall time from exec to exit, set-up included, as cat's is),
-# with and without its kernel-event tracing (--no-trace: no BPF to load).
+# with and without its kernel-event tracing (--no-trace: no BPF to load);
+# and the process CPU (user + system, /usr/bin/time) per GiB, which a busy
+# machine disturbs less than the wall time.
 #
 # usage: sudo bench/bench-vs-cat.sh [ram | DIR]
 # env: REPS (5), SIZE per thread (1g), JOBS (cores), DEVICES (1), CAP (1g),
@@ -39,13 +41,16 @@ bench_cmd() {	# api json [bench options]
 # one NAME COMMAND [JSON]: a cold run in the cgroup; a row of NAME, wall
 # GB/s, and bench's own GB/s from JSON (or - for cat).
 one() {
-	local t0 t1 own=- total=$((JOBS * size_b))
+	local t0 t1 u s own=- total=$((JOBS * size_b))
 	cold "${FILES[@]}"
 	t0=$(date +%s.%N)
-	sh -c "$(cg_script "$2")" || { echo "bench/$NAME: $1 failed" >&2; return; }
+	/usr/bin/time -f "%U %S" -o "$W/time" sh -c "$(cg_script "$2")" ||
+		{ echo "bench/$NAME: $1 failed" >&2; return; }
 	t1=$(date +%s.%N)
+	read -r u s <"$W/time"
 	[ -n "${3:-}" ] && own=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); m=r["modes"][0]; print(m["bytes"] / m["seconds"] / 1e9 if m["bytes"] == int(sys.argv[2]) else "short")' "$3" "$total")
-	printf "%s\t%s\t%s\n" "$1" "$(echo "$total / ($t1 - $t0) / 1000000000" | bc -l)" "$own" >>"$W/raw.tsv"
+	printf "%s\t%s\t%s\t%s\n" "$1" "$(echo "$total / ($t1 - $t0) / 1000000000" | bc -l)" "$own" \
+		"$(echo "($u + $s) * 1073741824 / $total" | bc -l)" >>"$W/raw.tsv"
 }
 
 echo "# bench/$NAME ${1:-ram}: $JOBS threads x $SIZE on $DEVICES device(s), mode $MODE, 1 MiB reads, cap $CAP, $REPS rounds, $(uname -r), $(nproc) CPUs"
@@ -67,19 +72,20 @@ printf "\r%20s\r" "" >&2
 [ -n "${OUT:-}" ] && cp "$W/raw.tsv" "$OUT"
 python3 - "$W/raw.tsv" <<'PY'
 import statistics, sys
-wall, own = {}, {}
+wall, own, cpu = {}, {}, {}
 for line in open(sys.argv[1]):
-    name, w, o = line.rstrip("\n").split("\t")
+    name, w, o, c = line.rstrip("\n").split("\t")
     wall.setdefault(name, []).append(float(w))
+    cpu.setdefault(name, []).append(float(c))
     if o not in ("-", "short"):
         own.setdefault(name, []).append(float(o))
 med = lambda v: statistics.median(v)
-print("| contender | GB/s, whole process, median (min-max) | GB/s, bench's own figure, median (min-max) |")
-print("|---|---|---|")
+print("| contender | GB/s, whole process, median (min-max) | GB/s, bench's own figure, median (min-max) | process CPU s/GiB, median |")
+print("|---|---|---|---|")
 for n in wall:
     o = own.get(n)
     ostr = f"{med(o):.2f} ({min(o):.2f}-{max(o):.2f})" if o else "-"
-    print(f"| {n} | {med(wall[n]):.2f} ({min(wall[n]):.2f}-{max(wall[n]):.2f}) | {ostr} |")
+    print(f"| {n} | {med(wall[n]):.2f} ({min(wall[n]):.2f}-{max(wall[n]):.2f}) | {ostr} | {med(cpu[n]):.3f} |")
 print()
 for api in ("copy", "zerocopy"):
     c = f"cat-{api}"
@@ -88,6 +94,7 @@ for api in ("copy", "zerocopy"):
             line = f"{b} / {c}: whole process {med(wall[b]) / med(wall[c]):.3f}"
             if b in own:
                 line += f", bench's own figure {med(own[b]) / med(wall[c]):.3f}"
+            line += f"; process CPU per GiB {med(cpu[b]) / med(cpu[c]):.3f}"
             print(line)
 PY
 if [ -n "${PERF:-}" ]; then
