@@ -167,8 +167,9 @@ static int undo(const char *what, const char *path, const char *backing)
 }
 
 /* The most records one state file holds: a testbed of 16 devices makes 4
- * per device, beside its folders, tmpfs and the cgroup. */
-#define STATE_MAX_LINES (8 + 4 * TESTBED_MAX_DEVICES)
+ * per device (a "loop" again for each busy loop device tried), beside its
+ * folders, tmpfs and the cgroup. */
+#define STATE_MAX_LINES (8 + 8 * TESTBED_MAX_DEVICES)
 
 /* One record of a state file, with the backing file in effect for it. */
 struct record {

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The RAM testbed (root): a file system on a loop device over a file in a
- * tmpfs of its own, for machines without fast drives; and the state file in
- * /run/pagecliff/ that records every mount, loop device and cgroup a run
- * makes, so that the next run can undo what a killed one left.
- * Functions return 0 or -errno and never print.
+ * The RAM testbed (root): one or several file systems, each on a loop device
+ * over a file in a tmpfs of its own, for machines without fast drives; and
+ * the state file in /run/pagecliff/ that records every mount, loop device
+ * and cgroup a run makes, so that the next run can undo what a killed one
+ * left.  Functions return 0 or -errno and never print, but testbed_parse(),
+ * which parses the command line's value and refuses a bad one itself.
  */
 #ifndef PC_CLI_TESTBED_H
 #define PC_CLI_TESTBED_H
