@@ -5,7 +5,8 @@
 # every byte from two directories, each its own loop device and XFS, with
 # --numjobs threads per device; SIGINT in the middle of building the devices
 # and SIGTERM in the middle of the run leave no loop device, mount, cgroup or
-# state behind, and the loop devices and mounts of this run are gone.
+# state behind, and the loop devices and mounts of this run are gone; after
+# SIGKILL, --cleanup detaches and unmounts both devices and says so.
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root for the testbed and the memory cgroup"
 [ -e /dev/loop-control ] || skip "no loop devices"
@@ -98,4 +99,32 @@ rc=$?
 grep -q "^interrupted" "$T/out" || fail "SIGTERM: the report does not say it was interrupted"
 check_nothing_left $pid
 [ -z "$(ours $pid)" ] || fail "SIGTERM in the run left: $(ours $pid)"
-echo "PASS: ram:COUNTxSIZE refused when bad, built, read, and undone on SIGINT and SIGTERM"
+echo "SIGTERM in the run: exit 143, report, nothing left"
+
+# SIGKILL in the middle of the run: the next run's --cleanup undoes both
+# devices from the state file (each loop device checked against its own
+# backing file) and says so.
+"$PAGECLIFF" bench --testbed ram:2x320m --mem-limit 256m --numjobs 1 --size 64m \
+	--mode buffered --runtime 60 --time_based -q >"$T/out" 2>"$T/err" &
+pid=$!
+for _ in $(seq 600); do
+	grep -q "^memory cap:" "$T/err" && break
+	kill -0 $pid 2>/dev/null || fail "bench ended before its phase: $(cat "$T/err")"
+	sleep 0.05
+done
+loops=$(losetup -a | grep "/run/pagecliff/testbed-$pid/ram/disk[01].img" | cut -d: -f1 | sort)
+[ "$(echo "$loops" | wc -w)" = 2 ] || fail "not 2 loop devices while running: '$loops'"
+kill -KILL $pid
+wait $pid 2>/dev/null
+"$PAGECLIFF" bench --cleanup 2>"$T/clean" || fail "--cleanup failed: $(cat "$T/clean")"
+for l in $loops; do
+	grep -q "^removed what a killed run left: loop $l$" "$T/clean" ||
+		fail "--cleanup did not say it detached $l: $(cat "$T/clean")"
+done
+for m in mnt0 mnt1; do
+	grep -q "^removed what a killed run left: mount /run/pagecliff/testbed-$pid/$m$" "$T/clean" ||
+		fail "--cleanup did not say it unmounted $m: $(cat "$T/clean")"
+done
+check_nothing_left $pid
+[ -z "$(ours $pid)" ] || fail "SIGKILL, then --cleanup, left: $(ours $pid)"
+echo "PASS: ram:COUNTxSIZE refused when bad, built, read, and undone on SIGINT, SIGTERM and SIGKILL + --cleanup"
