@@ -40,7 +40,12 @@ for m in buffered direct auto dontcache; do
 done
 grep -q "memory cap" "$T/out/machine.txt" || fail "machine.txt says no cap"
 grep -q "ram:2x" "$T/out/command.txt" || fail "not the 2-device testbed: $(cat "$T/out/command.txt")"
-check_nothing_left
+# bench's run id, from its testbed line: only this run's remains are checked
+# (others' runs on this machine, in other PID namespaces, are theirs)
+run_id() { sed -n 's|^testbed: .* mounted at /run/pagecliff/testbed-\([0-9-]*\)/.*|\1|p' "$1"; }
+id=$(run_id "$T/out/bench.log")
+[ -n "$id" ] || fail "no testbed line in bench.log: $(cat "$T/out/bench.log")"
+check_nothing_left "$id"
 
 # SIGTERM once the phases run: bench's report so far, exit 130, nothing left.
 AT_SCALE_DEVICES=2 AT_SCALE_SIZE=64m AT_SCALE_TIME=30s AT_SCALE_TIME_BASED=1 "$script" "$T/out2" >"$T/log2" 2>&1 &
@@ -57,5 +62,7 @@ rc=$?
 [ $rc = 130 ] || fail "SIGTERM: exit $rc, want 130: $(tail -n 3 "$T/log2")"
 python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["modes"][0]["bytes"] > 0' \
 	"$T/out2/report.json" || fail "SIGTERM: no report of what was measured"
-check_nothing_left
+id=$(run_id "$T/out2/bench.log")
+[ -n "$id" ] || fail "SIGTERM: no testbed line in bench.log: $(cat "$T/out2/bench.log")"
+check_nothing_left "$id"
 echo "at-scale: 4 modes x 512 MiB on 2 devices, report, timeline and chart written; SIGTERM: report so far; nothing left"

@@ -13,10 +13,13 @@
 command -v mkfs.xfs >/dev/null || skip "no mkfs.xfs (the devices here are 320 MiB XFS)"
 tmpdir
 
-# usage_error VALUE WANT: exit 2, one line containing WANT, nothing made.
+# refused VALUE WANT: exit 2, one line containing WANT, nothing made.
 refused() {
-	"$PAGECLIFF" bench --testbed "$1" --numjobs 1 --size 64m -q >"$T/out" 2>"$T/err"
-	local rc=$?
+	"$PAGECLIFF" bench --testbed "$1" --numjobs 1 --size 64m -q >"$T/out" 2>"$T/err" &
+	local p=$! rc
+	wait $p
+	rc=$?
+	check_nothing_left $p
 	drop_cleanup_lines "$T/err"
 	[ $rc = 2 ] || fail "--testbed $1: exit $rc, want 2: $(cat "$T/err")"
 	[ "$(wc -l <"$T/err")" = 1 ] && grep -qF -- "$2" "$T/err" ||
@@ -27,7 +30,6 @@ refused ram:17x1g "COUNT is a whole number from 1 to 16"
 refused ram:2x1m "a size per device from 64 MiB"
 refused ram:axb "COUNT is a whole number"
 refused ram:16x100t "MiB of tmpfs, more than 80% of the"
-check_nothing_left
 
 # Run $1's testbed folder, as a pattern: its id is the pid, "-N" added when
 # another PID namespace's run of the same pid has that name.
