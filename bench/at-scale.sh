@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: MIT
 # The report's comparison on a many-core machine, from a self-contained build:
 # buffered, direct, auto and dontcache, 4 threads per device, one file each,
-# 1 MiB reads, a data set 4 times a memory cgroup's cap.  The devices are XFS
-# (ext4 without mkfs.xfs) on loop devices over a tmpfs of the script's own,
-# one device per 8 CPUs, at most 16.  Needs only a static pagecliff, bash,
-# util-linux (losetup, mount) and mkfs.xfs or mkfs.ext4: nothing is installed.
-# Everything it made is undone at exit, on errors and signals too.
+# 1 MiB reads, a data set 4 times a memory cgroup's cap.  The devices are
+# bench's RAM testbed with several devices (--testbed ram:NxSIZE: XFS, or
+# ext4 without mkfs.xfs, each on its own loop device over one tmpfs), one
+# device per 8 CPUs, at most 16.  Needs only a static pagecliff, bash,
+# coreutils and mkfs.xfs or mkfs.ext4: nothing is installed.  bench undoes
+# everything it made at exit, on errors and signals too.
 #
 # Build and carry (on the build machine; liburing-dev has liburing.a):
 #   meson setup build-static -Ddefault_library=static -Dprefer_static=true \
@@ -15,12 +16,14 @@
 # then on HOST:  sudo ./at-scale.sh OUTDIR
 #
 # Writes into OUTDIR (default ./at-scale-HOST-DATE): report.json (bench's
-# report), timeline.csv (every interval), chart.svg, machine.txt and the
-# command.  Finishes inside 8 minutes: each mode is cut at AT_SCALE_TIME and
+# report), timeline.csv (every interval), chart.svg, machine.txt, bench.log
+# and the command.  Finishes inside 8 minutes: each mode is cut at AT_SCALE_TIME and
 # the whole run at AT_SCALE_LIMIT (bench reports what it measured so far).
 # env: PAGECLIFF (default ./pagecliff beside the script, else the build's),
 #      AT_SCALE_DEVICES (CPUs / 8, 1-16), AT_SCALE_SIZE per thread (4g, cut to
-#      fit memory), AT_SCALE_TIME per mode (75s), AT_SCALE_LIMIT (450 s).
+#      fit memory), AT_SCALE_TIME per mode (75s), AT_SCALE_LIMIT (450 s),
+#      AT_SCALE_TIME_BASED (non-empty: each mode reads its files again until
+#      AT_SCALE_TIME ends, bench's --time_based).
 set -u
 
 die() { echo "bench/at-scale.sh: $*" >&2; exit 1; }
@@ -32,13 +35,12 @@ if [ -z "$PC" ]; then
 	done
 fi
 [ -n "$PC" ] && [ -x "$PC" ] || die "no pagecliff beside the script: carry a static build (see its header)"
-[ "$(id -u)" = 0 ] || die "needs root: it makes loop devices, mounts and a memory cgroup"
+[ "$(id -u)" = 0 ] || die "needs root: bench makes loop devices, mounts and a memory cgroup"
 [ -e /dev/loop-control ] || [ -d /sys/module/loop ] || die "no loop devices: the loop module is not loaded (modprobe loop)"
 MKFS=
 command -v mkfs.xfs >/dev/null && MKFS="mkfs.xfs -q -f"
 [ -z "$MKFS" ] && command -v mkfs.ext4 >/dev/null && MKFS="mkfs.ext4 -q -F -E nodiscard"
 [ -n "$MKFS" ] || die "neither mkfs.xfs nor mkfs.ext4 is installed"
-command -v losetup >/dev/null || die "losetup (util-linux) is not installed"
 
 to_bytes() { numfmt --from=iec "$(echo "$1" | tr a-z A-Z | sed 's/IB$//; s/B$//')"; }
 cpus=$(nproc)
@@ -66,75 +68,42 @@ limit=${AT_SCALE_LIMIT:-450}
 
 OUTDIR=${1:-$PWD/at-scale-$(uname -n)-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUTDIR" || die "cannot make '$OUTDIR'"
-W=$(mktemp -d /tmp/pagecliff-at-scale.XXXXXX) || die "cannot make a folder in /tmp"
 
-LOOPS=()
-MOUNTS=()
-CG=
-cleanup() {
-	local m l p
-	if [ -n "$CG" ] && [ -d "$CG" ]; then
-		while read -r p; do kill "$p" 2>/dev/null; done <"$CG/cgroup.procs"
-		sleep 0.5
-		rmdir "$CG" 2>/dev/null
-	fi
-	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || umount -l "$m"; done
-	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
-	mountpoint -q "$W/ram" && umount "$W/ram"
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# One tmpfs; per device a file in it, a loop device, a file system, a mount.
-per_dev=$((4 * size_b + (256 << 20)))
-mkdir "$W/ram" || exit 1
-mount -t tmpfs -o size=$((ndev * per_dev + (64 << 20))) pagecliff-at-scale "$W/ram" ||
-	die "cannot mount a tmpfs"
-dirs=
-for ((i = 0; i < ndev; i++)); do
-	truncate -s "$per_dev" "$W/ram/dev$i.img" || die "cannot make $W/ram/dev$i.img"
-	l=$(losetup --find --show "$W/ram/dev$i.img") || die "cannot set up a loop device"
-	LOOPS+=("$l")
-	$MKFS "$l" >/dev/null || die "$MKFS $l failed"
-	mkdir "$W/mnt$i" && mount "$l" "$W/mnt$i" || die "cannot mount $l"
-	MOUNTS+=("$W/mnt$i")
-	dirs=${dirs:+$dirs:}$W/mnt$i
-done
+# Each device holds its 4 files, bench's 1/16 of slack and 128 MiB for the
+# file system (bench's own rule for --testbed), plus 64 MiB.
+per_dev=$(((4 * size_b + 4 * size_b / 16 + (192 << 20)) >> 20 << 20))
 
 {
 	echo "host: $(uname -n), $(uname -sr), $cpus CPUs, $(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo) MiB"
 	echo "cpu: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
-	echo "devices: $ndev x ${MKFS%% *} on a loop device over tmpfs, 4 threads each"
+	echo "devices: $ndev x ${MKFS%% *} on a loop device over tmpfs (bench --testbed ram:${ndev}x$((per_dev >> 20))m), 4 threads each"
 	echo "data: $threads x $((size_b >> 20)) MiB = $((data_b >> 20)) MiB, memory cap $((cap_b >> 20)) MiB"
 	echo "pagecliff: $PC ($("$PC" --version 2>/dev/null | head -n1))"
 } >"$OUTDIR/machine.txt"
 
-# The cap: a memory cgroup of our own (v2 with the memory controller, else
-# v1), entered only for the measurement: the data set is laid out first,
-# outside it, or the loop devices' writes into tmpfs would be charged to it.
-if grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
-	CG=/sys/fs/cgroup/pagecliff-at-scale-$$
-	mkdir "$CG" && echo "$cap_b" >"$CG/memory.max" || die "cannot make memory cgroup $CG"
-elif [ -d /sys/fs/cgroup/memory ]; then
-	CG=/sys/fs/cgroup/memory/pagecliff-at-scale-$$
-	mkdir "$CG" && echo "$cap_b" >"$CG/memory.limit_in_bytes" || die "cannot make memory cgroup $CG"
-else
-	die "no memory cgroup controller (neither cgroup v2 memory nor v1)"
-fi
-"$PC" bench --directory "$dirs" --numjobs 4 --size "$size_b" --mode direct --runtime 1s \
-	--keep --quiet >/dev/null || die "cannot lay out the data set"
-
-cmd=("$PC" bench --directory "$dirs" --numjobs 4 --size "$size_b" --bs 1m
-	--mode buffered,direct,auto,dontcache --keep --runtime "$mode_time"
+# bench builds the devices, lays out the data set outside its memory cgroup
+# (the loop devices' writes into tmpfs are not charged to the cap), joins
+# the cgroup for the phases, and undoes all of it on exit and on signals.
+cmd=("$PC" bench --testbed "ram:${ndev}x$((per_dev >> 20))m" --numjobs 4 --size "$size_b"
+	--bs 1m --mem-limit "$cap_b" --mode buffered,direct,auto,dontcache --runtime "$mode_time"
 	--output-format json -o "$OUTDIR/report.json" --timeline "$OUTDIR/timeline.csv"
 	--plot "$OUTDIR/chart.svg" --quiet)
+[ -n "${AT_SCALE_TIME_BASED:-}" ] && cmd+=(--time_based)
 echo "${cmd[*]}" >"$OUTDIR/command.txt"
 cat "$OUTDIR/machine.txt"
-# bench reports what it measured when interrupted (exit 130).
-(echo $BASHPID >"$CG/cgroup.procs" && exec timeout -s INT -k 30 "$limit" "${cmd[@]}")
+# bench reports what it measured when interrupted (exit 130); a signal to
+# this script goes on to bench, which tears down before it exits.
+timeout -s INT -k 30 "$limit" "${cmd[@]}" 2>"$OUTDIR/bench.log" &
+pid=$!
+signalled=
+trap 'signalled=1; kill -INT $pid 2>/dev/null' INT TERM
+wait $pid
 rc=$?
-[ $rc = 0 ] || [ $rc = 130 ] || die "bench failed (exit $rc); see $OUTDIR"
+# a trapped signal ends the first wait early: wait for bench's teardown
+while kill -0 $pid 2>/dev/null; do wait $pid; rc=$?; done
+trap - INT TERM
+grep -v '^removed what a killed run left' "$OUTDIR/bench.log" >&2
+[ $rc = 0 ] || [ $rc = 130 ] || die "bench failed (exit $rc); see $OUTDIR/bench.log"
+[ -n "$signalled" ] && { echo "bench/at-scale.sh: interrupted; the report in $OUTDIR has the modes measured so far" >&2; exit 130; }
 [ $rc = 130 ] && echo "bench/at-scale.sh: cut at ${limit}s; the report has the modes measured so far" >&2
-echo "wrote $OUTDIR: report.json timeline.csv chart.svg machine.txt command.txt"
+echo "wrote $OUTDIR: report.json timeline.csv chart.svg machine.txt command.txt bench.log"

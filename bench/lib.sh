@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: MIT
-# Shared by bench/run.sh and bench/profile.sh (sourced, not run): the data
-# set on the RAM testbed or in a folder, the memory cgroup, cold starts and
+# Shared by bench/run.sh, bench/profile.sh and bench/bench-vs-cat.sh
+# (sourced, not run): the data set on the RAM testbed (DEVICES loop devices,
+# JOBS / DEVICES files on each) or in a folder, the memory cgroup, cold starts and
 # the CPU counters, all undone at exit and on signals.  The caller sets NAME
 # (for messages and its temporary folder) and may set SIZE, JOBS, CAP and
 # PAGECLIFF first; then calls prepare TARGET.
 
 SIZE=${SIZE:-4g}
 JOBS=${JOBS:-$(nproc)}
+DEVICES=${DEVICES:-1}
 CAP=${CAP:-1g}
 PC=${PAGECLIFF:-$PWD/build/cli/pagecliff}
 
@@ -16,7 +18,7 @@ die() { echo "bench/$NAME: $*" >&2; exit 1; }
 W=$(mktemp -d "/tmp/pagecliff-$NAME.XXXXXX") || exit 1
 
 CG=
-MNT=
+MNTS=()
 RUN_PID=
 cleanup() {
 	# A contender still running keeps the mount busy: stop it first.
@@ -31,10 +33,11 @@ cleanup() {
 		done
 		rmdir "$CG" 2>/dev/null
 	}
-	# The loop device was set up by mount -o loop: it goes with the mount.
-	if [ -n "$MNT" ]; then
-		umount "$MNT" 2>/dev/null || umount -l "$MNT"
-	fi
+	# The loop devices were set up by mount -o loop: each goes with its mount.
+	local m
+	for m in "${MNTS[@]}"; do
+		umount "$m" 2>/dev/null || umount -l "$m"
+	done
 	[ -n "${FILLER:-}" ] && rm -f "$FILLER"
 	mountpoint -q "$W/ram" && umount "$W/ram"
 	rm -rf "$W"
@@ -45,16 +48,25 @@ trap 'exit 143' TERM
 
 to_bytes() { numfmt --from=iec "$(echo "$1" | tr a-z A-Z | sed 's/IB$//; s/B$//')"; }
 
-# XFS on a loop device over a file in a tmpfs of our own; sets DIR.
+# DEVICES (1) times XFS on a loop device over a file in one tmpfs of our
+# own, JOBS / DEVICES threads' files on each; sets DIRS (one per device),
+# DIR (the first: the filler goes there), BACKINGS and BACKING (the first).
 make_testbed() {
-	mkdir "$W/ram" "$W/mnt"
-	mount -t tmpfs -o size=$((JOBS * size_b + cap_b + (1 << 30))) pagecliff-run "$W/ram" || die "cannot mount tmpfs"
-	truncate -s $((JOBS * size_b + cap_b + (512 << 20))) "$W/ram/disk.img"
-	mkfs.xfs -q -f "$W/ram/disk.img" >/dev/null || die "mkfs.xfs failed"
-	mount -o loop "$W/ram/disk.img" "$W/mnt" || die "cannot mount $W/ram/disk.img on a loop device"
-	MNT=$W/mnt
-	DIR=$MNT
-	BACKING=$W/ram/disk.img
+	local i per_dev=$((JOBS / DEVICES * size_b + cap_b + (512 << 20)))
+	mkdir "$W/ram"
+	mount -t tmpfs -o size=$((DEVICES * per_dev + (1 << 30))) pagecliff-run "$W/ram" || die "cannot mount tmpfs"
+	DIRS=() BACKINGS=()
+	for ((i = 0; i < DEVICES; i++)); do
+		mkdir "$W/mnt$i"
+		truncate -s "$per_dev" "$W/ram/disk$i.img"
+		mkfs.xfs -q -f "$W/ram/disk$i.img" >/dev/null || die "mkfs.xfs failed"
+		mount -o loop "$W/ram/disk$i.img" "$W/mnt$i" || die "cannot mount $W/ram/disk$i.img on a loop device"
+		MNTS+=("$W/mnt$i")
+		DIRS+=("$W/mnt$i")
+		BACKINGS+=("$W/ram/disk$i.img")
+	done
+	DIR=${DIRS[0]}
+	BACKING=${BACKINGS[0]}
 }
 
 # A memory cgroup of cap_b bytes (v2 where it has the memory controller,
@@ -110,48 +122,75 @@ kswapd_ticks() {
 # prepare ram|DIR: the testbed or the folder, the cgroup, the data set laid
 # out once by bench (non-zero data, its own files: FILES), and the filler.
 prepare() {
+	local i d
 	size_b=$(to_bytes "$SIZE")
 	cap_b=$(to_bytes "$CAP")
+	[ $((JOBS % DEVICES)) = 0 ] || die "JOBS ($JOBS) is not a multiple of DEVICES ($DEVICES)"
 	if [ "$1" = ram ]; then
 		make_testbed
 	else
 		[ -d "$1" ] || die "'$1' is not a folder"
+		[ "$DEVICES" = 1 ] || die "DEVICES is for the RAM testbed; give one DIR"
 		DIR=$(cd "$1" && pwd)
+		DIRS=("$DIR")
 	fi
+	DIRLIST=$(IFS=:; echo "${DIRS[*]}")
+	PER_DEV=$((JOBS / DEVICES))
 	make_cgroup
-	"$PC" bench --directory "$DIR" --numjobs "$JOBS" --size "$SIZE" --mode direct \
-		--runtime 1s --keep --quiet >/dev/null || die "cannot lay out the data set in $DIR"
+	"$PC" bench --directory "$DIRLIST" --numjobs "$PER_DEV" --size "$SIZE" --mode direct \
+		--runtime 1s --keep --quiet >/dev/null || die "cannot lay out the data set in $DIRLIST"
 	FILES=()
-	for ((i = 0; i < JOBS; i++)); do FILES+=("$DIR/pagecliff-bench/job$i.dat"); done
+	for d in "${DIRS[@]}"; do
+		for ((i = 0; i < PER_DEV; i++)); do FILES+=("$d/pagecliff-bench/job$i.dat"); done
+	done
 	make_filler
 }
 
 # shares RAW.tsv: every contender's median GB/s as a share of the limits of
-# the same run (bench/run.sh's limit-* rows): the raw device at its better
-# iodepth, and the single-thread read of the RAM testbed's backing file.
+# the same run (bench/run.sh's limit-* rows): the raw devices, each at its
+# better iodepth, summed; and the single-thread reads of the RAM testbed's
+# backing files, summed.  Devices are limit-dev[N]-uring-qdQ, backing files
+# limit-backing[N]-dd (no N: one device).
 shares() {
 	python3 - "$1" <<'EOF'
-import statistics, sys
+import re, statistics, sys
 
 runs = {}
 for line in open(sys.argv[1]):
     f = line.rstrip("\n").split("\t")
     runs.setdefault(f[0], []).append(int(f[6]) / float(f[1]) / 1e9)
 med = {n: statistics.median(v) for n, v in runs.items()}
-devs = {n: g for n, g in med.items() if n.startswith("limit-dev-")}
-dev = max(devs.values()) if devs else None
-back = med.get("limit-backing-dd")
+devs, backs = {}, {}
+for n, g in med.items():
+    m = re.fullmatch(r"limit-dev(\d*)-uring-qd(\d+)", n)
+    if m and g > devs.get(m[1], (0, ""))[0]:
+        devs[m[1]] = (g, "qd" + m[2])
+    m = re.fullmatch(r"limit-backing(\d*)-dd", n)
+    if m:
+        backs[m[1]] = g
+dev = sum(g for g, _ in devs.values()) if devs else None
+back = sum(backs.values()) if backs else None
 if dev is None and back is None:
     sys.exit(0)
 print()
+for k in sorted(set(devs) | set(backs), key=lambda k: int(k or 0)):
+    if len(devs) > 1 or len(backs) > 1:
+        d = f"{devs[k][0]:.2f} GB/s at {devs[k][1]}" if k in devs else "not measured"
+        b = f", one read of its backing file {backs[k]:.2f} GB/s" if k in backs else ""
+        print(f"device {k}: {d}{b}")
 head = "| contender | GB/s median |"
 rule = "|---|---|"
 if dev is not None:
-    best = max(devs, key=devs.get)[len("limit-dev-"):]
-    head += f" share of the device ({best}, {dev:.2f} GB/s) |"
+    if len(devs) > 1:
+        head += f" share of the {len(devs)} devices, summed ({dev:.2f} GB/s) |"
+    else:
+        head += f" share of the device ({next(iter(devs.values()))[1]}, {dev:.2f} GB/s) |"
     rule += "---|"
 if back is not None:
-    head += f" share of one read of the backing file ({back:.2f} GB/s) |"
+    if len(backs) > 1:
+        head += f" share of one read per backing file, summed ({back:.2f} GB/s) |"
+    else:
+        head += f" share of one read of the backing file ({back:.2f} GB/s) |"
     rule += "---|"
 print(head)
 print(rule)

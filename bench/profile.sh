@@ -20,9 +20,9 @@ command -v perf >/dev/null || die "perf is not installed (apt-get install linux-
 prepare "${1:-ram}"
 
 cats() {
-	local c="" i
-	for ((i = 0; i < JOBS; i++)); do
-		c="$c $PC cat --copy --mode $1 $DIR/pagecliff-bench/job$i.dat >/dev/null &"
+	local c="" f
+	for f in "${FILES[@]}"; do
+		c="$c $PC cat --copy --mode $1 $f >/dev/null &"
 	done
 	echo "$c wait"
 }

@@ -8,15 +8,18 @@
 # CPU seconds per GiB of the process, of the whole system and of kswapd, and
 # the peak bytes of the data set in the page cache; then the ratios the
 # targets are about, and every contender as a share of the limit measured in
-# the same run: the raw block device under the data set (fio O_DIRECT
-# io_uring, read-only, the better of iodepth 8 and 32) and, on the RAM
-# testbed, one thread reading the testbed's backing file out of tmpfs (dd).  Each run starts with the data set out of the cache and
+# the same run: the raw block devices under the data set (fio O_DIRECT
+# io_uring, read-only, per device the better of iodepth 8 and 32, summed
+# over the devices) and, on the RAM testbed, one thread reading each
+# device's backing file out of tmpfs (dd, summed).  Each run starts with the
+# data set out of the cache and
 # the cgroup's cache full of a filler file (see cold() in bench/lib.sh).
 #
 # usage: sudo bench/run.sh [ram | DIR]
 #   ram  (default) XFS on a loop device over tmpfs, made and removed here
 #   DIR  a folder on a real disk (device-bound: CPU per byte is what differs)
-# env: REPS (5), SIZE per thread (4g), JOBS (cores), CAP memory cap (1g),
+# env: REPS (5), SIZE per thread (4g), JOBS (cores, in all), DEVICES (RAM
+#      testbed devices, 1; JOBS / DEVICES threads each), CAP memory cap (1g),
 #      ONLY (regex of contender names), PAGECLIFF (the binary), OUT (raw TSV),
 #      CHART (an SVG bar chart of the medians), BASELINE (another build's
 #      pagecliff binary, whose cat is run beside this one's)
@@ -43,7 +46,7 @@ cats() {	# pagecliff cat options: one process per file, in parallel
 }
 
 bench_job() {	# mode api
-	echo "$PC bench --directory $DIR --numjobs $JOBS --size $SIZE --bs 1m --mode $1 --api $2 --runtime 600s --keep --quiet >/dev/null"
+	echo "$PC bench --directory $DIRLIST --numjobs $PER_DEV --size $SIZE --bs 1m --mode $1 --api $2 --runtime 600s --keep --quiet >/dev/null"
 }
 
 CONTENDERS=(
@@ -59,26 +62,34 @@ if [ -n "${BASELINE:-}" ]; then
 		CONTENDERS+=("base-cat-$m-zerocopy|$(PC=$BASELINE cats --mode $m)")
 	done
 fi
-# The limits, run whatever ONLY says: the block device under DIR, read-only
-# (--readonly), as many bytes as the data set; on the RAM testbed, one dd of
-# the tmpfs file behind the loop device (the loop worker's copy, on one core).
+# The limits, run whatever ONLY says: each block device under DIRS, read-only
+# (--readonly), as many bytes as its share of the data set; on the RAM
+# testbed, one dd of each tmpfs file behind a loop device (the loop worker's
+# copy, on one core).  With several devices each is measured alone (named
+# limit-devN-*, limit-backingN-dd), and shares() sums them: the limit of the
+# whole set when its devices do not contend.
 LIMITS=()
-limit_dev=$(findmnt -no SOURCE -T "$DIR" 2>/dev/null | head -n1)
-if [ -b "$limit_dev" ] && ! err=$(dd if="$limit_dev" of=/dev/null bs=1M count=1 iflag=direct status=none 2>&1); then
-	echo "bench/run.sh: cannot read $limit_dev (${err##*: }): no device limit" >&2
-elif [ -b "$limit_dev" ]; then
-	limit_bytes=$((JOBS * size_b))
-	dev_size=$(blockdev --getsize64 "$limit_dev")
-	[ "$dev_size" -lt "$limit_bytes" ] && limit_bytes=$((dev_size >> 20 << 20))
-	for q in 8 32; do
-		LIMITS+=("limit-dev-uring-qd$q|fio --readonly --name=dev --filename=$limit_dev --direct=1 --ioengine=io_uring --iodepth=$q --rw=read --bs=1m --size=$limit_bytes --output=/dev/null|$limit_bytes")
-	done
-else
-	echo "bench/run.sh: '$DIR' is on ${limit_dev:-no device}, not a block device: no device limit" >&2
-fi
-if [ -n "${BACKING:-}" ]; then
-	LIMITS+=("limit-backing-dd|dd if=$BACKING of=/dev/null bs=1M count=$((JOBS * size_b >> 20)) status=none|$((JOBS * size_b))")
-fi
+per_dev_b=$((PER_DEV * size_b))
+for ((i = 0; i < ${#DIRS[@]}; i++)); do
+	tag=
+	[ "${#DIRS[@]}" -gt 1 ] && tag=$i
+	limit_dev=$(findmnt -no SOURCE -T "${DIRS[$i]}" 2>/dev/null | head -n1)
+	if [ -b "$limit_dev" ] && ! err=$(dd if="$limit_dev" of=/dev/null bs=1M count=1 iflag=direct status=none 2>&1); then
+		echo "bench/run.sh: cannot read $limit_dev (${err##*: }): no device limit" >&2
+	elif [ -b "$limit_dev" ]; then
+		limit_bytes=$per_dev_b
+		dev_size=$(blockdev --getsize64 "$limit_dev")
+		[ "$dev_size" -lt "$limit_bytes" ] && limit_bytes=$((dev_size >> 20 << 20))
+		for q in 8 32; do
+			LIMITS+=("limit-dev$tag-uring-qd$q|fio --readonly --name=dev --filename=$limit_dev --direct=1 --ioengine=io_uring --iodepth=$q --rw=read --bs=1m --size=$limit_bytes --output=/dev/null|$limit_bytes")
+		done
+	else
+		echo "bench/run.sh: '${DIRS[$i]}' is on ${limit_dev:-no device}, not a block device: no device limit" >&2
+	fi
+	if [ -n "${BACKINGS[$i]:-}" ]; then
+		LIMITS+=("limit-backing$tag-dd|dd if=${BACKINGS[$i]} of=/dev/null bs=1M count=$((per_dev_b >> 20)) status=none|$per_dev_b")
+	fi
+done
 
 for m in buffered dontcache dropbehind direct auto; do
 	CONTENDERS+=("cat-$m-copy|$(cats --mode $m --copy)")
@@ -114,7 +125,7 @@ run_one() {
 		"$nbytes" >>"$W/raw.tsv"
 }
 
-echo "# bench/run.sh ${1:-ram}: $JOBS threads x $SIZE, 1 MiB reads, cap $CAP, $REPS reps, $(uname -r), $(nproc) CPUs"
+echo "# bench/run.sh ${1:-ram}: $JOBS threads x $SIZE on $DEVICES device(s), 1 MiB reads, cap $CAP, $REPS reps, $(uname -r), $(nproc) CPUs"
 for ((r = 1; r <= REPS; r++)); do
 	for c in "${LIMITS[@]}"; do
 		name=${c%%|*} rest=${c#*|}

@@ -56,7 +56,8 @@ struct bench_job {
 	uint64_t mem_align;
 	int numa;
 	uint64_t mem_limit;		/* 0: no cap */
-	uint64_t testbed;		/* ram:SIZE bytes, 0: none */
+	uint64_t testbed;		/* ram:SIZE bytes per device, 0: none */
+	unsigned int testbed_devices;	/* ram:COUNTxSIZE: COUNT, 0 or 1: one */
 	int keep;
 	enum bench_format format;
 	const char *output, *timeline, *plot;

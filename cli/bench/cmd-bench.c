@@ -79,8 +79,10 @@ static const struct cmd_option bench_options[] = {
 	{ "mem-limit", OPT_MEM_LIMIT, CMD_ARG_REQUIRED, "SIZE",
 	  "run the workers in a memory cgroup of SIZE; buffers\n"
 	  "over half of it are refused (see the man page)" },
-	{ "testbed", OPT_TESTBED, CMD_ARG_REQUIRED, "ram:SIZE",
-	  "(root) XFS on a loop device over tmpfs" },
+	{ "testbed", OPT_TESTBED, CMD_ARG_REQUIRED, "ram:[COUNTx]SIZE",
+	  "(root) COUNT devices (default 1), each XFS on a\n"
+	  "loop device over SIZE of tmpfs, one directory each\n"
+	  "(--numjobs threads per device)" },
 	{ "keep", OPT_KEEP, CMD_ARG_NONE, NULL, "keep the data set (else removed at the end)" },
 	{ "interval", OPT_INTERVAL, CMD_ARG_REQUIRED, "TIME",
 	  "sampling interval, 100ms to 1h (default 1s)" },
@@ -264,11 +266,7 @@ static void parse_value_opt(struct bench_job *job, struct bench_given *g, int c,
 		job->mem_limit = size_arg("--mem-limit", arg, 16u << 20, UINT64_MAX / 2);
 		g->mem_limit = 1;
 		break;
-	case OPT_TESTBED:
-		if (strncmp(arg, "ram:", 4))
-			usage_error("bad --testbed '%s': ram:SIZE, e.g. ram:5g", arg);
-		job->testbed = size_arg("--testbed", arg + 4, 64u << 20, UINT64_MAX / 2);
-		break;
+	case OPT_TESTBED: testbed_parse(arg, &job->testbed, &job->testbed_devices); break;
 	case OPT_RW:
 		if (!strcmp(arg, "read"))
 			job->rw = BENCH_READ;
@@ -397,9 +395,18 @@ static uint64_t job_depth(const struct bench_job *job)
  * zerocopy) and, when a mode may read direct, min(depth x bs, ceiling) in
  * flight; plus BENCH_MEM_BASE.
  */
+/* Worker threads: --numjobs per directory, or per testbed device. */
+static unsigned int job_threads(const struct bench_job *job)
+{
+	unsigned int dirs = job->ndirs ? job->ndirs :
+			    job->testbed && job->testbed_devices ? job->testbed_devices : 1;
+
+	return dirs * job->numjobs;
+}
+
 static uint64_t job_memory(const struct bench_job *job, uint64_t *ret_inflight)
 {
-	uint64_t threads = (uint64_t)(job->ndirs ? job->ndirs : 1) * job->numjobs, inflight = 0;
+	uint64_t threads = job_threads(job), inflight = 0;
 
 	for (unsigned int m = 0; m < job->nmodes; m++)
 		if (job->modes[m] == PC_DIRECT || job->modes[m] == PC_AUTO)
@@ -415,7 +422,7 @@ static uint64_t job_memory(const struct bench_job *job, uint64_t *ret_inflight)
 static void check_memory(const struct bench_job *job)
 {
 	uint64_t inflight, need = job_memory(job, &inflight);
-	unsigned int threads = (job->ndirs ? job->ndirs : 1) * job->numjobs;
+	unsigned int threads = job_threads(job);
 	struct sample_meminfo mi;
 	char a[32], b[32], c[32], d[32];
 
@@ -511,19 +518,38 @@ static void builtin_dir(struct bench_run *run)
 		   "in %s; caches dropped with fadvise per file instead of drop_caches", tmp);
 }
 
+/*
+ * The testbed's devices, one directory of the job each (--numjobs threads
+ * per device, as per --directory); one line on stderr says what was made.
+ */
 static int setup_testbed(struct bench_run *run, struct testbed *tb)
 {
+	unsigned int count = run->job.testbed_devices ? run->job.testbed_devices : 1;
+	size_t len = 0, cap = sizeof(run->testbed_desc);
 	const char *step;
 	char a[32];
 	int ret;
 
-	ret = testbed_create(tb, run->job.testbed, &step);
+	ret = testbed_create(tb, count, run->job.testbed, &bench_stop, &step);
+	if (ret == -EINTR)
+		return -1;	/* a signal: undone; bench_main says it was interrupted */
 	if (ret)
 		return error("cannot build the RAM testbed (%s): %s", step, strerror(-ret));
-	run->job.dirs[run->job.ndirs++] = strdup(tb->mnt);
-	snprintf(run->testbed_desc, sizeof(run->testbed_desc),
-		 "%s on %s over a %s file in a tmpfs, mounted at %s", tb->fstype, tb->loopdev,
-		 bench_size(tb->size, a, sizeof(a)), tb->mnt);
+	for (unsigned int i = 0; i < tb->ndev; i++)
+		run->job.dirs[run->job.ndirs++] = strdup(tb->dev[i].mnt);
+	if (count == 1)
+		len = snprintf(run->testbed_desc, cap, "%s on %s over a %s file in a tmpfs, "
+			       "mounted at %s", tb->fstype, tb->dev[0].loopdev,
+			       bench_size(tb->size, a, sizeof(a)), tb->dev[0].mnt);
+	else
+		len = snprintf(run->testbed_desc, cap, "%u devices, each %s on a loop device "
+			       "over a %s file in one tmpfs, mounted at %s/mnt0-%u (", count,
+			       tb->fstype, bench_size(tb->size, a, sizeof(a)), tb->base, count - 1);
+	for (unsigned int i = 0; count > 1 && i < tb->ndev && len < cap; i++)
+		len += snprintf(run->testbed_desc + len, cap - len, "%s%s", i ? " " : "",
+				tb->dev[i].loopdev);
+	if (count > 1 && len < cap)
+		snprintf(run->testbed_desc + len, cap - len, ")");
 	if (strcmp(tb->fstype, "xfs"))
 		bench_note(run, "the testbed uses ext4: no mkfs.xfs, or under the 320 MiB XFS needs");
 	fprintf(stderr, "testbed: %s\n", run->testbed_desc);

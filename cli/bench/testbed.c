@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "sample.h"
 #include "testbed.h"
+#include "util.h"
 
 static int state_fd = -1;
 static char state_path[PATH_MAX];
@@ -164,37 +166,66 @@ static int undo(const char *what, const char *path, const char *backing)
 	return 0;
 }
 
-/* Undo the records of one state file, last first; returns how many. */
-static int undo_file(const char *file, state_undo_fn fn, void *arg)
+/* The most records one state file holds: a testbed of 16 devices makes 4
+ * per device (a "loop" again for each busy loop device tried), beside its
+ * folders, tmpfs and the cgroup. */
+#define STATE_MAX_LINES (8 + 8 * TESTBED_MAX_DEVICES)
+
+/* One record of a state file, with the backing file in effect for it. */
+struct record {
+	char line[PATH_MAX + 32];
+	const char *backing;		/* the last "backing" before it, or NULL */
+};
+
+/* Read up to STATE_MAX_LINES records of @file into @recs; how many, or -errno. */
+static int read_records(const char *file, struct record *recs)
 {
-	char lines[64][PATH_MAX + 32], backing[PATH_MAX] = "";
-	int n = 0, done = 0;
+	const char *backing = NULL;
+	int n = 0;
 	FILE *f;
 
 	f = fopen(file, "re");
 	if (!f)
 		return -errno;
-	while (n < 64 && fgets(lines[n], sizeof(lines[n]), f)) {
-		lines[n][strcspn(lines[n], "\n")] = '\0';
-		if (!strncmp(lines[n], "backing ", 8))
-			snprintf(backing, sizeof(backing), "%s", lines[n] + 8);
+	while (n < STATE_MAX_LINES && fgets(recs[n].line, sizeof(recs[n].line), f)) {
+		recs[n].line[strcspn(recs[n].line, "\n")] = '\0';
+		recs[n].backing = backing;
+		if (!strncmp(recs[n].line, "backing ", 8))
+			backing = recs[n].line + 8;
 		n++;
 	}
 	fclose(f);
+	return n;
+}
+
+/* Undo the records of one state file, last first; returns how many.  A loop
+ * device is detached only while it is bound to the backing file recorded
+ * before it. */
+static int undo_file(const char *file, state_undo_fn fn, void *arg)
+{
+	struct record *recs = calloc(STATE_MAX_LINES, sizeof(*recs));
+	int n, done = 0;
+
+	if (!recs)
+		return -ENOMEM;
+	n = read_records(file, recs);
 	for (int i = n - 1; i >= 0; i--) {
-		char *sp = strchr(lines[i], ' ');
+		char *sp = strchr(recs[i].line, ' ');
 		int ret;
 
-		if (!sp || !strcmp(lines[i], "backing"))
+		if (!sp)
 			continue;
 		*sp = '\0';
-		if (!strcmp(lines[i], "backing"))
+		if (!strcmp(recs[i].line, "backing"))
 			continue;
-		ret = undo(lines[i], sp + 1, backing[0] ? backing : NULL);
+		ret = undo(recs[i].line, sp + 1, recs[i].backing);
 		if (fn)
-			fn(lines[i], sp + 1, ret, arg);
+			fn(recs[i].line, sp + 1, ret, arg);
 		done++;
 	}
+	free(recs);
+	if (n < 0)
+		return n;
 	unlink(file);
 	return done;
 }
@@ -308,35 +339,56 @@ static int have_program(const char *name)
 	return 0;
 }
 
+/* The base and tmpfs folders; one device's names keep the single testbed's. */
 static int make_dirs(struct testbed *tb)
 {
-	snprintf(tb->base, sizeof(tb->base), STATE_DIR "/testbed-%s", state_run_id());
-	snprintf(tb->ram, sizeof(tb->ram), "%s/ram", tb->base);
-	snprintf(tb->mnt, sizeof(tb->mnt), "%s/mnt", tb->base);
-	snprintf(tb->backing, sizeof(tb->backing), "%s/ram/disk.img", tb->base);
+	char base[sizeof(tb->base)];
+
+	snprintf(base, sizeof(base), STATE_DIR "/testbed-%s", state_run_id());
+	memcpy(tb->base, base, sizeof(base));
+	snprintf(tb->ram, sizeof(tb->ram), "%s/ram", base);
+	for (unsigned int i = 0; i < tb->count; i++) {
+		struct testbed_dev *d = &tb->dev[i];
+
+		d->loop_fd = -1;
+		if (tb->count == 1) {
+			snprintf(d->mnt, sizeof(d->mnt), "%s/mnt", base);
+			snprintf(d->backing, sizeof(d->backing), "%s/ram/disk.img", base);
+		} else {
+			snprintf(d->mnt, sizeof(d->mnt), "%s/mnt%u", base, i);
+			snprintf(d->backing, sizeof(d->backing), "%s/ram/disk%u.img", base, i);
+		}
+	}
 	if (state_record("dir", tb->base) || mkdir(tb->base, 0700))
 		return -errno;
 	if (state_record("dir", tb->ram) || mkdir(tb->ram, 0700))
 		return -errno;
-	if (state_record("dir", tb->mnt) || mkdir(tb->mnt, 0755))
-		return -errno;
 	return 0;
 }
 
-/* A tmpfs just big enough for the backing file, and the file in it. */
-static int make_backing(struct testbed *tb)
+/* A tmpfs just big enough for the backing files. */
+static int make_ram(struct testbed *tb)
 {
 	char opts[64];
-	int fd, ret = 0;
 
 	snprintf(opts, sizeof(opts), "size=%llu,mode=0700",
-		 (unsigned long long)(tb->size + (16u << 20)));
+		 (unsigned long long)(tb->size * tb->count + (16u << 20)));
 	state_record("tmpfs", tb->ram);
 	if (mount("pagecliff-testbed", tb->ram, "tmpfs", MS_NOSUID | MS_NODEV, opts))
 		return -errno;
 	tb->ram_mounted = 1;
-	state_record("backing", tb->backing);
-	fd = open(tb->backing, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	return 0;
+}
+
+/* Device @d's mount point and backing file. */
+static int make_backing(struct testbed *tb, struct testbed_dev *d)
+{
+	int fd, ret = 0;
+
+	if (state_record("dir", d->mnt) || mkdir(d->mnt, 0755))
+		return -errno;
+	state_record("backing", d->backing);
+	fd = open(d->backing, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	if (ftruncate(fd, (off_t)tb->size))
@@ -345,8 +397,8 @@ static int make_backing(struct testbed *tb)
 	return ret;
 }
 
-/* Bind a free loop device to the backing file (AUTOCLEAR). */
-static int make_loop(struct testbed *tb)
+/* Bind a free loop device to @d's backing file (AUTOCLEAR). */
+static int make_loop(struct testbed_dev *d)
 {
 	struct loop_config cfg;
 	int ctl, file, ret = -EBUSY;
@@ -354,7 +406,7 @@ static int make_loop(struct testbed *tb)
 	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0)
 		return -errno;
-	file = open(tb->backing, O_RDWR | O_CLOEXEC);
+	file = open(d->backing, O_RDWR | O_CLOEXEC);
 	if (file < 0) {
 		ret = -errno;
 		goto out_ctl;
@@ -366,9 +418,9 @@ static int make_loop(struct testbed *tb)
 			ret = -errno;
 			break;
 		}
-		snprintf(tb->loopdev, sizeof(tb->loopdev), "/dev/loop%d", nr);
-		tb->loop_fd = open(tb->loopdev, O_RDWR | O_CLOEXEC);
-		if (tb->loop_fd < 0) {
+		snprintf(d->loopdev, sizeof(d->loopdev), "/dev/loop%d", nr);
+		d->loop_fd = open(d->loopdev, O_RDWR | O_CLOEXEC);
+		if (d->loop_fd < 0) {
 			ret = -errno;
 			break;
 		}
@@ -376,13 +428,13 @@ static int make_loop(struct testbed *tb)
 		cfg.fd = file;
 		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
 		/* the name is informational; a long one is cut at LO_NAME_SIZE */
-		memcpy(cfg.info.lo_file_name, tb->backing,
-		       strnlen(tb->backing, LO_NAME_SIZE - 1));
-		state_record("loop", tb->loopdev);
-		ret = ioctl(tb->loop_fd, LOOP_CONFIGURE, &cfg) ? -errno : 0;
+		memcpy(cfg.info.lo_file_name, d->backing,
+		       strnlen(d->backing, LO_NAME_SIZE - 1));
+		state_record("loop", d->loopdev);
+		ret = ioctl(d->loop_fd, LOOP_CONFIGURE, &cfg) ? -errno : 0;
 		if (ret) {
-			close(tb->loop_fd);
-			tb->loop_fd = -1;
+			close(d->loop_fd);
+			d->loop_fd = -1;
 		}
 	}
 	close(file);
@@ -394,10 +446,10 @@ out_ctl:
 /* mkfs.xfs refuses file systems below 300 MB: smaller testbeds get ext4. */
 #define XFS_MIN_BYTES (320ull << 20)
 
-static int make_fs(struct testbed *tb)
+static int make_fs(struct testbed *tb, struct testbed_dev *d)
 {
-	char *xfs[] = { "mkfs.xfs", "-q", "-f", tb->loopdev, NULL };
-	char *ext4[] = { "mkfs.ext4", "-q", "-F", "-E", "nodiscard", tb->loopdev, NULL };
+	char *xfs[] = { "mkfs.xfs", "-q", "-f", d->loopdev, NULL };
+	char *ext4[] = { "mkfs.ext4", "-q", "-F", "-E", "nodiscard", d->loopdev, NULL };
 	int ret;
 
 	if (have_program("mkfs.xfs") && tb->size >= XFS_MIN_BYTES) {
@@ -409,36 +461,108 @@ static int make_fs(struct testbed *tb)
 	}
 	if (ret)
 		return ret;
-	state_record("mount", tb->mnt);
-	if (mount(tb->loopdev, tb->mnt, tb->fstype, MS_NOATIME, NULL))
+	state_record("mount", d->mnt);
+	if (mount(d->loopdev, d->mnt, tb->fstype, MS_NOATIME, NULL))
 		return -errno;
-	tb->fs_mounted = 1;
+	d->fs_mounted = 1;
 	return 0;
 }
 
-int testbed_create(struct testbed *tb, uint64_t size, const char **ret_step)
+/* One device: backing file, loop device, file system; *ret_step on failure. */
+static int make_dev(struct testbed *tb, struct testbed_dev *d, const char **ret_step)
+{
+	int ret;
+
+	*ret_step = "backing file";
+	ret = make_backing(tb, d);
+	if (!ret) {
+		*ret_step = "loop device";
+		ret = make_loop(d);
+	}
+	if (!ret) {
+		*ret_step = "file system";
+		ret = make_fs(tb, d);
+	}
+	return ret;
+}
+
+/* The smallest device: a file system and a data set need room. */
+#define TESTBED_MIN_BYTES (64ull << 20)
+
+void testbed_parse(const char *arg, uint64_t *ret_size, unsigned int *ret_count)
+{
+	const char *spec = arg + 4, *x = strchr(spec, 'x');
+	struct sample_meminfo mi;
+	uint64_t count = 1, size;
+	char num[32];
+
+	if (strncmp(arg, "ram:", 4))
+		usage_error("bad --testbed '%s': ram:SIZE or ram:COUNTxSIZE, e.g. ram:5g, ram:4x2g",
+			    arg);
+	if (x) {
+		snprintf(num, sizeof(num), "%.*s", (int)(x - spec < 31 ? x - spec : 31), spec);
+		if (parse_uint(num, 1, TESTBED_MAX_DEVICES, &count))
+			usage_error("bad --testbed '%s': COUNT is a whole number from 1 to %d",
+				    arg, TESTBED_MAX_DEVICES);
+		spec = x + 1;
+	}
+	if (parse_size(spec, &size) || size < TESTBED_MIN_BYTES || size > UINT64_MAX / 32)
+		usage_error("bad --testbed '%s': a size per device from %llu MiB, in fio units "
+			    "(ram:5g, ram:4x2g)", arg, TESTBED_MIN_BYTES >> 20);
+	/* the backing files live in tmpfs: memory the machine must have */
+	if (!sample_read_meminfo(NULL, &mi) && sample_known(mi.available) &&
+	    count * size > mi.available / 10 * 8)
+		usage_error("--testbed %s needs %llu MiB of tmpfs, more than 80%% of the %llu MiB "
+			    "available", arg, (unsigned long long)(count * size >> 20),
+			    (unsigned long long)(mi.available >> 20));
+	*ret_size = size;
+	*ret_count = (unsigned int)count;
+}
+
+int testbed_create(struct testbed *tb, unsigned int count, uint64_t size,
+		   volatile sig_atomic_t *stop, const char **ret_step)
 {
 	int ret;
 
 	memset(tb, 0, sizeof(*tb));
 	tb->loop_fd = -1;
 	tb->size = size;
+	tb->count = count < 1 ? 1 : count > TESTBED_MAX_DEVICES ? TESTBED_MAX_DEVICES : count;
 	*ret_step = "directories";
 	ret = make_dirs(tb);
 	if (!ret) {
 		*ret_step = "tmpfs";
-		ret = make_backing(tb);
+		ret = make_ram(tb);
 	}
-	if (!ret) {
-		*ret_step = "loop device";
-		ret = make_loop(tb);
-	}
-	if (!ret) {
-		*ret_step = "file system";
-		ret = make_fs(tb);
+	for (unsigned int i = 0; !ret && i < tb->count; i++) {
+		if (stop && *stop) {
+			*ret_step = "interrupted";
+			ret = -EINTR;
+			break;
+		}
+		tb->ndev = i + 1;
+		ret = make_dev(tb, &tb->dev[i], ret_step);
 	}
 	if (ret)
 		testbed_destroy(tb);
+	return ret;
+}
+
+/* Unmount and detach device @d; 0 or the first -errno. */
+static int destroy_dev(struct testbed_dev *d)
+{
+	int ret = 0;
+
+	if (d->fs_mounted)
+		ret = umount_retry(d->mnt);
+	d->fs_mounted = 0;
+	if (d->loop_fd >= 0) {
+		/* AUTOCLEAR detaches at this close once the fs is unmounted;
+		 * clear explicitly too in case the fs was never mounted. */
+		ioctl(d->loop_fd, LOOP_CLR_FD, 0);
+		close(d->loop_fd);
+		d->loop_fd = -1;
+	}
 	return ret;
 }
 
@@ -446,21 +570,16 @@ int testbed_destroy(struct testbed *tb)
 {
 	int ret = 0, err;
 
-	if (tb->fs_mounted && (err = umount_retry(tb->mnt)) && !ret)
-		ret = err;
-	tb->fs_mounted = 0;
-	if (tb->loop_fd >= 0) {
-		/* AUTOCLEAR detaches at this close once the fs is unmounted;
-		 * clear explicitly too in case the fs was never mounted. */
-		ioctl(tb->loop_fd, LOOP_CLR_FD, 0);
-		close(tb->loop_fd);
-		tb->loop_fd = -1;
-	}
+	for (unsigned int i = tb->ndev; i-- > 0;)
+		if ((err = destroy_dev(&tb->dev[i])) && !ret)
+			ret = err;
 	if (tb->ram_mounted && (err = umount_retry(tb->ram)) && !ret)
 		ret = err;
 	tb->ram_mounted = 0;
 	if (tb->base[0]) {
-		rmdir(tb->mnt);
+		for (unsigned int i = tb->ndev; i-- > 0;)
+			rmdir(tb->dev[i].mnt);
+		tb->ndev = 0;
 		rmdir(tb->ram);
 		rmdir(tb->base);
 	}

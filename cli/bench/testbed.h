@@ -1,29 +1,48 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The RAM testbed (root): a file system on a loop device over a file in a
- * tmpfs of its own, for machines without fast drives; and the state file in
- * /run/pagecliff/ that records every mount, loop device and cgroup a run
- * makes, so that the next run can undo what a killed one left.
- * Functions return 0 or -errno and never print.
+ * The RAM testbed (root): one or several file systems, each on a loop device
+ * over a file in a tmpfs of its own, for machines without fast drives; and
+ * the state file in /run/pagecliff/ that records every mount, loop device
+ * and cgroup a run makes, so that the next run can undo what a killed one
+ * left.  Functions return 0 or -errno and never print, but testbed_parse(),
+ * which parses the command line's value and refuses a bad one itself.
  */
 #ifndef PC_CLI_TESTBED_H
 #define PC_CLI_TESTBED_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 
 #define STATE_DIR "/run/pagecliff"
 
+/* The most devices one testbed builds (bench's BENCH_MAX_DIRS). */
+#define TESTBED_MAX_DEVICES 16
+
+/* One device of a testbed: its backing file, loop device and mount. */
+struct testbed_dev {
+	char backing[192];		/* the file in the tmpfs */
+	char mnt[160];			/* where its file system is mounted */
+	char loopdev[64];
+	int loop_fd;			/* held until teardown; AUTOCLEAR */
+	int fs_mounted;
+};
+
+/*
+ * A testbed: one tmpfs and, per device, a file in it, a loop device and a
+ * file system.  One device keeps the names of the single testbed (ram/disk.img,
+ * mnt); several are ram/diskN.img and mntN.
+ */
 struct testbed {
 	char base[128];			/* STATE_DIR/testbed-<id> */
 	char ram[160];			/* tmpfs mount point */
-	char backing[192];		/* the file in it */
-	char mnt[160];			/* where the file system is mounted */
-	char loopdev[64];
 	char fstype[16];		/* "xfs", or "ext4" without mkfs.xfs */
-	uint64_t size;
-	int loop_fd;			/* held until teardown; AUTOCLEAR */
-	int ram_mounted, fs_mounted;
+	uint64_t size;			/* bytes per device */
+	unsigned int count;		/* devices asked for */
+	unsigned int ndev;		/* devices begun (dev[0..ndev-1]) */
+	int ram_mounted;
+	int loop_fd;			/* -1 or 0 before testbed_create(); unused after */
+	struct testbed_dev dev[TESTBED_MAX_DEVICES];
 };
 
 /*
@@ -52,12 +71,23 @@ typedef void (*state_undo_fn)(const char *what, const char *path, int result,
 int state_cleanup_stale(state_undo_fn fn, void *arg);
 
 /*
- * Build a testbed of @size bytes: tmpfs, backing file, loop device, mkfs
- * (xfs, else ext4; ext4 below 320 MiB), mount.  Every step is recorded before it is taken.
- * On failure everything done so far is undone; *ret_step names the step
- * that failed ("tmpfs", "loop", "mkfs", "mount").
+ * Parse --testbed's value: ram:SIZE (one device) or ram:COUNTxSIZE, SIZE per
+ * device in fio units.  Refuses, with one line and exit 2 (the CLI's
+ * usage_error), a bad value, more than TESTBED_MAX_DEVICES, or COUNT x SIZE
+ * of tmpfs over 80% of the memory available now.
  */
-int testbed_create(struct testbed *tb, uint64_t size, const char **ret_step);
+void testbed_parse(const char *arg, uint64_t *ret_size, unsigned int *ret_count);
+
+/*
+ * Build a testbed of @count devices of @size bytes each: tmpfs, and per
+ * device a backing file, loop device, mkfs (xfs, else ext4; ext4 below
+ * 320 MiB), mount.  Every step is recorded before it is taken.  Stops when
+ * *@stop becomes non-zero between steps (-EINTR).  On failure everything
+ * done so far is undone; *ret_step names the step that failed ("tmpfs",
+ * "loop device", "file system", ...).
+ */
+int testbed_create(struct testbed *tb, unsigned int count, uint64_t size,
+		   volatile sig_atomic_t *stop, const char **ret_step);
 
 /* Unmount, detach and remove what testbed_create() made; idempotent. */
 int testbed_destroy(struct testbed *tb);

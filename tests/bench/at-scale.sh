@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# bench/at-scale.sh at small scale: 2 devices x 4 threads x 64 MiB; its
-# folder has a report with all four modes that read every byte, the timeline
-# and the chart, and nothing it made (loop devices, mounts, cgroup) is left.
-# Without root it refuses in one line.
+# bench/at-scale.sh at small scale: 2 devices (bench's --testbed ram:2xSIZE)
+# x 4 threads x 64 MiB; its folder has a report with all four modes that read
+# every byte from one directory per device, the timeline and the chart, and
+# nothing it made (loop devices, mounts, cgroup) is left; SIGTERM in the
+# middle: exit 130, the report so far, nothing left.  Without root it refuses
+# in one line.
 set -u
 . "$(dirname "$0")/lib.sh"
 script=$(cd "$(dirname "$0")/../.." && pwd)/bench/at-scale.sh
@@ -37,8 +39,30 @@ for m in buffered direct auto dontcache; do
 	grep -q "^$m," "$T/out/timeline.csv" || fail "timeline.csv has no $m interval"
 done
 grep -q "memory cap" "$T/out/machine.txt" || fail "machine.txt says no cap"
-losetup -a | grep -q pagecliff-at-scale && fail "a loop device is left: $(losetup -a | grep pagecliff-at-scale)"
-grep -q pagecliff-at-scale /proc/mounts && fail "a mount is left"
-ls -d /sys/fs/cgroup/pagecliff-at-scale-* /sys/fs/cgroup/memory/pagecliff-at-scale-* 2>/dev/null &&
-	fail "a cgroup is left"
-echo "at-scale: 4 modes x 512 MiB, report, timeline and chart written, nothing left"
+grep -q "ram:2x" "$T/out/command.txt" || fail "not the 2-device testbed: $(cat "$T/out/command.txt")"
+# bench's run id, from its testbed line: only this run's remains are checked
+# (others' runs on this machine, in other PID namespaces, are theirs)
+run_id() { sed -n 's|^testbed: .* mounted at /run/pagecliff/testbed-\([0-9-]*\)/.*|\1|p' "$1"; }
+id=$(run_id "$T/out/bench.log")
+[ -n "$id" ] || fail "no testbed line in bench.log: $(cat "$T/out/bench.log")"
+check_nothing_left "$id"
+
+# SIGTERM once the phases run: bench's report so far, exit 130, nothing left.
+AT_SCALE_DEVICES=2 AT_SCALE_SIZE=64m AT_SCALE_TIME=30s AT_SCALE_TIME_BASED=1 "$script" "$T/out2" >"$T/log2" 2>&1 &
+pid=$!
+for _ in $(seq 600); do
+	grep -q "^memory cap:" "$T/out2/bench.log" 2>/dev/null && break
+	kill -0 $pid 2>/dev/null || fail "at-scale.sh ended early: $(tail -n 3 "$T/log2")"
+	sleep 0.05
+done
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc = 130 ] || fail "SIGTERM: exit $rc, want 130: $(tail -n 3 "$T/log2")"
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["modes"][0]["bytes"] > 0' \
+	"$T/out2/report.json" || fail "SIGTERM: no report of what was measured"
+id=$(run_id "$T/out2/bench.log")
+[ -n "$id" ] || fail "SIGTERM: no testbed line in bench.log: $(cat "$T/out2/bench.log")"
+check_nothing_left "$id"
+echo "at-scale: 4 modes x 512 MiB on 2 devices, report, timeline and chart written; SIGTERM: report so far; nothing left"
