@@ -32,7 +32,8 @@ struct pcl_strategy_ops {
 	unsigned int flags;		/* PCL_CAP_* */
 	/*
 	 * Where to go when init() refuses (-EOPNOTSUPP, -EINVAL, -EPERM,
-	 * -ENOSYS): the next strategy to try, or PC_AUTO for none.
+	 * -ENOSYS, -EACCES: pc_is_fallback_err()): the next strategy to try,
+	 * or PC_AUTO for none.
 	 */
 	enum pc_strategy fallback;
 	/* Set up s->priv; 0, or -errno with s->stats.reason saying why. */
