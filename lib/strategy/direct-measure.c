@@ -104,6 +104,7 @@ void pcl_direct_account(struct direct *d, size_t n)
 	if (sec < WIN_SEC)
 		return;
 	d->want = pcl_tune_depth_step(&d->dt, d->win_bytes / sec);
+	d->req = pcl_tune_req(&d->dt);
 	d->win_t0 = now;
 	d->win_bytes = 0;
 }

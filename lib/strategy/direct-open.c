@@ -49,6 +49,14 @@ static int alloc_slots(struct direct *d)
 }
 
 /*
+ * The largest request the pipeline makes, several slots read at once: what
+ * the kernel's readahead asks of the VM's virtio disk at a time (its
+ * max_sectors_kb, 4 MiB); the block layer splits it for a device that takes
+ * less.
+ */
+#define PC_DIRECT_REQ_MAX (4u * PC_MIB)
+
+/*
  * Bound the bytes in flight: at most PC_DIRECT_INFLIGHT_MAX in all, the chunk
  * shrunk to it when larger, and never more slots or a larger chunk than the
  * file needs now (a 300 MB file does not need 8 x 1 GiB).  The buffers are
@@ -97,6 +105,8 @@ static void bound_inflight(struct pc_stream *s, struct direct *d)
 	 * noise let probes down to 2 pass as "no loss" and cost 10-25%.
 	 */
 	pcl_tune_depth_init(&d->dt, d->nslots, d->nslots, d->nmax);
+	pcl_tune_req_max(&d->dt, PC_DIRECT_REQ_MAX / d->chunk);
+	d->req = pcl_tune_req(&d->dt);
 	if (d->chunk != chunk || d->nslots != s->opts.inflight)
 		pcl_add_reason(s, "%u x %zu KiB in flight (the file and a %u MiB bound)",
 			      d->nslots, d->chunk >> 10,
@@ -145,7 +155,7 @@ int pcl_direct_init(struct pc_stream *s)
 		/* One slot: a synchronous read at a time. */
 		pcl_add_reason(s, "io_uring unavailable (%s): synchronous O_DIRECT",
 			      strerror(-ret));
-		d->nslots = d->want = 1;
+		d->nslots = d->want = d->req = 1;
 	}
 	d->restart = 1;
 	return 0;

@@ -2,10 +2,12 @@
 /*
  * direct's pipeline: a ring of slots, each a chunk-sized buffer; slots
  * head .. head + queued - 1 hold consecutive chunks of the file.  The consumer
- * takes bytes from the head slot; a slot fully taken is refilled with the next
- * chunk.  Reads are issued on aligned boundaries and only the file's bytes are
- * handed out, clamped to the file's current size.  Without a ring the same
- * pipeline reads one slot at a time, synchronously.
+ * takes bytes from the head slot; slots fully taken are refilled with the next
+ * chunks, d->req side by side in one request (the depth tuner sets both the
+ * slots in flight and the request size).  Reads are issued on aligned
+ * boundaries and only the file's bytes are handed out, clamped to the file's
+ * current size.  Without a ring the same pipeline reads one slot at a time,
+ * synchronously.
  */
 #include <errno.h>
 #include <sys/mman.h>
@@ -47,10 +49,30 @@ static void pipe_resize(struct direct *d)
 		madvise(d->slots[i].buf, d->chunk, MADV_DONTNEED);
 }
 
+/*
+ * The slots the next request at slot @i reads: d->req of them, fewer where
+ * the ring wraps or the file ends; 0 while fewer are free and reads are in
+ * flight (the next completion frees more, and requests keep their size).
+ */
+static unsigned int req_slots(struct direct *d, unsigned int i)
+{
+	unsigned int span = d->nslots < d->want ? d->nslots : d->want;
+	unsigned int n = d->have_ring ? d->req : 1, free = span - d->queued;
+	uint64_t left = (d->size - d->next_off + d->chunk - 1) / d->chunk;
+
+	if (n > d->nslots - i)
+		n = d->nslots - i;
+	if (n > left)
+		n = left;
+	if (n > free)
+		n = d->queued ? 0 : free;
+	return n;
+}
+
 /* Queue reads for every free slot, up to the end of the file. */
 static int pipe_fill(struct pc_stream *s, struct direct *d)
 {
-	unsigned int prepped = 0;
+	unsigned int prepped = 0, n;
 	int ret;
 
 	pipe_resize(d);
@@ -58,14 +80,18 @@ static int pipe_fill(struct pc_stream *s, struct direct *d)
 	       d->next_off < d->size) {
 		unsigned int i = (d->head + d->queued) % d->nslots;
 
-		d->slots[i].off = d->next_off;
+		n = req_slots(d, i);
+		if (!n)
+			break;
+		for (unsigned int j = 0; j < n; j++)
+			d->slots[i + j].off = d->next_off + (uint64_t)j * d->chunk;
 		if (d->have_ring)
-			pcl_direct_slot_prep(d, i);
+			pcl_direct_slot_prep(d, i, n);
 		else
 			slot_read_sync(s, d, i);
 		prepped++;
-		d->queued++;
-		d->next_off += d->chunk;
+		d->queued += n;
+		d->next_off += (uint64_t)n * d->chunk;
 	}
 	if (!d->have_ring || !prepped)
 		return 0;

@@ -18,20 +18,27 @@
 /* How often a refused submission (EAGAIN, ENOMEM) is tried again. */
 #define SUBMIT_TRIES 6
 
-void pcl_direct_slot_prep(struct direct *d, unsigned int i)
+/*
+ * One read into slots @i .. @i + @n - 1, which lie side by side in memory
+ * and hold consecutive chunks of the file: a request of @n chunks.
+ */
+void pcl_direct_slot_prep(struct direct *d, unsigned int i, unsigned int n)
 {
 	struct slot *sl = &d->slots[i];
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->ring);
+	size_t len = (size_t)n * d->chunk;
 
 	/* The ring has an entry for each of the nmax slots: never NULL here. */
-	if (d->fixed_bufs && i < d->nfixed)
-		io_uring_prep_read_fixed(sqe, 0, sl->buf, d->chunk, sl->off, i);
+	if (d->fixed_bufs && i + n <= d->nfixed)
+		io_uring_prep_read_fixed(sqe, 0, sl->buf, len, sl->off, 0);
 	else
-		io_uring_prep_read(sqe, 0, sl->buf, d->chunk, sl->off);
+		io_uring_prep_read(sqe, 0, sl->buf, len, sl->off);
 	sqe->flags |= IOSQE_FIXED_FILE;
-	io_uring_sqe_set_data64(sqe, i);
-	sl->state = SLOT_BUSY;
-	sl->avail = -1;
+	io_uring_sqe_set_data64(sqe, SLOT_DATA(i, n));
+	for (unsigned int j = 0; j < n; j++) {
+		sl[j].state = SLOT_BUSY;
+		sl[j].avail = -1;
+	}
 	d->busy++;
 }
 
@@ -48,7 +55,7 @@ static void ring_abandon(struct pc_stream *s, struct direct *d, int err)
 	d->have_ring = 0;
 	d->fixed_bufs = 0;
 	d->busy = d->pieces_busy = 0;
-	d->nslots = d->want = 1;
+	d->nslots = d->want = d->req = 1;
 	d->restart = 1;
 	pcl_add_reason(s, "io_uring submissions refused (%s): synchronous O_DIRECT",
 		      strerror(-err));
@@ -89,9 +96,22 @@ static void reap_one(struct direct *d, struct io_uring_cqe *cqe)
 		d->pieces_busy--;
 		return;
 	}
-	sl = &d->slots[data];
-	sl->res = cqe->res;
-	sl->state = SLOT_DONE;
+	/*
+	 * Each slot of the request gets its share: a short read ends early.  A
+	 * failed request of several slots does not say which one failed: each is
+	 * read again on its own (as a read refused for now), so that the bytes
+	 * before a bad one still reach the caller and its error is its own.
+	 */
+	sl = &d->slots[SLOT_FIRST(data)];
+	for (unsigned int j = 0; j < SLOT_COUNT(data); j++) {
+		int64_t got = cqe->res - (int64_t)j * d->chunk;
+
+		if (cqe->res < 0)
+			sl[j].res = SLOT_COUNT(data) > 1 ? -EAGAIN : cqe->res;
+		else
+			sl[j].res = got < 0 ? 0 : got > (int64_t)d->chunk ? (ssize_t)d->chunk : got;
+		sl[j].state = SLOT_DONE;
+	}
 	d->busy--;
 }
 
@@ -129,7 +149,7 @@ int pcl_direct_wait_slot(struct pc_stream *s, struct direct *d, unsigned int i)
 
 int pcl_direct_ring_setup(struct pc_stream *s, struct direct *d)
 {
-	struct iovec *iov;
+	struct iovec iov;
 	int ret;
 
 	ret = pcl_ring_init(d->nmax, &d->ring);
@@ -141,17 +161,15 @@ int pcl_direct_ring_setup(struct pc_stream *s, struct direct *d)
 		return ret;
 	}
 	d->have_ring = 1;
-	/* Only the starting depth is registered: pinned memory stays small. */
+	/*
+	 * Only the starting depth is registered: pinned memory stays small.  One
+	 * buffer for all of its slots, so that a request of several slots is one
+	 * fixed read.
+	 */
 	d->nfixed = d->nslots;
-	iov = calloc(d->nfixed, sizeof(*iov));
-	if (!iov)
-		return 0;
-	for (unsigned int i = 0; i < d->nfixed; i++) {
-		iov[i].iov_base = d->slots[i].buf;
-		iov[i].iov_len = d->chunk;
-	}
+	iov.iov_base = d->slots[0].buf;
+	iov.iov_len = (size_t)d->nfixed * d->chunk;
 	/* Pinned once, not per read; plain reads when the kernel refuses. */
-	d->fixed_bufs = !io_uring_register_buffers(&d->ring, iov, d->nfixed);
-	free(iov);
+	d->fixed_bufs = !io_uring_register_buffers(&d->ring, &iov, 1);
 	return 0;
 }

@@ -26,6 +26,10 @@ struct slot {
 
 /* user_data of a read into the caller's buffer: this bit and its piece. */
 #define USER_PIECE (1ull << 63)
+/* user_data of a read into @n slots from slot @i. */
+#define SLOT_DATA(i, n) ((uint64_t)(n) << 32 | (i))
+#define SLOT_FIRST(data) ((unsigned int)((data) & 0xffffffffu))
+#define SLOT_COUNT(data) ((unsigned int)((data) >> 32 & 0xffffu))
 
 /* The two ways of a copy-API read (direct-measure.c). */
 enum way { WAY_USER, WAY_PIPE };
@@ -58,7 +62,7 @@ struct direct {
 	int fixed_bufs;
 	unsigned int head;		/* slot holding the cursor */
 	unsigned int queued;		/* slots in the pipeline from head */
-	unsigned int busy;		/* submitted and not yet completed */
+	unsigned int busy;		/* requests submitted and not yet completed */
 	uint64_t next_off;		/* where the next slot will read */
 	uint64_t size;			/* file size as last seen */
 	size_t head_used;		/* bytes of the head slot handed out */
@@ -70,6 +74,7 @@ struct direct {
 	struct tune tune;
 	unsigned int nmax;		/* slots allocated: the most in flight */
 	unsigned int want;		/* the tuner's depth: slots to keep busy */
+	unsigned int req;		/* the tuner's request size, in slots */
 	unsigned int nfixed;		/* slots 0 .. nfixed - 1 are registered */
 	struct pc_tune_depth dt;
 	uint64_t win_bytes;		/* handed out by the pipeline this window */
@@ -82,7 +87,7 @@ void pcl_direct_release(struct pc_stream *s);
 
 /* direct-ring.c */
 int pcl_direct_ring_setup(struct pc_stream *s, struct direct *d);
-void pcl_direct_slot_prep(struct direct *d, unsigned int i);
+void pcl_direct_slot_prep(struct direct *d, unsigned int i, unsigned int n);
 int pcl_direct_submit(struct pc_stream *s, struct direct *d);
 int pcl_direct_reap(struct pc_stream *s, struct direct *d);
 int pcl_direct_wait_slot(struct pc_stream *s, struct direct *d, unsigned int i);
