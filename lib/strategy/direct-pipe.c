@@ -110,22 +110,6 @@ void pcl_direct_drain(struct pc_stream *s, struct direct *d)
 	}
 }
 
-/* Rebuild the pipeline so that its head slot holds @pos. */
-static void pipe_reset(struct pc_stream *s, struct direct *d, uint64_t pos)
-{
-	pcl_direct_drain(s, d);
-	for (unsigned int i = 0; i < d->nmax; i++)
-		d->slots[i].state = SLOT_FREE;
-	d->head = 0;
-	d->queued = 0;
-	d->win_t0 = 0;
-	d->next_off = pc_align_down(pos, d->align);
-	d->head_used = pos - d->next_off;
-	d->restart = 0;
-	if (pcl_file_size(s->fd, &d->size))
-		d->size = UINT64_MAX;
-}
-
 /* Stop the pipeline (what it read ahead is dropped) for reads of the caller's. */
 void pcl_direct_idle(struct pc_stream *s, struct direct *d)
 {
@@ -136,6 +120,17 @@ void pcl_direct_idle(struct pc_stream *s, struct direct *d)
 	d->queued = 0;
 	d->restart = 1;
 	d->win_t0 = 0;	/* the pipeline's timing starts over */
+}
+
+/* Rebuild the pipeline so that its head slot holds @pos. */
+static void pipe_reset(struct pc_stream *s, struct direct *d, uint64_t pos)
+{
+	pcl_direct_idle(s, d);
+	d->next_off = pc_align_down(pos, d->align);
+	d->head_used = pos - d->next_off;
+	d->restart = 0;
+	if (pcl_file_size(s->fd, &d->size))
+		d->size = UINT64_MAX;
 }
 
 /*
