@@ -98,6 +98,7 @@ struct pc_residency {
 	int err;			/* PC_RES_UNKNOWN: why (-EPERM, ...) */
 	int overlay;			/* the file is on overlayfs */
 	uint64_t page;			/* the page size */
+	unsigned int calls;		/* system calls pcl_residency_init() made */
 };
 
 /* Find how residency of @fd is told; never fails (unknown is an answer). */
@@ -111,6 +112,17 @@ void pcl_residency_init(struct pc_residency *r, int fd);
 int pcl_residency_count(const struct pc_residency *r, int fd, uint64_t off,
 		       uint64_t len, struct pcl_cachestat *ret);
 
+/*
+ * The system calls pcl_residency_count() makes for @len bytes (clipped to
+ * the file, as it clips them), when each succeeds.
+ */
+uint64_t pcl_residency_count_calls(const struct pc_residency *r, uint64_t len);
+
+/*
+ * pc_probe_fd(), counting in *calls the system calls it makes (auto adds
+ * them to the stream's count).
+ */
+int pcl_probe_fd(int fd, struct pc_probe *ret_probe, uint64_t *calls);
 
 /*
  * Residency of the pages of [@off, @off + @len) (page aligned) in @vec, one

@@ -17,17 +17,21 @@
 
 #include "internal.h"
 
-int pc_cached_bytes(int fd, uint64_t offset, uint64_t length, uint64_t *ret_bytes)
+/* pc_cached_bytes(), counting its system calls in *calls. */
+static int cached_bytes(int fd, uint64_t offset, uint64_t length,
+			uint64_t *ret_bytes, uint64_t *calls)
 {
 	struct pc_residency r;
 	struct pcl_cachestat cs;
 	uint64_t size;
 	int ret;
 
+	(*calls)++;
 	ret = pcl_file_size(fd, &size);
 	if (ret)
 		return ret;
 	pcl_residency_init(&r, fd);
+	*calls += r.calls;
 	offset = pc_align_down(offset, r.page);
 	if (offset >= size) {
 		*ret_bytes = 0;
@@ -35,6 +39,7 @@ int pc_cached_bytes(int fd, uint64_t offset, uint64_t length, uint64_t *ret_byte
 	}
 	if (!length || length > size - offset)
 		length = size - offset;
+	*calls += pcl_residency_count_calls(&r, length);
 	ret = pcl_residency_count(&r, fd, offset, length, &cs);
 	if (ret)
 		return ret;
@@ -42,55 +47,75 @@ int pc_cached_bytes(int fd, uint64_t offset, uint64_t length, uint64_t *ret_byte
 	return 0;
 }
 
+int pc_cached_bytes(int fd, uint64_t offset, uint64_t length, uint64_t *ret_bytes)
+{
+	uint64_t calls = 0;
+
+	return cached_bytes(fd, offset, length, ret_bytes, &calls);
+}
+
 /*
  * A one-byte RWF_DONTCACHE read at the end of the file: the kernel checks the
  * flag (kiocb_set_rw_flags()) before it looks at the offset, and a read at
  * the end brings no page in, so the probe leaves the cache as it was.
  */
-static int probe_dontcache(int fd, uint64_t size)
+static int probe_dontcache(int fd, uint64_t size, uint64_t *calls)
 {
 	char byte;
 	struct iovec iov = { &byte, 1 };
 
-	while (preadv2(fd, &iov, 1, size, RWF_DONTCACHE) < 0) {
+	while ((*calls)++, preadv2(fd, &iov, 1, size, RWF_DONTCACHE) < 0) {
 		if (errno != EINTR)
 			return -errno;
 	}
 	return 0;
 }
 
-static int probe_uring(void)
+/*
+ * A ring set up and torn down.  liburing's io_uring_queue_init() makes
+ * io_uring_setup(2) and maps the rings and the entries (one mapping fewer
+ * with IORING_FEAT_SINGLE_MMAP); io_uring_queue_exit() unmaps them and
+ * closes the ring.
+ */
+static int probe_uring(uint64_t *calls)
 {
 	struct io_uring ring;
+	unsigned int maps;
 	int ret;
 
+	(*calls)++;
 	ret = pcl_ring_init(1, &ring);
 	if (ret)
 		return ret;
+	maps = ring.features & IORING_FEAT_SINGLE_MMAP ? 2 : 3;
+	*calls += maps + maps + 1;
 	pcl_ring_exit(&ring);
 	return 0;
 }
 
-static void probe_direct(int fd, struct pc_probe *p)
+static void probe_direct(int fd, struct pc_probe *p, uint64_t *calls)
 {
 	int dfd = pcl_reopen_direct(fd);
 
+	(*calls)++;
 	if (dfd < 0) {
 		p->direct_err = dfd;
 		return;
 	}
 	close(dfd);
+	*calls += 2;	/* close and statx */
 	p->direct = 1;
 	if (!pcl_dio_align(fd, &p->dio_mem_align, &p->dio_offset_align))
 		p->dioalign_known = 1;
 }
 
-int pc_probe_fd(int fd, struct pc_probe *ret_probe)
+int pcl_probe_fd(int fd, struct pc_probe *ret_probe, uint64_t *calls)
 {
 	struct pcl_cachestat cs;
 	struct pc_probe p;
 	struct stat st;
 
+	(*calls)++;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
@@ -98,14 +123,22 @@ int pc_probe_fd(int fd, struct pc_probe *ret_probe)
 	memset(&p, 0, sizeof(p));
 	p.file_size = st.st_size;
 	/* Count before anything reads the file. */
-	if (pc_cached_bytes(fd, 0, 0, &p.cached_bytes))
+	if (cached_bytes(fd, 0, 0, &p.cached_bytes, calls))
 		p.cached_bytes = PC_BYTES_UNKNOWN;
+	(*calls)++;
 	p.cachestat = !pcl_cachestat(fd, 0, 0, &cs);
-	p.dontcache_err = probe_dontcache(fd, p.file_size);
+	p.dontcache_err = probe_dontcache(fd, p.file_size, calls);
 	p.dontcache = !p.dontcache_err;
-	probe_direct(fd, &p);
-	p.uring_err = probe_uring();
+	probe_direct(fd, &p, calls);
+	p.uring_err = probe_uring(calls);
 	p.uring = !p.uring_err;
 	*ret_probe = p;
 	return 0;
+}
+
+int pc_probe_fd(int fd, struct pc_probe *ret_probe)
+{
+	uint64_t calls = 0;
+
+	return pcl_probe_fd(fd, ret_probe, &calls);
 }

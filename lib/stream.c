@@ -288,7 +288,7 @@ static ssize_t read_step(struct pc_stream *s, void *buf, size_t len)
 	size_t avail = rbuf_avail(s);
 	ssize_t n;
 
-	if (!avail && len < pc_page_size() && !s->ops->next) {
+	if (!avail && len < pc_page_size() && !(s->ops->flags & PCL_CAP_SMALL_READS)) {
 		n = small_read_fill(s);
 		if (n <= 0)
 			return n;
@@ -348,7 +348,7 @@ ssize_t pc_stream_next(struct pc_stream *s, const void **ret_data)
 {
 	ssize_t n;
 
-	if (s->regular && s->ops->next) {
+	if (s->regular && (s->ops->flags & PCL_CAP_ZEROCOPY)) {
 		n = s->ops->next(s, ret_data);
 		if (n > 0) {
 			s->pos += n;

@@ -122,16 +122,21 @@ int pcl_file_size(int fd, uint64_t *ret_size)
  * caller with CAP_FOWNER or to one who may write the file; anybody else is
  * told every page is resident (mm/mincore.c, can_do_mincore()).
  */
-static int mincore_truthful(int fd)
+static int mincore_truthful(int fd, unsigned int *calls)
 {
 	char path[64];
 	struct stat st;
+	uid_t euid;
 
+	(*calls)++;
 	if (fstat(fd, &st) < 0)
 		return 0;
-	if (geteuid() == 0 || st.st_uid == geteuid())
+	(*calls)++;
+	euid = geteuid();
+	if (euid == 0 || st.st_uid == euid)
 		return 1;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	(*calls)++;
 	return !faccessat(AT_FDCWD, path, W_OK, AT_EACCESS);
 }
 
@@ -149,11 +154,13 @@ void pcl_residency_init(struct pc_residency *r, int fd)
 
 	*r = (struct pc_residency){ .page = pc_page_size() };
 	r->overlay = on_overlayfs(fd);
+	r->calls = 1;
 	/* overlayfs: cachestat sees the overlay's empty mapping, mmap the real file */
 	ret = r->overlay ? -EOPNOTSUPP : pcl_cachestat(fd, 0, 1, &cs);
+	r->calls += !r->overlay;
 	if (!ret) {
 		r->how = PC_RES_CACHESTAT;
-	} else if (ret != -EPERM && mincore_truthful(fd)) {
+	} else if (ret != -EPERM && mincore_truthful(fd, &r->calls)) {
 		r->how = PC_RES_MINCORE;
 	} else {
 		r->how = PC_RES_UNKNOWN;
@@ -184,6 +191,18 @@ static int cached_mincore(int fd, uint64_t off, uint64_t len, uint64_t page,
 	if (!err)
 		*ret = pages;
 	return err;
+}
+
+uint64_t pcl_residency_count_calls(const struct pc_residency *r, uint64_t len)
+{
+	const uint64_t win = 64 * PC_MIB;
+
+	if (r->how == PC_RES_CACHESTAT)
+		return 1;
+	if (r->how == PC_RES_UNKNOWN)
+		return 0;
+	/* fstat, then mmap, mincore and munmap a window at a time */
+	return 1 + 3 * ((len + win - 1) / win);
 }
 
 int pcl_residency_count(const struct pc_residency *r, int fd, uint64_t off,

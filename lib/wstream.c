@@ -150,7 +150,7 @@ static int wstrategy_setup(struct pc_wstream *s)
 	for (;;) {
 		snprintf(before, sizeof(before), "%s", s->stats.reason);
 		s->ops = wstrategy_table[id];
-		ret = s->append && !(s->ops->flags & PC_WS_APPEND) ? -EINVAL : 0;
+		ret = s->append && !(s->ops->flags & PCL_WCAP_APPEND) ? -EINVAL : 0;
 		if (ret)
 			pcl_wset_reason(s, "O_APPEND writes must go through the page cache");
 		else
@@ -315,7 +315,7 @@ ssize_t pc_wstream_lend(struct pc_wstream *s, void **ret_buf)
 
 	if (err)
 		return err;
-	if (s->regular && (s->ops->flags & PC_WS_LEND)) {
+	if (s->regular && (s->ops->flags & PCL_WCAP_ZEROCOPY)) {
 		buf = s->ops->lend(s, &err);
 		if (!buf)
 			return err;
@@ -343,7 +343,7 @@ ssize_t pc_wstream_commit(struct pc_wstream *s, size_t len)
 		return 0;
 	if (!s->regular)
 		return account(s, write_plain(s, s->lend_buf, len), 0);
-	if (s->ops->flags & PC_WS_LEND)
+	if (s->ops->flags & PCL_WCAP_ZEROCOPY)
 		return account(s, s->ops->commit(s, len, s->pos), 1);
 	return account(s, s->ops->pwrite(s, s->lend_buf, len, s->pos), 1);
 }

@@ -3,7 +3,9 @@
  * The direct pipeline's depth tuner on synthetic throughput curves, no I/O:
  * a curve that rises and flattens settles at its knee; noise does not make
  * it swing; a curve that falls past a depth, or a device that slows down
- * with depth no longer helping, makes it shallower.
+ * with depth no longer helping, makes it shallower.  Requests grow with the
+ * depth (pcl_tune_req()): a device that wants large requests and not many
+ * settles where they are largest, and one that wants neither stays put.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +72,56 @@ static void run_curve(struct pc_tune_depth *t, int peak, unsigned int knee,
 	r->mean = sum / (WINDOWS / 2);
 }
 
+/* A device that wants large requests: 0.5 per slot of request, up to 2.0. */
+static double req_curve(const struct pc_tune_depth *t)
+{
+	double r = 0.5 * pcl_tune_req(t);
+
+	return r < 2.0 ? r : 2.0;
+}
+
+/* Run the request-size curve; returns the mean rate of the second half. */
+static double run_req_curve(struct pc_tune_depth *t, unsigned int *ret_mode)
+{
+	unsigned int count[257] = { 0 };
+	double sum = 0;
+
+	*ret_mode = 1;
+	for (int w = 0; w < WINDOWS; w++) {
+		double rate = req_curve(t);
+
+		count[t->depth]++;
+		if (w >= WINDOWS / 2)
+			sum += rate;
+		pcl_tune_depth_step(t, rate);
+	}
+	for (unsigned int d = 1; d <= 256; d++)
+		if (count[d] > count[*ret_mode])
+			*ret_mode = d;
+	return sum / (WINDOWS / 2);
+}
+
+static void check_req_rule(void)
+{
+	static const unsigned int want[][4] = {
+		/* min, req_max, depth, slots per request */
+		{ 8, 4, 8, 1 }, { 8, 4, 16, 2 }, { 8, 4, 32, 4 }, { 8, 4, 64, 4 },
+		{ 8, 1, 64, 1 }, { 2, 4, 8, 4 }, { 2, 4, 4, 2 }, { 8, 8, 24, 2 },
+	};
+	struct pc_tune_depth t;
+
+	pcl_tune_depth_init(&t, 8, 8, 64);
+	T_CHECK(pcl_tune_req(&t) == 1, "a new tuner makes requests of %u slots",
+		pcl_tune_req(&t));
+	for (unsigned int i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		pcl_tune_depth_init(&t, want[i][2], want[i][0], 64);
+		pcl_tune_req_max(&t, want[i][1]);
+		T_CHECK(pcl_tune_req(&t) == want[i][3],
+			"min %u, req_max %u, depth %u: requests of %u slots, not %u",
+			want[i][0], want[i][1], want[i][2], pcl_tune_req(&t), want[i][3]);
+	}
+}
+
 int main(void)
 {
 	struct pc_tune_depth t;
@@ -130,6 +182,19 @@ int main(void)
 	pcl_tune_depth_init(&t, 8, 8, 8);
 	run_curve(&t, 0, 24, 0.05, &r);
 	T_CHECK(r.off_mode == 0 && r.mode == 8, "min == max: %u windows off 8", r.off_mode);
+	/* Requests follow the depth: 1 slot at the start, up to req_max. */
+	check_req_rule();
+	/* A device that wants 4-slot requests: grows to 32 (8 x 4), no further... */
+	pcl_tune_depth_init(&t, 8, 8, 64);
+	pcl_tune_req_max(&t, 4);
+	T_CHECK(run_req_curve(&t, &r.mode) >= 0.95 * 2.0, "large requests: mean rate low");
+	T_CHECK(r.mode == 32 && pcl_tune_req(&t) == 4,
+		"large requests: settled at depth %u, requests of %u slots", r.mode,
+		pcl_tune_req(&t));
+	/* ...and with requests held at one slot, depth buys it nothing. */
+	pcl_tune_depth_init(&t, 8, 8, 64);
+	run_req_curve(&t, &r.mode);
+	T_CHECK(r.mode == 8, "one-slot requests: settled at %u, not 8", r.mode);
 	printf("direct-tune: all curves settle as expected\n");
 	return 0;
 }

@@ -9,6 +9,12 @@
  * as long before the next one in its direction, so a settled stream rarely
  * pays for probing.  A held rate that falls well under its average for two
  * windows probes at once, downwards first.
+ *
+ * The depth's slots go out in requests whose size follows the depth
+ * (pcl_tune_req()): on a device that wants larger requests (the VM's virtio
+ * disk, whose readahead asks for 4 MiB at a time) a doubling that doubles
+ * them gains, so depth grows there; on one that does not it gains nothing,
+ * and the stream stays at the starting depth with one-chunk requests.
  */
 #include "direct-tune.h"
 
@@ -32,6 +38,21 @@ void pcl_tune_depth_init(struct pc_tune_depth *t, unsigned int start,
 	t->phase = PC_TUNE_GROW;
 	t->every[0] = t->every[1] = PROBE_FIRST;
 	t->next_up = 1;
+	t->req_max = 1;
+}
+
+void pcl_tune_req_max(struct pc_tune_depth *t, unsigned int req_max)
+{
+	t->req_max = req_max ? req_max : 1;
+}
+
+unsigned int pcl_tune_req(const struct pc_tune_depth *t)
+{
+	unsigned int req = 1;
+
+	while (req * 2 <= t->req_max && t->depth / (req * 2) >= t->min)
+		req *= 2;
+	return req;
 }
 
 static void hold_at(struct pc_tune_depth *t, unsigned int depth, double rate)

@@ -16,14 +16,14 @@ struct pc_wstream;
 
 /* What a write strategy can do, declared (fio's FIO_* engine flags). */
 enum {
-	PC_WS_LEND = 1 << 0,		/* lend() hands out buffers of its own */
-	PC_WS_APPEND = 1 << 1,		/* can write files open with O_APPEND */
+	PCL_WCAP_ZEROCOPY = 1 << 0,		/* lend() hands out buffers of its own */
+	PCL_WCAP_APPEND = 1 << 1,		/* can write files open with O_APPEND */
 };
 
 struct pc_wstrategy_ops {
 	enum pc_strategy id;
 	const char *name;
-	unsigned int flags;		/* PC_WS_* */
+	unsigned int flags;		/* PCL_WCAP_* */
 	/*
 	 * Where to go when init() refuses (-EOPNOTSUPP, -EINVAL, -EPERM,
 	 * -ENOSYS, -EACCES): the next strategy to try, or PC_AUTO for none.
@@ -37,9 +37,9 @@ struct pc_wstrategy_ops {
 	 * after an error that stopped it, or -errno.
 	 */
 	ssize_t (*pwrite)(struct pc_wstream *s, const void *buf, size_t len, uint64_t off);
-	/* PC_WS_LEND: a buffer of s->chunk bytes to fill, or NULL (-ENOMEM ...). */
+	/* PCL_WCAP_ZEROCOPY: a buffer of s->chunk bytes to fill, or NULL (-ENOMEM ...). */
 	void *(*lend)(struct pc_wstream *s, int *ret_err);
-	/* PC_WS_LEND: write @len bytes of the lent buffer at @off. */
+	/* PCL_WCAP_ZEROCOPY: write @len bytes of the lent buffer at @off. */
 	ssize_t (*commit)(struct pc_wstream *s, size_t len, uint64_t off);
 	/* Wait for writes in flight (before fdatasync); 0 or -errno. */
 	int (*drain)(struct pc_wstream *s);

@@ -4,6 +4,11 @@
  * seen and one more throughput figure to the next number of reads in flight.
  * No clock, no I/O: the caller measures a window and hands in its rate, so
  * the tuner can be tested on synthetic curves (tests/lib/test-direct-tune.c).
+ *
+ * Depth is counted in slots (chunks) in flight, the bytes in flight; they go
+ * out in requests of pcl_tune_req() slots each, so that growing the bytes in
+ * flight grows the requests' size first (up to req_max) and their number
+ * after, and shrinking takes both back the same way.
  */
 #ifndef PC_DIRECT_TUNE_H
 #define PC_DIRECT_TUNE_H
@@ -22,6 +27,7 @@ struct pc_tune_depth {
 	unsigned int every[2];		/* windows between probes up, down */
 	int next_up;			/* the next probe goes up */
 	unsigned int low;		/* windows in a row well under ref */
+	unsigned int req_max;		/* the largest request, in slots (>= 1) */
 };
 
 /* Start at @start reads in flight, within [@min, @max]. */
@@ -33,5 +39,15 @@ void pcl_tune_depth_init(struct pc_tune_depth *t, unsigned int start,
  * depth for the next window (also t->depth).
  */
 unsigned int pcl_tune_depth_step(struct pc_tune_depth *t, double rate);
+
+/* Let requests grow to @req_max slots (1, the default after init: one each). */
+void pcl_tune_req_max(struct pc_tune_depth *t, unsigned int req_max);
+
+/*
+ * The slots per request at t->depth: at the lowest depth one, and for each
+ * doubling above it twice as many, up to req_max; a power of two that keeps
+ * at least t->min requests in flight.
+ */
+unsigned int pcl_tune_req(const struct pc_tune_depth *t);
 
 #endif

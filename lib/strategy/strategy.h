@@ -12,12 +12,28 @@
 
 struct pc_stream;
 
+/*
+ * What a read strategy can do, declared (fio's FIO_* engine flags): the
+ * core acts on these, never on which function pointers are set.
+ */
+enum {
+	/* next() lends the strategy's own buffer: pc_stream_next() copies nothing. */
+	PCL_CAP_ZEROCOPY = 1 << 0,
+	/*
+	 * Reads under a page are served from the strategy's own read-ahead, with
+	 * no system call each: the core's small-read buffer stays out of them.
+	 */
+	PCL_CAP_SMALL_READS = 1 << 1,
+};
+
 struct pcl_strategy_ops {
 	enum pc_strategy id;
 	const char *name;
+	unsigned int flags;		/* PCL_CAP_* */
 	/*
 	 * Where to go when init() refuses (-EOPNOTSUPP, -EINVAL, -EPERM,
-	 * -ENOSYS): the next strategy to try, or PC_AUTO for none.
+	 * -ENOSYS, -EACCES: pc_is_fallback_err()): the next strategy to try,
+	 * or PC_AUTO for none.
 	 */
 	enum pc_strategy fallback;
 	/* Set up s->priv; 0, or -errno with s->stats.reason saying why. */
@@ -26,11 +42,11 @@ struct pcl_strategy_ops {
 	ssize_t (*read)(struct pc_stream *s, void *buf, size_t len);
 	/* Read up to @len at @off; s->pos stays. */
 	ssize_t (*pread)(struct pc_stream *s, void *buf, size_t len, uint64_t off);
-	/* Optional: lend the next chunk at s->pos (see pc_stream_next()). */
+	/* PCL_CAP_ZEROCOPY: lend the next chunk at s->pos (see pc_stream_next()). */
 	ssize_t (*next)(struct pc_stream *s, const void **ret_data);
-	/* Optional: the stream reached end of file at s->pos. */
+	/* The stream reached end of file at s->pos; NULL: nothing to do then. */
 	void (*eof)(struct pc_stream *s);
-	/* Free s->priv; must not fail. */
+	/* Free s->priv; must not fail; NULL: there is no s->priv. */
 	void (*release)(struct pc_stream *s);
 };
 

@@ -424,7 +424,7 @@ out_release:
 const struct pc_wstrategy_ops pcl_wstrat_direct = {
 	.id = PC_DIRECT,
 	.name = "direct",
-	.flags = PC_WS_LEND,
+	.flags = PCL_WCAP_ZEROCOPY,
 	.fallback = PC_DONTCACHE,
 	.init = wdirect_init,
 	.pwrite = wdirect_pwrite,
