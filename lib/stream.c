@@ -15,38 +15,12 @@
 #include "dropper.h"
 #include "internal.h"
 
-static const char *const strategy_names[PC_STRATEGY_COUNT] = {
-	[PC_AUTO] = "auto",
-	[PC_BUFFERED] = "buffered",
-	[PC_DONTCACHE] = "dontcache",
-	[PC_DROPBEHIND] = "dropbehind",
-	[PC_DIRECT] = "direct",
-};
-
 static const struct pcl_strategy_ops *const strategy_table[PC_STRATEGY_COUNT] = {
 	[PC_BUFFERED] = &pcl_strat_buffered,
 	[PC_DONTCACHE] = &pcl_strat_dontcache,
 	[PC_DROPBEHIND] = &pcl_strat_dropbehind,
 	[PC_DIRECT] = &pcl_strat_direct,
 };
-
-const char *pc_strategy_name(enum pc_strategy strategy)
-{
-	if ((unsigned int)strategy >= PC_STRATEGY_COUNT)
-		return NULL;
-	return strategy_names[strategy];
-}
-
-int pc_strategy_parse(const char *name, enum pc_strategy *ret_strategy)
-{
-	for (unsigned int i = 0; i < PC_STRATEGY_COUNT; i++) {
-		if (name && !strcmp(name, strategy_names[i])) {
-			*ret_strategy = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
 
 const struct pcl_strategy_ops *pcl_strategy_ops(enum pc_strategy id)
 {
@@ -153,7 +127,7 @@ static int strategy_setup(struct pc_stream *s)
 		snprintf(why, sizeof(why), "%s", s->stats.reason);
 		id = s->ops->fallback;
 		pcl_set_reason(s, "%s; %s: %s, so %s", before, s->ops->name, why,
-			      strategy_names[id]);
+			      pc_strategy_name(id));
 	}
 	s->stats.strategy = id;
 	return 0;

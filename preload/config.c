@@ -38,25 +38,26 @@ static void complain(const char *what, const char *value)
 }
 
 /*
- * The shim's modes are not the library's strategies: "off" is none, and
- * buffered and direct are not offered (the program does its own reads).  The
- * three names they share should come from pc_strategy_parse(), which lives in
- * lib/stream.c, outside the objects the shim links (libpagecliff-shim).
+ * The shim's modes are the library's strategy names that act on a program's
+ * own reads (auto, dontcache, dropbehind: pc_strategy_parse's table), and
+ * "off"; buffered and direct are not offered (the program does its reads).
  */
 static int parse_mode(const char *s, enum pl_mode *ret)
 {
-	static const struct { const char *name; enum pl_mode mode; } modes[] = {
-		{ "off", PL_MODE_OFF }, { "auto", PL_MODE_AUTO },
-		{ "dropbehind", PL_MODE_DROPBEHIND }, { "dontcache", PL_MODE_DONTCACHE },
-	};
+	enum pc_strategy st;
 
-	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-		if (!strcmp(s, modes[i].name)) {
-			*ret = modes[i].mode;
-			return 0;
-		}
+	if (!strcmp(s, "off")) {
+		*ret = PL_MODE_OFF;
+		return 0;
 	}
-	return -EINVAL;
+	if (pc_strategy_parse(s, &st))
+		return -EINVAL;
+	switch (st) {
+	case PC_AUTO: *ret = PL_MODE_AUTO; return 0;
+	case PC_DONTCACHE: *ret = PL_MODE_DONTCACHE; return 0;
+	case PC_DROPBEHIND: *ret = PL_MODE_DROPBEHIND; return 0;
+	default: return -EINVAL;
+	}
 }
 
 /*
