@@ -57,10 +57,11 @@ fit=$(((avail / 2) / threads >> 20 << 20))
 [ "$size_b" -ge $((64 << 20)) ] || die "too little memory: $((avail >> 20)) MiB available, $threads threads need 64 MiB each at least"
 data_b=$((threads * size_b))
 cap_b=$((data_b / 4 >> 20 << 20))
-# The cap holds bench's own buffers too: per thread a 1 MiB read buffer and
-# direct's 8 x 1 MiB in flight, plus 16 MiB, twice over (bench's --mem-limit
-# rule in pagecliff-bench(1)); so the page cache is always what it squeezes.
-need_b=$((2 * (threads * (9 << 20) + (16 << 20))))
+# The cap holds bench's own buffers too: per thread a 1 MiB read buffer, a
+# page for --mem-align and direct's 8 x 1 MiB in flight, plus 16 MiB, twice
+# over (bench's --mem-limit rule in pagecliff-bench(1)); so the page cache is
+# always what it squeezes.
+need_b=$((2 * (threads * ((9 << 20) + 4096) + (16 << 20))))
 [ "$cap_b" -ge "$need_b" ] || cap_b=$need_b
 [ "$cap_b" -lt "$data_b" ] || die "too little data for a cap that holds bench's buffers: $((data_b >> 20)) MiB of data, cap $((cap_b >> 20)) MiB; set AT_SCALE_SIZE larger"
 mode_time=${AT_SCALE_TIME:-75s}

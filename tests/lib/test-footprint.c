@@ -79,16 +79,28 @@ static void check_mode(const char *path, enum pc_strategy strategy)
 		T_CHECK(after <= LIMIT, "%s left %llu MiB cached", name,
 			(unsigned long long)(after >> 20));
 
-	t_evict(path);
-	warm_range(path);
-	T_CHECK(cached_range(path) == HOT_LEN, "%s: warm-up did not cache", name);
-	stream_all(path, strategy, &st);
-	hot = cached_range(path);
-	after = t_cached(path);
-	printf("%-10s warm: %4llu of %llu MiB still cached, %4llu MiB total\n",
-	       name, (unsigned long long)(hot >> 20),
-	       (unsigned long long)(HOT_LEN >> 20),
-	       (unsigned long long)(after >> 20));
+	/*
+	 * Warm pages this machine's reclaim (DAMON pages out memory it judges
+	 * idle, by coarse regions) takes meanwhile look like pages the
+	 * strategy dropped: a strategy that drops them does so every time, so
+	 * a loss is retried, and only a loss in each of three tries fails.
+	 */
+	for (int tries = 1;; tries++) {
+		t_evict(path);
+		warm_range(path);
+		T_CHECK(cached_range(path) == HOT_LEN, "%s: warm-up did not cache", name);
+		stream_all(path, strategy, &st);
+		hot = cached_range(path);
+		after = t_cached(path);
+		printf("%-10s warm: %4llu of %llu MiB still cached, %4llu MiB total\n",
+		       name, (unsigned long long)(hot >> 20),
+		       (unsigned long long)(HOT_LEN >> 20),
+		       (unsigned long long)(after >> 20));
+		if (hot == HOT_LEN || tries == 3)
+			break;
+		printf("%-10s lost %llu bytes of the warm range: again\n", name,
+		       (unsigned long long)(HOT_LEN - hot));
+	}
 	T_CHECK(hot == HOT_LEN, "%s dropped pages cached before: %llu of %llu left",
 		name, (unsigned long long)hot, (unsigned long long)HOT_LEN);
 	if (strategy != PC_BUFFERED)
