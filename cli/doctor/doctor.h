@@ -80,6 +80,8 @@ void doctor_check_cgroup(struct doctor *d);
 void doctor_check_block(struct doctor *d, const char *const *paths, size_t npaths);
 void doctor_check_now(struct doctor *d);
 void doctor_check_virt(struct doctor *d);
+/* A counter as text into @buf: the number, or "unknown". */
+const char *count_str(uint64_t v, char *buf, size_t size);
 
 /*
  * Proactive reclaim (doctor-reclaim.c): DAMON schemes in sysfs with their
@@ -107,7 +109,4 @@ void doctor_probe_copy(struct doctor *d);
 const char *doctor_level_name(enum doctor_level level);
 void doctor_print_text(const struct doctor *d, FILE *out);
 void doctor_print_json(const struct doctor *d, FILE *out);
-/* A counter as text into @buf: the number, or "unknown". */
-const char *count_str(uint64_t v, char *buf, size_t size);
-
 #endif
