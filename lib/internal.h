@@ -138,6 +138,14 @@ int pcl_dio_align(int fd, uint32_t *ret_mem, uint32_t *ret_off);
 
 /* Size of the file on @fd, or -errno. */
 int pcl_file_size(int fd, uint64_t *ret_size);
+/*
+ * The largest request the block device under @fd's file system takes
+ * (its queue's max_sectors_kb, a partition's disk's), in bytes; -ENOENT
+ * where the file system has no block device of its own (tmpfs, btrfs'
+ * anonymous devices, network file systems).  Adds its system calls to
+ * *@calls.
+ */
+int pcl_dev_max_request(int fd, uint64_t *ret_bytes, unsigned int *calls);
 
 struct io_uring;
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -113,6 +114,44 @@ int pcl_file_size(int fd, uint64_t *ret_size)
 		return -errno;
 	*ret_size = st.st_size;
 	return 0;
+}
+
+/* A queue's max_sectors_kb in bytes, from @path. */
+static int read_max_request(const char *path, uint64_t *ret, unsigned int *calls)
+{
+	char buf[32];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	++*calls;
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	*calls += 2;
+	if (n <= 0)
+		return -EINVAL;
+	buf[n] = 0;
+	*ret = strtoull(buf, NULL, 10) << 10;
+	return *ret ? 0 : -EINVAL;
+}
+
+int pcl_dev_max_request(int fd, uint64_t *ret_bytes, unsigned int *calls)
+{
+	char path[96];
+	struct stat st;
+
+	++*calls;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	/* the whole disk's queue, or the queue above a partition */
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/max_sectors_kb",
+		 major(st.st_dev), minor(st.st_dev));
+	if (!read_max_request(path, ret_bytes, calls))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../queue/max_sectors_kb",
+		 major(st.st_dev), minor(st.st_dev));
+	return read_max_request(path, ret_bytes, calls);
 }
 
 #define OVERLAYFS_MAGIC 0x794c7630

@@ -56,6 +56,18 @@ static int alloc_slots(struct direct *d)
  */
 #define PC_DIRECT_REQ_MAX (4u * PC_MIB)
 
+/* Requests as large as the device takes, when that is several slots. */
+static void dev_request(struct pc_stream *s, struct direct *d)
+{
+	unsigned int calls = 0;
+	uint64_t bytes;
+	int ret = pcl_dev_max_request(s->fd, &bytes, &calls);
+
+	s->stats.syscalls += calls;
+	if (!ret && bytes >= 2 * d->chunk)
+		pcl_tune_req_dev(&d->dt, (unsigned int)(bytes / d->chunk));
+}
+
 /*
  * Bound the bytes in flight: at most PC_DIRECT_INFLIGHT_MAX in all, the chunk
  * shrunk to it when larger, and never more slots or a larger chunk than the
@@ -106,7 +118,11 @@ static void bound_inflight(struct pc_stream *s, struct direct *d)
 	 */
 	pcl_tune_depth_init(&d->dt, d->nslots, d->nslots, d->nmax);
 	pcl_tune_req_max(&d->dt, PC_DIRECT_REQ_MAX / d->chunk);
+	dev_request(s, d);
 	d->req = pcl_tune_req(&d->dt);
+	if (d->req > 1)
+		pcl_add_reason(s, "requests of %zu KiB (the device's largest)",
+			      d->req * d->chunk >> 10);
 	if (d->chunk != chunk || d->nslots != s->opts.inflight)
 		pcl_add_reason(s, "%u x %zu KiB in flight (the file and a %u MiB bound)",
 			      d->nslots, d->chunk >> 10,

@@ -15,6 +15,10 @@
  * disk, whose readahead asks for 4 MiB at a time) a doubling that doubles
  * them gains, so depth grows there; on one that does not it gains nothing,
  * and the stream stays at the starting depth with one-chunk requests.
+ * Where the device tells its largest request (max_sectors_kb), requests
+ * start that large: the 8% rule cannot see a gain through a noisy disk's
+ * window-to-window spread (the VM's disk: 1.29 GB/s with 1 MiB requests,
+ * 1.53 with 4 MiB, both within one window's noise).
  */
 #include "direct-tune.h"
 
@@ -46,11 +50,18 @@ void pcl_tune_req_max(struct pc_tune_depth *t, unsigned int req_max)
 	t->req_max = req_max ? req_max : 1;
 }
 
+void pcl_tune_req_dev(struct pc_tune_depth *t, unsigned int slots)
+{
+	t->req_dev = slots;
+}
+
 unsigned int pcl_tune_req(const struct pc_tune_depth *t)
 {
 	unsigned int req = 1;
 
 	while (req * 2 <= t->req_max && t->depth / (req * 2) >= t->min)
+		req *= 2;
+	while (req < t->req_dev && req * 2 <= t->req_max && t->depth / (req * 2) >= 2)
 		req *= 2;
 	return req;
 }

@@ -28,6 +28,7 @@ struct pc_tune_depth {
 	int next_up;			/* the next probe goes up */
 	unsigned int low;		/* windows in a row well under ref */
 	unsigned int req_max;		/* the largest request, in slots (>= 1) */
+	unsigned int req_dev;		/* the device's own request, in slots (0: none) */
 };
 
 /* Start at @start reads in flight, within [@min, @max]. */
@@ -44,9 +45,17 @@ unsigned int pcl_tune_depth_step(struct pc_tune_depth *t, double rate);
 void pcl_tune_req_max(struct pc_tune_depth *t, unsigned int req_max);
 
 /*
- * The slots per request at t->depth: at the lowest depth one, and for each
- * doubling above it twice as many, up to req_max; a power of two that keeps
- * at least t->min requests in flight.
+ * The device's largest request is @slots slots (its queue's max_sectors_kb:
+ * what its own readahead issues); requests start that large (up to
+ * req_max) where at least two stay in flight.
+ */
+void pcl_tune_req_dev(struct pc_tune_depth *t, unsigned int slots);
+
+/*
+ * The slots per request at t->depth: at the lowest depth one (or the
+ * device's own size, keeping two in flight), and for each doubling above it
+ * twice as many, up to req_max; a power of two that keeps at least t->min
+ * requests in flight.
  */
 unsigned int pcl_tune_req(const struct pc_tune_depth *t);
 

@@ -108,6 +108,11 @@ static void check_req_rule(void)
 		{ 8, 4, 8, 1 }, { 8, 4, 16, 2 }, { 8, 4, 32, 4 }, { 8, 4, 64, 4 },
 		{ 8, 1, 64, 1 }, { 2, 4, 8, 4 }, { 2, 4, 4, 2 }, { 8, 8, 24, 2 },
 	};
+	static const unsigned int dev[][5] = {
+		/* min, req_max, depth, device's slots, slots per request */
+		{ 8, 4, 8, 4, 4 }, { 8, 4, 8, 2, 2 }, { 8, 4, 8, 8, 4 }, { 8, 4, 8, 1, 1 },
+		{ 8, 4, 8, 0, 1 }, { 4, 4, 4, 4, 2 }, { 1, 4, 1, 4, 1 }, { 8, 4, 32, 2, 4 },
+	};
 	struct pc_tune_depth t;
 
 	pcl_tune_depth_init(&t, 8, 8, 64);
@@ -119,6 +124,15 @@ static void check_req_rule(void)
 		T_CHECK(pcl_tune_req(&t) == want[i][3],
 			"min %u, req_max %u, depth %u: requests of %u slots, not %u",
 			want[i][0], want[i][1], want[i][2], pcl_tune_req(&t), want[i][3]);
+	}
+	/* The device's own size from the start, two requests in flight at least. */
+	for (unsigned int i = 0; i < sizeof(dev) / sizeof(dev[0]); i++) {
+		pcl_tune_depth_init(&t, dev[i][2], dev[i][0], 64);
+		pcl_tune_req_max(&t, dev[i][1]);
+		pcl_tune_req_dev(&t, dev[i][3]);
+		T_CHECK(pcl_tune_req(&t) == dev[i][4],
+			"min %u, req_max %u, depth %u, device %u: requests of %u slots, not %u",
+			dev[i][0], dev[i][1], dev[i][2], dev[i][3], pcl_tune_req(&t), dev[i][4]);
 	}
 }
 
