@@ -71,6 +71,7 @@ static struct {
 	int *alarm_in;			/* rank 0: one alarm slot per rank */
 	MPI_Request *alarm_reqs;
 	int *gone, *codes, *states, failed;
+	int *bye;			/* rank 0: left inside a round, answer owed */
 	struct bench_cluster cluster;
 	struct up_msg *in;		/* one message per rank */
 	size_t sent;			/* rows of this phase sent so far, by index */
@@ -137,9 +138,17 @@ static int send_wait(void *buf, int len, int to, int tag, double deadline)
 static int recv_wait(void *buf, int len, int from, int tag, double deadline)
 {
 	MPI_Request req;
+	int ret;
 
 	MPI_Irecv(buf, len, MPI_BYTE, from, tag, MPI_COMM_WORLD, &req);
-	return wait_req(&req, deadline);
+	ret = wait_req(&req, deadline);
+	if (ret) {
+		/* withdrawn: a late answer must not land in @buf (a receive
+		 * cancels locally; the run stays lost, its peer may be gone) */
+		MPI_Cancel(&req);
+		MPI_Wait(&req, MPI_STATUS_IGNORE);
+	}
+	return ret;
 }
 
 static double deadline_of(int kind)
@@ -210,7 +219,8 @@ static void take_up(int r, const struct up_msg *m, int kind)
 	struct bench_run *hr = S.cluster.hosts[r].run;
 
 	if (m->kind == UP_BYE) {
-		S.gone[r] = 1;
+		S.gone[r] = 1;		/* no more rounds from it */
+		S.bye[r] = 1;		/* but it waits for one answer */
 		S.codes[r] = m->code;
 		char why[sizeof(m->why) + 32];
 
@@ -352,14 +362,23 @@ static int decide(int kind)
 	return BENCH_SYNC_GO;
 }
 
+/* Rank 0: the answer to rank @r, also to one that said bye in this round. */
+static int answer(int r, struct down_msg *d)
+{
+	if (S.gone[r] && !S.bye[r])
+		return 0;
+	S.bye[r] = 0;
+	return send_wait(d, sizeof(*d), r, TAG_DOWN, mono() + S.patience);
+}
+
 static int round_rank0(struct up_msg *own, int kind)
 {
-	struct down_msg d;
+	static struct down_msg d;	/* a send left pending still reads it */
 
 	gather(kind, own);
 	d.verdict = decide(kind);
 	for (int r = 1; r < S.size; r++)
-		if (!S.gone[r] && send_wait(&d, sizeof(d), r, TAG_DOWN, mono() + S.patience)) {
+		if (answer(r, &d)) {
 			S.gone[r] = 1;
 			host_failed(r, "took no answer in time");
 			d.verdict = BENCH_SYNC_FAIL;
@@ -387,7 +406,7 @@ static void alarm_rank0(void)
 /* One round from this rank: its message up, the decision back. */
 static int do_round(struct up_msg *m)
 {
-	struct down_msg d;
+	static struct down_msg d;	/* a receive left pending still writes it */
 	double deadline = deadline_of(m->kind);
 
 	if (bench_stop && S.rank)
@@ -524,12 +543,13 @@ static int cluster_init(void)
 	S.cluster.nhosts = S.size;
 	S.cluster.hosts = calloc(S.size, sizeof(*S.cluster.hosts));
 	S.gone = calloc(S.size, sizeof(int));
+	S.bye = calloc(S.size, sizeof(int));
 	S.codes = calloc(S.size, sizeof(int));
 	S.states = calloc(S.size, sizeof(int));
 	S.in = calloc(S.size, sizeof(*S.in));
 	S.alarm_in = calloc(S.size, sizeof(int));
 	S.alarm_reqs = calloc(S.size, sizeof(*S.alarm_reqs));
-	if (!S.cluster.hosts || !S.gone || !S.codes || !S.states || !S.in || !S.alarm_in ||
+	if (!S.cluster.hosts || !S.gone || !S.bye || !S.codes || !S.states || !S.in || !S.alarm_in ||
 	    !S.alarm_reqs)
 		return error("out of memory");
 	S.alarm_reqs[0] = MPI_REQUEST_NULL;
@@ -592,7 +612,7 @@ static int recv_or_alarm(int r)
 /* Rank 0: every other rank's bye (answering its rounds with fail meanwhile). */
 static int collect_byes(int code)
 {
-	struct down_msg d = { .verdict = BENCH_SYNC_FAIL };
+	static struct down_msg d = { .verdict = BENCH_SYNC_FAIL };
 	int worst = code;
 
 	for (int r = 1; r < S.size; r++) {
@@ -629,12 +649,13 @@ static void cancel_alarms(void)
 
 int mpi_sync_leave(int code)
 {
-	struct down_msg d = { .verdict = code };
+	static struct down_msg d;	/* see do_round() */
 
+	d.verdict = code;
 	if (S.rank == 0) {
 		d.verdict = collect_byes(code);
 		for (int r = 1; r < S.size; r++)
-			if (!S.gone[r] && send_wait(&d, sizeof(d), r, TAG_DOWN, mono() + S.patience))
+			if (answer(r, &d))
 				S.lost = 1;
 		if (!S.lost)
 			cancel_alarms();

@@ -191,7 +191,8 @@ out:
  * Is @real the upper file of the overlay file @st?  The upper layer's tree
  * mirrors the overlay's names, so the path found names it unless the file
  * was renamed meanwhile.  A file created in the overlay has the upper
- * inode's number; one copied up from the lower layer keeps the lower one's,
+ * inode's number (and size: a number alone could be some other file's on
+ * another file system); one copied up from the lower layer keeps the lower one's,
  * and is recognised by the attributes overlayfs takes from the upper inode:
  * size, and change and modification times to the nanosecond.
  */
@@ -199,6 +200,9 @@ static int is_upper(const struct stat *st, const struct stat *real)
 {
 	if (!S_ISREG(real->st_mode))
 		return 0;
+	if (real->st_size != st->st_size)
+		return 0;
+	/* the number alone could be another file system's file: size too */
 	if (real->st_ino == st->st_ino)
 		return 1;
 	return real->st_size == st->st_size &&

@@ -514,9 +514,11 @@ static int open_folder(struct bench_claim *c, const char *dir, int *ret_made)
 	*ret_made = 0;
 	r = lstat(c->path, &st);
 	if (r && errno == ENOENT) {
-		if (mkdir(c->path, 0755))
+		/* EEXIST: another run made it just now; its lock decides */
+		if (!mkdir(c->path, 0755))
+			*ret_made = 1;
+		else if (errno != EEXIST)
 			return -errno;
-		*ret_made = 1;
 	} else if (!r && S_ISLNK(st.st_mode)) {
 		return -ELOOP;
 	} else if (!r && !S_ISDIR(st.st_mode)) {

@@ -648,10 +648,23 @@ static int sync_interval(struct bench_run *run, const struct bench_phase *ph,
 	return sync;
 }
 
-/* The rank's state for the others: failed once a signal came. */
-static enum bench_rank_state rank_state(int finished)
+/* A worker ended on an error (read after its done flag: set after it). */
+static int workers_failed(const struct bench_run *run, struct worker *w)
 {
-	return bench_stop ? BENCH_RANK_FAILED : finished ? BENCH_RANK_DONE : BENCH_RANK_RUNNING;
+	for (unsigned int k = 0; k < run->nfiles; k++)
+		if (atomic_load(&w[k].done) && w[k].error)
+			return 1;
+	return 0;
+}
+
+/* The rank's state for the others: failed once a signal came or a worker
+ * failed, so that the others stop now, not at their runtime. */
+static enum bench_rank_state rank_state(const struct bench_run *run, struct worker *w,
+					int finished)
+{
+	if (bench_stop || workers_failed(run, w))
+		return BENCH_RANK_FAILED;
+	return finished ? BENCH_RANK_DONE : BENCH_RANK_RUNNING;
 }
 
 /*
@@ -687,7 +700,7 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 				poll_stacks(run, w, &pl);
 		}
 		if (waiting) {
-			sync = sync_interval(run, ph, mode, NULL, rank_state(1), 0);
+			sync = sync_interval(run, ph, mode, NULL, rank_state(run, w, 1), 0);
 			if (sync != BENCH_SYNC_GO || bench_stop)
 				break;
 			continue;
@@ -720,7 +733,7 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 		}
 		if (run->hooks && sync == BENCH_SYNC_GO) {
 			sync = sync_interval(run, ph, mode, pushed ? &run->rows[run->nrows - 1] : NULL,
-					     rank_state(finished), tty);
+					     rank_state(run, w, finished), tty);
 			if (sync != BENCH_SYNC_GO && !finished)
 				continue;	/* stopped by the others: one last sample */
 			waiting = finished && sync == BENCH_SYNC_GO && !bench_stop;

@@ -58,12 +58,17 @@ static unsigned int req_slots(struct direct *d, unsigned int i)
 {
 	unsigned int span = d->nslots < d->want ? d->nslots : d->want;
 	unsigned int n = d->have_ring ? d->req : 1, free = span - d->queued;
-	uint64_t left = (d->size - d->next_off + d->chunk - 1) / d->chunk;
+	uint64_t left;
 
 	if (n > d->nslots - i)
 		n = d->nslots - i;
-	if (n > left)
-		n = left;
+	/* UINT64_MAX: the size is not known, the reads find the end */
+	if (d->size != UINT64_MAX) {
+		left = d->size > d->next_off ?
+		       (d->size - d->next_off + d->chunk - 1) / d->chunk : 0;
+		if (n > left)
+			n = left;
+	}
 	if (n > free)
 		n = d->queued ? 0 : free;
 	return n;
