@@ -149,16 +149,22 @@ static void check_mode(const char *lower, const char *over, enum pc_strategy m)
 			(unsigned long long)st.bytes_dropped,
 			(unsigned long long)st.bytes_kept);
 
-	t_evict(lower);
-	warm(lower, HOT_OFF, HOT_LEN);
-	before = cached_range(lower, 0, 0);	/* the hot range and its readahead */
-	stream_all(over, m, &st);
-	hot = cached_range(lower, HOT_OFF, HOT_LEN);
-	after = cached_range(lower, 0, 0);
-	printf("%-10s warm: %llu of %llu KiB hot range kept, %llu KiB cached (%llu before), kept %llu\n",
-	       name, (unsigned long long)(hot >> 10), (unsigned long long)(HOT_LEN >> 10),
-	       (unsigned long long)(after >> 10), (unsigned long long)(before >> 10),
-	       (unsigned long long)st.bytes_kept);
+	/* Reclaim here (DAMON, by coarse regions) may take warm pages meanwhile;
+	 * a strategy that drops them does so every time: three tries. */
+	for (int tries = 1;; tries++) {
+		t_evict(lower);
+		warm(lower, HOT_OFF, HOT_LEN);
+		before = cached_range(lower, 0, 0);	/* the hot range and its readahead */
+		stream_all(over, m, &st);
+		hot = cached_range(lower, HOT_OFF, HOT_LEN);
+		after = cached_range(lower, 0, 0);
+		printf("%-10s warm: %llu of %llu KiB hot range kept, %llu KiB cached (%llu before), kept %llu\n",
+		       name, (unsigned long long)(hot >> 10), (unsigned long long)(HOT_LEN >> 10),
+		       (unsigned long long)(after >> 10), (unsigned long long)(before >> 10),
+		       (unsigned long long)st.bytes_kept);
+		if (hot == HOT_LEN || tries == 3)
+			break;
+	}
 	T_CHECK(hot == HOT_LEN, "%s dropped %llu KiB of a range cached before", name,
 		(unsigned long long)((HOT_LEN - hot) >> 10));
 	T_CHECK(after <= before + LIMIT, "%s left %llu KiB cached, %llu before", name,
