@@ -178,7 +178,10 @@ struct pc_stats {
 /* Copy the stream's figures into *ret_stats. */
 void pc_stream_stats(const struct pc_stream *stream, struct pc_stats *ret_stats);
 
-/* Allocate @size bytes aligned to a page, or NULL; free with pc_buf_free(). */
+/*
+ * Allocate @size bytes aligned to a page (from half a huge page up, whole huge
+ * pages marked MADV_HUGEPAGE), or NULL; free with pc_buf_free() and @size.
+ */
 void *pc_buf_alloc(size_t size);
 void pc_buf_free(void *buf, size_t size);
 

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,23 +60,6 @@ void pcl_add_reason(struct pc_stream *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->stats.reason + len, size - len, fmt, ap);
 	va_end(ap);
-}
-
-void *pc_buf_alloc(size_t size)
-{
-	void *p;
-
-	if (!size)
-		size = 1;
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
-}
-
-void pc_buf_free(void *buf, size_t size)
-{
-	if (buf)
-		munmap(buf, size ? size : 1);
 }
 
 static int opts_check(struct pc_opts *o)
