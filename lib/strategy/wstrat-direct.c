@@ -46,6 +46,8 @@ struct wdirect {
 	unsigned int nslots, busy;
 	int lent;			/* slot lent by lend(), or -1 */
 	struct wslot *slots;
+	char *bufs;			/* the slots' buffers, one mapping */
+	size_t bufs_size;
 	struct edge edges[EDGES_MAX];
 	unsigned int nedges;
 	uint64_t edge_bytes;
@@ -337,17 +339,22 @@ static int wdirect_drain(struct pc_wstream *s)
 	return 0;
 }
 
+/*
+ * The slots side by side in one buffer: in huge pages (pc_buf_alloc()), so
+ * a write reaches the device unsplit, without rounding each slot up to one.
+ */
 static int alloc_slots(struct wdirect *d, unsigned int n, size_t chunk)
 {
 	d->slots = calloc(n, sizeof(*d->slots));
 	if (!d->slots)
 		return -ENOMEM;
+	d->bufs_size = (size_t)n * chunk;
+	d->bufs = pc_buf_alloc(d->bufs_size);
+	if (!d->bufs)
+		return -ENOMEM;
 	d->nslots = n;
-	for (unsigned int i = 0; i < n; i++) {
-		d->slots[i].buf = pc_buf_alloc(chunk);
-		if (!d->slots[i].buf)
-			return -ENOMEM;
-	}
+	for (unsigned int i = 0; i < n; i++)
+		d->slots[i].buf = d->bufs + (size_t)i * chunk;
 	return 0;
 }
 
@@ -359,8 +366,7 @@ static void wdirect_release(struct pc_wstream *s)
 		return;
 	if (d->ring.ring_fd >= 0)
 		pcl_ring_exit(&d->ring);
-	for (unsigned int i = 0; d->slots && i < d->nslots; i++)
-		pc_buf_free(d->slots[i].buf, s->chunk);
+	pc_buf_free(d->bufs, d->bufs_size);
 	free(d->slots);
 	if (d->dfd >= 0)
 		close(d->dfd);
