@@ -130,6 +130,7 @@ struct blockdev {
 	char sched[64];
 	char backing[256];		/* loop devices */
 	uint64_t rotational, read_ahead_kb, max_sectors_kb, nr_requests, lbs;
+	uint64_t max_segments;
 	long long numa_node;
 };
 
@@ -193,16 +194,33 @@ static void blockdev_read(struct blockdev *b)
 	b->read_ahead_kb = q_u64(b, "read_ahead_kb");
 	b->max_sectors_kb = q_u64(b, "max_sectors_kb");
 	b->nr_requests = q_u64(b, "nr_requests");
+	b->max_segments = q_u64(b, "max_segments");
 	b->lbs = q_u64(b, "logical_block_size");
 	b->numa_node = -1;
 	if (!sample_read_text(b->dir, "/device/numa_node", buf, sizeof(buf)))
 		b->numa_node = strtoll(buf, NULL, 10);
 }
 
+/*
+ * The largest O_DIRECT request from a buffer in 4 KiB pages, in KiB: one
+ * segment a page, max_segments of them (the VM's virtio disk: 254, 1016 KiB
+ * against max_sectors_kb 4096).  Unknown when either is.
+ */
+static uint64_t small_page_request_kb(const struct blockdev *b)
+{
+	uint64_t kb;
+
+	if (!sample_known(b->max_segments) || !sample_known(b->max_sectors_kb))
+		return SAMPLE_UNKNOWN;
+	kb = b->max_segments * 4;
+	return kb < b->max_sectors_kb ? kb : b->max_sectors_kb;
+}
+
 static void report_blockdev(struct doctor *d, const struct doctor_mount *m,
 			    const struct blockdev *b)
 {
-	char ra[24], ms[24], nr[24], lbs[24], node[24], id[96];
+	char ra[24], ms[24], nr[24], lbs[24], node[24], seg[24], split[224], id[96];
+	uint64_t small_kb = small_page_request_kb(b);
 	struct finding *f;
 
 	snprintf(id, sizeof(id), "block.%s", b->name);
@@ -211,16 +229,23 @@ static void report_blockdev(struct doctor *d, const struct doctor_mount *m,
 		       "not rotational" : "rotational unknown", m->type, m->dir,
 		       b->backing[0] ? ", a loop device over " : "", b->backing);
 	finding_evidence(f, "model %s, scheduler %s, read_ahead_kb %s, max_sectors_kb %s, "
-			 "nr_requests %s, logical block %s, NUMA node %s; "
+			 "max_segments %s, nr_requests %s, logical block %s, NUMA node %s; "
 			 "%s options %s", b->model, b->sched,
 			 count_str(b->read_ahead_kb, ra, sizeof(ra)),
 			 count_str(b->max_sectors_kb, ms, sizeof(ms)),
+			 count_str(b->max_segments, seg, sizeof(seg)),
 			 count_str(b->nr_requests, nr, sizeof(nr)), count_str(b->lbs, lbs, sizeof(lbs)),
 			 count_str(b->numa_node < 0 ? SAMPLE_UNKNOWN : (uint64_t)b->numa_node,
 			     node, sizeof(node)), m->source, m->opts);
+	split[0] = '\0';
+	if (sample_known(small_kb))
+		snprintf(split, sizeof(split), "; from a buffer in 4 KiB pages a request "
+			 "reaches it in pieces of at most %llu KiB (max_segments x 4 KiB), from "
+			 "huge pages whole (pagecliff's buffers ask for them)",
+			 (unsigned long long)small_kb);
 	finding_action(f, "O_DIRECT reads here must be aligned to the logical block "
 		       "(%s bytes, or STATX_DIOALIGN); requests of max_sectors_kb (%s KiB) "
-		       "or more and several in flight reach device speed", lbs, ms);
+		       "or more and several in flight reach device speed%s", lbs, ms, split);
 	if (!sample_known(b->read_ahead_kb) || b->read_ahead_kb >= 128)
 		return;
 	snprintf(id, sizeof(id), "block.%s.read_ahead", b->name);

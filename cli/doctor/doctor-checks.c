@@ -178,11 +178,17 @@ static void check_mglru(struct doctor *d)
 			 (unsigned long long)ttl);
 }
 
+/*
+ * Transparent huge pages: pagecliff's direct buffers ask for them
+ * (MADV_HUGEPAGE), so that a read reaches the device in one request, not
+ * one per max_segments small pages.  "never" takes that away.
+ */
 static void check_thp(struct doctor *d)
 {
 	struct finding *f;
 	char buf[128], mode[32] = "unknown";
 	const char *a, *b;
+	int never;
 
 	if (sample_read_text(d->root, "/sys/kernel/mm/transparent_hugepage/enabled",
 			     buf, sizeof(buf)))
@@ -191,11 +197,19 @@ static void check_thp(struct doctor *d)
 	b = a ? strchr(a, ']') : NULL;
 	if (a && b && b - a - 1 < (long)sizeof(mode))
 		snprintf(mode, sizeof(mode), "%.*s", (int)(b - a - 1), a + 1);
-	f = doctor_add(d, DOCTOR_INFO, "kernel", "kernel.thp",
+	never = !strcmp(mode, "never");
+	f = doctor_add(d, never ? DOCTOR_WARN : DOCTOR_INFO, "kernel", "kernel.thp",
 		       "transparent huge pages: %s", mode);
 	finding_evidence(f, "/sys/kernel/mm/transparent_hugepage/enabled = %s", buf);
-	finding_action(f, "THP covers anonymous memory; the page cache's large folios depend "
-		       "on the file system (see fs below)");
+	if (never)
+		finding_action(f, "O_DIRECT reads from small pages split at the device's "
+			       "max_segments (see block below; on a virtio disk 4 MiB reads "
+			       "went as 512 KiB requests at half the speed): echo madvise > "
+			       "/sys/kernel/mm/transparent_hugepage/enabled (root)");
+	else
+		finding_action(f, "pagecliff's direct buffers ask for huge pages (MADV_HUGEPAGE), "
+			       "so its reads reach the device unsplit; the page cache's large "
+			       "folios depend on the file system (see fs below)");
 }
 
 /*
