@@ -20,6 +20,7 @@ W=$(mktemp -d "/tmp/pagecliff-$NAME.XXXXXX") || exit 1
 CG=
 MNTS=()
 RUN_PID=
+HUGE_OLD=
 cleanup() {
 	# A contender still running keeps the mount busy: stop it first.
 	[ -n "$RUN_PID" ] && kill "$RUN_PID" 2>/dev/null && wait "$RUN_PID" 2>/dev/null
@@ -39,12 +40,29 @@ cleanup() {
 		umount "$m" 2>/dev/null || umount -l "$m"
 	done
 	[ -n "${FILLER:-}" ] && rm -f "$FILLER"
+	[ -n "$HUGE_OLD" ] && echo "$HUGE_OLD" >/proc/sys/vm/nr_hugepages
 	mountpoint -q "$W/ram" && umount "$W/ram"
 	rm -rf "$W"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+# reserve_huge N: N more default-size hugetlb pages (for fio's
+# --iomem=shmhuge), put back at exit; fails, nothing left reserved, when the
+# kernel finds fewer free.
+reserve_huge() {
+	local old got
+	[ -w /proc/sys/vm/nr_hugepages ] || return 1
+	old=$(cat /proc/sys/vm/nr_hugepages)
+	HUGE_OLD=$old
+	echo $((old + $1)) >/proc/sys/vm/nr_hugepages 2>/dev/null
+	got=$(cat /proc/sys/vm/nr_hugepages)
+	[ "$got" -ge $((old + $1)) ] && return 0
+	echo "$old" >/proc/sys/vm/nr_hugepages
+	HUGE_OLD=
+	return 1
+}
 
 to_bytes() { numfmt --from=iec "$(echo "$1" | tr a-z A-Z | sed 's/IB$//; s/B$//')"; }
 
@@ -149,8 +167,9 @@ prepare() {
 # shares RAW.tsv: every contender's median GB/s as a share of the limits of
 # the same run (bench/run.sh's limit-* rows): the raw devices, each at its
 # better iodepth, summed; and the single-thread reads of the RAM testbed's
-# backing files, summed.  Devices are limit-dev[N]-uring-qdQ, backing files
-# limit-backing[N]-dd (no N: one device).
+# backing files, summed.  Devices are limit-dev[N]-uring-qdQ[-huge] (-huge:
+# fio's buffers in huge pages), backing files limit-backing[N]-dd (no N: one
+# device).
 shares() {
 	python3 - "$1" <<'EOF'
 import re, statistics, sys
@@ -162,9 +181,9 @@ for line in open(sys.argv[1]):
 med = {n: statistics.median(v) for n, v in runs.items()}
 devs, backs = {}, {}
 for n, g in med.items():
-    m = re.fullmatch(r"limit-dev(\d*)-uring-qd(\d+)", n)
+    m = re.fullmatch(r"limit-dev(\d*)-uring-qd(\d+)(-huge)?", n)
     if m and g > devs.get(m[1], (0, ""))[0]:
-        devs[m[1]] = (g, "qd" + m[2])
+        devs[m[1]] = (g, "qd" + m[2] + (" huge pages" if m[3] else ""))
     m = re.fullmatch(r"limit-backing(\d*)-dd", n)
     if m:
         backs[m[1]] = g
