@@ -9,8 +9,8 @@
 # the peak bytes of the data set in the page cache; then the ratios the
 # targets are about, and every contender as a share of the limit measured in
 # the same run: the raw block devices under the data set (fio O_DIRECT
-# io_uring, read-only, per device the best of iodepth 8 and 32 from small
-# and from huge pages, summed
+# io_uring, read-only, as many readers as the contenders put on each device,
+# per device the best of iodepth 8 and 32 from small and from huge pages, summed
 # over the devices) and, on the RAM testbed, one thread reading each
 # device's backing file out of tmpfs (dd, summed).  Each run starts with the
 # data set out of the cache and
@@ -71,15 +71,17 @@ fi
 # whole set when its devices do not contend.  fio's buffers are small pages,
 # and a direct read from them is split at the device's max_segments (512 KiB
 # on a loop device, 1016 KiB on the VM's virtio disk), which pagecliff's
-# huge-page buffers avoid; so each depth runs again from hugetlb pages
-# (--iomem=shmhuge, -huge), reserved here for the run and given back at exit.
+# huge-page buffers avoid; so each depth runs again from hugetlb pages,
+# registered as pagecliff's are (--iomem=shmhuge --fixedbufs, -huge),
+# reserved here for the run and given back at exit.
 LIMITS=()
 per_dev_b=$((PER_DEV * size_b))
 huge=
-if reserve_huge 20; then
+huge_pages=$((PER_DEV * 18))	# 32 x 1 MiB a reader at iodepth 32, 2 MiB pages, and slack
+if reserve_huge $huge_pages; then
 	huge=1
 else
-	echo "bench/run.sh: cannot reserve 20 hugetlb pages (/proc/sys/vm/nr_hugepages): device limit from small pages only" >&2
+	echo "bench/run.sh: cannot reserve $huge_pages hugetlb pages (/proc/sys/vm/nr_hugepages): device limit from small pages only" >&2
 fi
 for ((i = 0; i < ${#DIRS[@]}; i++)); do
 	tag=
@@ -91,10 +93,13 @@ for ((i = 0; i < ${#DIRS[@]}; i++)); do
 		limit_bytes=$per_dev_b
 		dev_size=$(blockdev --getsize64 "$limit_dev")
 		[ "$dev_size" -lt "$limit_bytes" ] && limit_bytes=$((dev_size >> 20 << 20))
+		# as many readers as the contenders put on it, each on its own part
+		per_job=$((limit_bytes / PER_DEV >> 20 << 20))
+		limit_bytes=$((per_job * PER_DEV))
 		for q in 8 32; do
-			fio_dev="fio --readonly --name=dev --filename=$limit_dev --direct=1 --ioengine=io_uring --iodepth=$q --rw=read --bs=1m --size=$limit_bytes --output=/dev/null"
+			fio_dev="fio --readonly --name=dev --filename=$limit_dev --direct=1 --ioengine=io_uring --iodepth=$q --rw=read --bs=1m --numjobs=$PER_DEV --size=$per_job --offset_increment=$per_job --group_reporting --output=/dev/null"
 			LIMITS+=("limit-dev$tag-uring-qd$q|$fio_dev|$limit_bytes")
-			[ -n "$huge" ] && LIMITS+=("limit-dev$tag-uring-qd$q-huge|$fio_dev --iomem=shmhuge|$limit_bytes")
+			[ -n "$huge" ] && LIMITS+=("limit-dev$tag-uring-qd$q-huge|$fio_dev --iomem=shmhuge --fixedbufs|$limit_bytes")
 		done
 	else
 		echo "bench/run.sh: '${DIRS[$i]}' is on ${limit_dev:-no device}, not a block device: no device limit" >&2
