@@ -25,27 +25,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "mount-escape.h"
 #include "preload.h"
 
 #define OVERLAYFS_MAGIC 0x794c7630
 #define PATH_BUF 4096	/* the scanf widths below are PATH_BUF - 1 */
-
-/* Undo mountinfo's octal escapes (\040 for a space, \054 for a comma) in place. */
-static void unescape(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*out++ = *s;
-		}
-	}
-	*out = 0;
-}
 
 /* The mount id of @fd's mount, from /proc/self/fdinfo. */
 static int mount_id(int fd, long *ret, uint64_t *syscalls)
@@ -115,7 +99,7 @@ static int upperdir_of(char *sep, char *upper, size_t size)
 		if (strncmp(tok, "upperdir=", 9) || strlen(tok + 9) >= size)
 			continue;
 		strcpy(upper, tok + 9);
-		unescape(upper);
+		pc_mount_unescape(upper);
 		return 0;
 	}
 	return -ENOENT;
@@ -141,8 +125,8 @@ static int overlay_mount(long id, char *root, char *mnt, char *upper, size_t siz
 		if (size < PATH_BUF || sscanf(line, "%*d %*d %*s %4095s %4095s", root, mnt) != 2 ||
 		    strncmp(sep, " - overlay ", 11))
 			break;
-		unescape(root);
-		unescape(mnt);
+		pc_mount_unescape(root);
+		pc_mount_unescape(mnt);
 		ret = upperdir_of(sep, upper, size);
 		break;
 	}
@@ -227,20 +211,35 @@ static int move_high(int fd, uint64_t *syscalls)
 	return high;
 }
 
-/* Open the upper file of the overlay file @st at @path; -errno if it is not. */
+/*
+ * Open the upper file of the overlay file @st at @path; -errno if it is not.
+ * Looked at through O_PATH first: what is at the path now may be a FIFO or a
+ * device that an open would block on or act upon; only a file that is the
+ * upper one is opened for reading (through its /proc/self/fd link).
+ */
 static int open_upper(const char *path, const struct stat *st, struct stat *ret_st,
 		      uint64_t *syscalls)
 {
-	long rfd = syscall(SYS_openat, AT_FDCWD, path,
-			   O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+	long pfd = syscall(SYS_openat, AT_FDCWD, path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+	char link[64];
+	long rfd;
+	int err;
 
 	*syscalls += 2;
-	if (rfd < 0)
+	if (pfd < 0)
 		return -errno;
-	if (fstat((int)rfd, ret_st) || !is_upper(st, ret_st)) {
-		syscall(SYS_close, rfd);
+	if (fstat((int)pfd, ret_st) || !is_upper(st, ret_st)) {
+		syscall(SYS_close, pfd);
+		(*syscalls)++;
 		return -ESTALE;
 	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%ld", pfd);
+	rfd = syscall(SYS_openat, AT_FDCWD, link, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	err = rfd < 0 ? -errno : 0;
+	syscall(SYS_close, pfd);
+	*syscalls += 2;
+	if (err)
+		return err;
 	rfd = move_high((int)rfd, syscalls);
 	return rfd < 0 ? -EMFILE : (int)rfd;
 }

@@ -15,6 +15,7 @@
 
 #include "doctor.h"
 #include "sample.h"
+#include "mount-escape.h"
 
 /* File systems that hold files worth streaming. */
 static const char *const data_fs[] = {
@@ -32,22 +33,6 @@ static int is_data_fs(const char *type)
 	return 0;
 }
 
-void doctor_unescape(char *s)
-{
-	char *w = s;
-
-	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' &&
-		    r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = '\0';
-}
-
 /* Parse one mountinfo line; 0 or -EINVAL. */
 static int parse_mountinfo(const char *line, struct doctor_mount *m)
 {
@@ -59,7 +44,7 @@ static int parse_mountinfo(const char *line, struct doctor_mount *m)
 		return -EINVAL;
 	if (sscanf(sep + 3, "%31s %255s %255s", type, source, sopts) != 3)
 		return -EINVAL;
-	doctor_unescape(dir);
+	pc_mount_unescape(dir);
 	snprintf(m->dir, sizeof(m->dir), "%s", dir);
 	snprintf(m->type, sizeof(m->type), "%s", type);
 	snprintf(m->source, sizeof(m->source), "%s", source);

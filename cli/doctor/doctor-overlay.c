@@ -21,6 +21,7 @@
 #include "pagecliff.h"
 #include "doctor.h"
 #include "sample.h"
+#include "mount-escape.h"
 
 #define OVL_PROBE_PAGES 256
 
@@ -43,7 +44,7 @@ static void opt_value(const char *opts, const char *key, char *buf, size_t size)
 			size_t n = end ? (size_t)(end - v) : strlen(v);
 
 			snprintf(buf, size, "%.*s", (int)n, v);
-			doctor_unescape(buf);
+			pc_mount_unescape(buf);
 			return;
 		}
 	}

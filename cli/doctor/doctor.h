@@ -70,9 +70,6 @@ const struct doctor_mount *doctor_mount_of(const struct doctor_mount *m,
 					   size_t n, unsigned int major,
 					   unsigned int minor);
 
-/* Undo mountinfo's octal escapes (\040 for a space) in place. */
-void doctor_unescape(char *s);
-
 /* Checks that read /proc and /sys under d->root (doctor-checks.c). */
 void doctor_check_kernel(struct doctor *d);
 void doctor_check_memory(struct doctor *d);

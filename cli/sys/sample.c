@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "sample.h"
+#include "mount-escape.h"
 
 /* A key of a "key value" file and where its value goes in a struct. */
 struct sample_key {
@@ -773,6 +774,7 @@ static int mount_line(const char *line, size_t len, int version, char *buf, size
 	if (copy_out(line, len, text, sizeof(text)) ||
 	    sscanf(text, "%255s %4095s %63s %1023s", dev, dir, type, opts) != 4)
 		return -ENOENT;
+	pc_mount_unescape(dir);
 	if (version == 2 ? strcmp(type, "cgroup2") :
 	    strcmp(type, "cgroup") || !sample_has_word(opts, "memory"))
 		return -ENOENT;
@@ -796,6 +798,28 @@ static int v2_has_memory(const char *root, const char *mnt)
 	       sample_has_word(list, "memory");
 }
 
+/*
+ * The first cgroup2 mount whose hierarchy has the memory controller: there
+ * may be several (a hybrid host's empty "unified" one, a container's bind
+ * mounts), and the first listed need not be it.
+ */
+static int v2_memory_mount(const char *root, const char *text, char *mnt, size_t size)
+{
+	for (const char *line = text; line && *line; line = next_line(line)) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		int err = mount_line(line, len, 2, mnt, size);
+
+		if (err == -ENOENT)
+			continue;
+		if (err)
+			return err;
+		if (v2_has_memory(root, mnt))
+			return 0;
+	}
+	return -ENOENT;
+}
+
 int sample_memcg_hierarchy(const char *root, int *ret_version, char *ret_mnt,
 			   size_t size)
 {
@@ -807,8 +831,8 @@ int sample_memcg_hierarchy(const char *root, int *ret_version, char *ret_mnt,
 	if (err)
 		return err;
 	version = 2;
-	err = sample_parse_cgroup_mount(text, 2, mnt, sizeof(mnt));
-	if (err || !v2_has_memory(root, mnt)) {
+	err = v2_memory_mount(root, text, mnt, sizeof(mnt));
+	if (err) {
 		version = 1;
 		err = sample_parse_cgroup_mount(text, 1, mnt, sizeof(mnt));
 	}

@@ -2,7 +2,8 @@
 /*
  * The /proc and /sys parsers of cli/sys/sample.c on fixture trees: copies of a
  * build machine's files (host), cgroup v2 (cgv2), v1 memory mounted beside a
- * v2 hierarchy that has the memory controller (hybrid), edited files with
+ * v2 hierarchy that has the memory controller (hybrid), two cgroup2 mounts of
+ * which the second has memory and a blank in its path (cgspace), edited files with
  * missing and unknown fields (edited), empty files (empty) and no files
  * (none).  Known values must come out exact; what is absent must stay
  * unknown.
@@ -146,6 +147,8 @@ static void test_cgroup_locate(void)
 		{ "cgv2", "/sys/fs/cgroup/bench", 2 },
 		{ "old", "/sys/fs/cgroup/job", 2 },
 		{ "hybrid", "/sys/fs/cgroup/unified/job", 2 },
+		/* the first cgroup2 mount lacks memory; the second's path has a blank */
+		{ "cgspace", "/sys/fs/cgroup/my cg/job", 2 },
 	};
 	char dir[8192], found[8192], path[8192];
 	int version;
@@ -188,6 +191,9 @@ static void test_cgroup_text(void)
 		"v1 mount '%s'", buf);
 	T_CHECK(sample_parse_cgroup_mount("cgroup /c/cpu cgroup rw,cpu 0 0\n", 2, buf,
 					  sizeof(buf)) == -ENOENT, "no v2 mount");
+	T_CHECK(!sample_parse_cgroup_mount("cgroup2 /a\\040b\\011c\\134d\\09 cgroup2 rw 0 0\n", 2,
+					   buf, sizeof(buf)) && !strcmp(buf, "/a b\tc\\d\\09"),
+		"escaped mount '%s'", buf);
 	T_CHECK(sample_has_word("cpu memory", "memory") && sample_has_word("rw,memory", "memory") &&
 		!sample_has_word("name=memory", "memory") && !sample_has_word("memoryx", "memory"),
 		"words");

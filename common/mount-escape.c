@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+#include "mount-escape.h"
+
+static int is_octal(char c, char hi)
+{
+	return c >= '0' && c <= hi;
+}
+
+void pc_mount_unescape(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && is_octal(s[1], '3') && is_octal(s[2], '7') &&
+		    is_octal(s[3], '7')) {
+			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+}
