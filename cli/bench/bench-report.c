@@ -774,10 +774,9 @@ static void csv_num(FILE *out, int prec, double v, int comma)
 		fputc(',', out);
 }
 
-static const char *csv_host;	/* across hosts: "HOST,RANK," before each line */
-
 static void csv_cluster(const struct bench_run *run, FILE *out);
-static void csv_phases(const struct bench_run *run, FILE *out);
+/* @prefix: across hosts, "HOST,RANK," before each line; else NULL. */
+static void csv_phases(const struct bench_run *run, const char *prefix, FILE *out);
 
 void bench_report_csv(const struct bench_run *run, FILE *out)
 {
@@ -792,10 +791,10 @@ void bench_report_csv(const struct bench_run *run, FILE *out)
 	if (run->cluster)
 		csv_cluster(run, out);
 	else
-		csv_phases(run, out);
+		csv_phases(run, NULL, out);
 }
 
-static void csv_phases(const struct bench_run *run, FILE *out)
+static void csv_phases(const struct bench_run *run, const char *prefix, FILE *out)
 {
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {
 		const struct bench_phase *ph = &run->phases[m];
@@ -803,8 +802,8 @@ static void csv_phases(const struct bench_run *run, FILE *out)
 
 		if (!ph->ran)
 			continue;
-		if (csv_host)
-			fputs(csv_host, out);
+		if (prefix)
+			fputs(prefix, out);
 		const double f4[] = { ph->gbps_avg, ph->gbps_median, ph->gbps_min,
 				      d->before_gbps, d->after_gbps, d->at_gib };
 		const double g4[] = { d->vs_best, ph->cpu_proc_per_gib, ph->cpu_sys_per_gib,
@@ -833,7 +832,7 @@ static void csv_phases(const struct bench_run *run, FILE *out)
 }
 
 static void csv_rows(const struct bench_run *run, const struct bench_row *rows, size_t n,
-		     FILE *out);
+		     const char *prefix, FILE *out);
 static void timeline_cluster(const struct bench_run *run, FILE *out);
 
 void bench_timeline_csv(const struct bench_run *run, FILE *out)
@@ -853,11 +852,11 @@ void bench_timeline_csv(const struct bench_run *run, FILE *out)
 	if (run->cluster)
 		timeline_cluster(run, out);
 	else
-		csv_rows(run, run->rows, run->nrows, out);
+		csv_rows(run, run->rows, run->nrows, NULL, out);
 }
 
 static void csv_rows(const struct bench_run *run, const struct bench_row *rows, size_t n,
-		     FILE *out)
+		     const char *prefix, FILE *out)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct bench_row *r = &rows[i];
@@ -869,8 +868,8 @@ static void csv_rows(const struct bench_run *run, const struct bench_row *rows, 
 					r->d.pgscan_kswapd, r->d.pgsteal_kswapd, r->d.allocstall,
 					r->d.cg_pgscan, r->d.cg_pgsteal };
 
-		if (csv_host)
-			fputs(csv_host, out);
+		if (prefix)
+			fputs(prefix, out);
 		fprintf(out, "%s,", pc_strategy_name(run->job.modes[r->mode]));
 		csv_num(out, 3, r->t, 1);
 		csv_num(out, 3, r->dt, 1);
@@ -1104,7 +1103,7 @@ static void json_cluster(struct json *j, const struct bench_run *run)
 	json_end(j);
 }
 
-/* "HOST,RANK," (CSV-quoted host) into @buf, for csv_host. */
+/* "HOST,RANK," (the host without quotes and commas) into @buf: a line's prefix. */
 static const char *host_prefix(const struct bench_host *h, char *buf, size_t len)
 {
 	char name[sizeof(h->name)];
@@ -1124,11 +1123,8 @@ static void csv_cluster(const struct bench_run *run, FILE *out)
 	const struct bench_cluster *c = run->cluster;
 	char prefix[96], line[1024];
 
-	for (unsigned int h = 0; h < c->nhosts; h++) {
-		csv_host = host_prefix(&c->hosts[h], prefix, sizeof(prefix));
-		csv_phases(c->hosts[h].run, out);
-	}
-	csv_host = NULL;
+	for (unsigned int h = 0; h < c->nhosts; h++)
+		csv_phases(c->hosts[h].run, host_prefix(&c->hosts[h], prefix, sizeof(prefix)), out);
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {
 		struct total t = phase_total(c, m);
 
@@ -1151,18 +1147,15 @@ static void timeline_cluster(const struct bench_run *run, FILE *out)
 	const struct bench_cluster *c = run->cluster;
 	char prefix[96];
 
-	for (unsigned int h = 0; h < c->nhosts; h++) {
-		csv_host = host_prefix(&c->hosts[h], prefix, sizeof(prefix));
-		csv_rows(c->hosts[h].run, c->hosts[h].run->rows, c->hosts[h].run->nrows, out);
-	}
-	csv_host = "total,,";
+	for (unsigned int h = 0; h < c->nhosts; h++)
+		csv_rows(c->hosts[h].run, c->hosts[h].run->rows, c->hosts[h].run->nrows,
+			 host_prefix(&c->hosts[h], prefix, sizeof(prefix)), out);
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {
 		size_t n;
 		struct bench_row *rows = run->phases[m].ran ? total_rows(c, m, &n) : NULL;
 
 		if (rows)
-			csv_rows(run, rows, n, out);
+			csv_rows(run, rows, n, "total,,", out);
 		free(rows);
 	}
-	csv_host = NULL;
 }

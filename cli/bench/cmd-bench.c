@@ -889,19 +889,29 @@ static void run_free(struct bench_run *run)
 	free(run);
 }
 
+/* A run of the job @argv describes (exits 2 on bad usage), with @hooks. */
+static struct bench_run *run_parse(int argc, char **argv, const struct bench_hooks *hooks,
+				   struct bench_given *g)
+{
+	struct bench_run *run = calloc(1, sizeof(*run));
+
+	if (!run)
+		die("out of memory");
+	run->job.direct = -1;
+	run->hooks = hooks;
+	bench_parse_opts(argc, argv, &run->job, g);
+	return run;
+}
+
 /*
  * For pagecliff-mpi: the checks `pagecliff bench` makes of its options and
  * job before it makes anything; a bad one exits 2 after one line.
  */
 void bench_check_args(int argc, char **argv)
 {
-	struct bench_run *run = calloc(1, sizeof(*run));
 	struct bench_given g = { 0 };
+	struct bench_run *run = run_parse(argc, argv, NULL, &g);
 
-	if (!run)
-		die("out of memory");
-	run->job.direct = -1;
-	bench_parse_opts(argc, argv, &run->job, &g);
 	if (g.cleanup)
 		exit(0);
 	apply_defaults(run, &g);
@@ -912,15 +922,10 @@ void bench_check_args(int argc, char **argv)
 /* `pagecliff bench` with @hooks at its phases: one rank of pagecliff-mpi. */
 int bench_run_hooked(int argc, char **argv, const struct bench_hooks *hooks)
 {
-	struct bench_run *run = calloc(1, sizeof(*run));
 	struct bench_given g = { 0 };
+	struct bench_run *run = run_parse(argc, argv, hooks, &g);
 	int ret;
 
-	if (!run)
-		die("out of memory");
-	run->job.direct = -1;
-	run->hooks = hooks;
-	bench_parse_opts(argc, argv, &run->job, &g);
 	install_signals();
 	ret = bench_main(run, &g);
 	run_free(run);

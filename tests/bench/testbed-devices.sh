@@ -40,6 +40,12 @@ ours() {
 	{ losetup -a 2>/dev/null; cat /proc/mounts; } | grep -E "$(tb "$1")/"
 }
 
+# nothing_of PID WHAT: run PID left no cgroup, state, loop device or mount.
+nothing_of() {
+	check_nothing_left "$1"
+	[ -z "$(ours "$1")" ] || fail "$2 left: $(ours "$1")"
+}
+
 # A run reading 2 devices x 2 threads x 64 MiB, JSON report.
 "$PAGECLIFF" bench --testbed ram:2x320m --mem-limit 256m --numjobs 2 --size 64m \
 	--mode direct,buffered --output-format json -o "$T/r1.json" -q 2>"$T/err1" &
@@ -65,8 +71,7 @@ assert len(loops) == 2 and loops[0] != loops[1], loops
 for m in r["modes"]:
     assert m["error"] == 0 and m["bytes"] == 4 * (64 << 20), (m["mode"], m["bytes"])
 PY
-check_nothing_left $pid
-[ -z "$(ours $pid)" ] || fail "run $pid left: $(ours $pid)"
+nothing_of $pid "run $pid"
 echo "ram:2x320m: 2 XFS mounts, 4 threads, every byte read, nothing left"
 
 # SIGINT while the devices are being built (8 of them: several seconds).
@@ -83,8 +88,7 @@ wait $pid
 rc=$?
 [ $rc = 130 ] || fail "SIGINT in setup: exit $rc, want 130: $(cat "$T/err2")"
 grep -q "^testbed: " "$T/err2" && echo "note: the devices were all built before the signal"
-check_nothing_left $pid
-[ -z "$(ours $pid)" ] || fail "SIGINT in setup left: $(ours $pid)"
+nothing_of $pid "SIGINT in setup"
 echo "SIGINT while building the devices: exit 130, nothing left"
 
 # SIGTERM in the middle of the run.
@@ -103,8 +107,7 @@ wait $pid
 rc=$?
 [ $rc = 143 ] || fail "SIGTERM in the run: exit $rc, want 143: $(cat "$T/err3")"
 grep -q "^interrupted" "$T/out3" || fail "SIGTERM: the report does not say it was interrupted"
-check_nothing_left $pid
-[ -z "$(ours $pid)" ] || fail "SIGTERM in the run left: $(ours $pid)"
+nothing_of $pid "SIGTERM in the run"
 echo "SIGTERM in the run: exit 143, report, nothing left"
 
 # SIGKILL in the middle of the run: the next run's --cleanup undoes both
@@ -135,6 +138,5 @@ for m in mnt0 mnt1; do
 	grep -qE "^removed what a killed run left: mount $(tb $pid)/$m$" "$T/clean4" ||
 		fail "--cleanup did not say it unmounted $m: $(cat "$T/clean4")"
 done
-check_nothing_left $pid
-[ -z "$(ours $pid)" ] || fail "SIGKILL, then --cleanup, left: $(ours $pid)"
+nothing_of $pid "SIGKILL, then --cleanup,"
 echo "PASS: ram:COUNTxSIZE refused when bad, built, read, and undone on SIGINT, SIGTERM and SIGKILL + --cleanup"

@@ -12,13 +12,7 @@ WAIT_FOR='^laid out '
 start_3 -d "$T/d{rank}" --size 32m -m buffered,direct --time_based --runtime 60s \
 	--interval 250ms -q --no-trace
 sleep 2
-victim=$(rank_pid 2)
-[ -n "$victim" ] || fail "no rank 2 among mpirun's children ($RANKS)"
-kill -TERM "$victim"
-wait $TPID
-rc=$?
-[ $rc = 124 ] && fail "mpirun hung after rank 2 failed: $(tail -5 "$T/err")"
-[ $rc != 0 ] || fail "mpirun exited 0 after rank 2 failed"
+kill_rank 2 TERM
 grep -qx "failed: rank 2 ($(hostname)) failed or was interrupted; every rank's phase was stopped" \
 	"$T/out" || fail "the report does not name rank 2: $(head -12 "$T/out")"
 [ "$(grep -c '^failed: ' "$T/out")" = 2 ] ||
@@ -28,4 +22,4 @@ for r in 0 1 2; do
 	left=$(find "$T/d$r" -mindepth 1 -not -name bench.lock -not -name pagecliff-bench)
 	[ -z "$left" ] || fail "rank $r left: $left"
 done
-echo "rank 2 failed: mpirun exit $rc, the report names it, nothing left"
+echo "rank 2 failed: mpirun exit $RC, the report names it, nothing left"

@@ -52,5 +52,18 @@ rank_pid() {
 	done
 }
 
+# kill_rank N SIGNAL: send SIGNAL to rank N of start_3's ranks and wait for
+# mpirun; fails unless it exits non-zero before its timeout.  Sets VICTIM
+# (the rank's pid) and RC (mpirun's exit status).
+kill_rank() {
+	VICTIM=$(rank_pid "$1")
+	[ -n "$VICTIM" ] || fail "no rank $1 among mpirun's children ($RANKS)"
+	kill -"$2" "$VICTIM"
+	wait $TPID
+	RC=$?
+	[ $RC = 124 ] && fail "mpirun hung after rank $1 got SIG$2: $(tail -5 "$T/err")"
+	[ $RC != 0 ] || fail "mpirun exited 0 after rank $1 got SIG$2"
+}
+
 timeout 30 mpirun --oversubscribe -np 1 true >/dev/null 2>&1 ||
 	skip "mpirun cannot start a rank here: $(timeout 30 mpirun --oversubscribe -np 1 true 2>&1 | head -3)"
