@@ -24,7 +24,6 @@
 struct trace {
 	struct pagecliff_bpf *skel;
 	struct trace_ksyms *ksyms;	/* NULL when kallsyms hides addresses */
-	int ksyms_tried;		/* loaded at the first lock wait to name */
 	int ncpus, hz;
 	unsigned int unknown;		/* 1 << kind: its tracepoints are missing */
 	void *percpu;			/* ncpus values, for per-CPU lookups */
@@ -137,6 +136,8 @@ int trace_open(struct trace **ret, pid_t tgid, char *why, size_t size)
 	t->hz = t->skel->kconfig ? t->skel->kconfig->CONFIG_HZ : 0;
 	if (t->hz <= 0)			/* no kernel config to read HZ from */
 		t->unknown |= 1u << TRACE_THROTTLE;
+	if (trace_ksyms_load(NULL, &t->ksyms))
+		t->ksyms = NULL;
 	*ret = t;
 	return 0;
 out_err:
@@ -213,16 +214,6 @@ static void caller_name(struct trace *t, long long stackid, char *buf, size_t si
 	snprintf(buf, size, "unknown");
 	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.pc_stacks), &id, ips))
 		return;
-	/*
-	 * Kernel symbols only when there is a wait to name: reading and
-	 * sorting /proc/kallsyms (122,000 lines, 40-50 ms here) at every start
-	 * cost bench and watch that much before their first byte.
-	 */
-	if (!t->ksyms_tried) {
-		t->ksyms_tried = 1;
-		if (trace_ksyms_load(NULL, &t->ksyms))
-			t->ksyms = NULL;
-	}
 	if (!t->ksyms) {
 		snprintf(buf, size, "0x%" PRIx64, ips[0]);
 		return;
