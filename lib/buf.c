@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The library's buffers: anonymous mappings, page-aligned, and from half a
- * huge page up, whole huge pages (the size rounded up to one) aligned to one
- * and marked MADV_HUGEPAGE.
+ * The library's buffers: anonymous mappings, page-aligned, and where asked
+ * for, whole transparent huge pages, aligned to one and marked
+ * MADV_HUGEPAGE.
  *
  * Why huge pages: an O_DIRECT read is built from the buffer's physical
  * pages, one segment per contiguous run, and the block layer splits it at the
@@ -13,9 +13,16 @@
  * folios does (measured: 4 MiB O_DIRECT preads, one at a time, 1.15-1.20
  * GB/s in 512 KiB requests, 2.47-2.63 GB/s in 4 MiB ones).  The mark is
  * advice: where transparent huge pages are off, or none is free when the
- * buffer is first touched, it is small pages as before.  From half a huge
- * page, not a whole one, so that the 1 MiB chunk is in one: the price is
- * up to a huge page resident beyond the size asked, once a fault gives it.
+ * buffer is first touched, it is small pages as before.
+ *
+ * Why not always: the first touch of a huge page can be slow.  On a VM
+ * whose balloon reports free memory to the host (this project's machines),
+ * free 2 MiB blocks are the ones given back, and a fresh huge page costs
+ * the host's faults for all of it: 256 MiB touched in 1.2-2.7 s from huge
+ * pages against 0.10-0.12 s from small ones (memory just freed by the
+ * process is fast again).  So pc_buf_alloc() gives huge pages from a huge
+ * page's size up, and the direct pipeline asks for them only for a file
+ * long enough to win back that cost (direct-open.c).
  */
 #include <stdint.h>
 #include <sys/mman.h>
@@ -29,69 +36,82 @@
  * kernels, computed without reading sysfs (the preload shim's own open()
  * must not run inside the library).
  */
-static size_t huge_size(void)
+size_t pcl_huge_size(void)
 {
 	uint64_t page = pc_page_size();
 
 	return (size_t)(page * (page / sizeof(uint64_t)));
 }
 
-/* @size bytes on a huge page boundary: over-map by one, trim both ends. */
-static void *map_huge(size_t size, size_t huge)
+/* The huge page a buffer of @size comes in when @huge, or 0: small pages. */
+static size_t huge_for(size_t size, int huge)
+{
+	size_t h = pcl_huge_size();
+
+	if (!huge || h <= pc_page_size() || size > SIZE_MAX - 2 * h)
+		return 0;
+	return h;
+}
+
+/* The bytes mapped for @size: whole pages, or whole huge pages @h. */
+static size_t mapped_size(size_t size, size_t h)
+{
+	size_t len = pc_align_up(size ? size : 1, pc_page_size());
+
+	return h ? pc_align_up(len, h) : len;
+}
+
+/* @len bytes on a huge page boundary @h: over-map by one, trim both ends. */
+static void *map_huge(size_t len, size_t h)
 {
 	uint8_t *p, *start;
-	size_t head, tail;
+	size_t head;
 
-	p = mmap(NULL, size + huge, PROT_READ | PROT_WRITE,
+	p = mmap(NULL, len + h, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
-	start = (uint8_t *)(((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1));
+	start = (uint8_t *)(((uintptr_t)p + h - 1) & ~(uintptr_t)(h - 1));
 	head = (size_t)(start - p);
-	tail = huge - head;
 	if (head)
 		munmap(p, head);
-	if (tail)
-		munmap(start + size, tail);
-	madvise(start, size, MADV_HUGEPAGE);	/* advice: EINVAL where THP is built out */
+	if (h - head)
+		munmap(start + len, h - head);
+	madvise(start, len, MADV_HUGEPAGE);	/* advice: EINVAL where THP is built out */
 	return start;
 }
 
-/* The huge page a buffer of @len page-rounded bytes comes in, or 0: small pages. */
-static size_t huge_for(size_t len)
+void *pcl_buf_map(size_t size, int huge)
 {
-	size_t huge = huge_size();
-
-	if (huge <= pc_page_size() || len < huge / 2 || len > SIZE_MAX - 2 * huge)
-		return 0;
-	return huge;
-}
-
-/* The bytes pc_buf_alloc() maps for @size: pages, or huge pages. */
-static size_t mapped_size(size_t size)
-{
-	size_t len = pc_align_up(size ? size : 1, pc_page_size());
-	size_t huge = huge_for(len);
-
-	return huge ? pc_align_up(len, huge) : len;
-}
-
-void *pc_buf_alloc(size_t size)
-{
-	size_t len = mapped_size(size), huge = huge_for(len);
+	size_t h = huge_for(size, huge), len = mapped_size(size, h);
 	void *p;
 
 	if (!len)
 		return NULL;	/* @size within a page of SIZE_MAX */
-	if (huge)
-		return map_huge(len, huge);
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (h)
+		return map_huge(len, h);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
+}
+
+void pcl_buf_unmap(void *buf, size_t size, int huge)
+{
+	if (buf)
+		munmap(buf, mapped_size(size, huge_for(size, huge)));
+}
+
+/* Whether pc_buf_alloc() gives @size bytes in huge pages: a huge page or more of pages. */
+static int huge_by_size(size_t size)
+{
+	return pc_align_up(size ? size : 1, pc_page_size()) >= pcl_huge_size();
+}
+
+void *pc_buf_alloc(size_t size)
+{
+	return pcl_buf_map(size, huge_by_size(size));
 }
 
 void pc_buf_free(void *buf, size_t size)
 {
-	if (buf)
-		munmap(buf, mapped_size(size));
+	pcl_buf_unmap(buf, size, huge_by_size(size));
 }

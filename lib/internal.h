@@ -147,6 +147,16 @@ int pcl_file_size(int fd, uint64_t *ret_size);
  */
 int pcl_dev_max_request(int fd, uint64_t *ret_bytes, unsigned int *calls);
 
+/* The transparent huge page's size (lib/buf.c). */
+size_t pcl_huge_size(void);
+/*
+ * @size bytes page-aligned, or when @huge in whole huge pages marked
+ * MADV_HUGEPAGE (pc_buf_alloc() is this with @huge from a huge page's size
+ * up); unmap with the same @size and @huge.
+ */
+void *pcl_buf_map(size_t size, int huge);
+void pcl_buf_unmap(void *buf, size_t size, int huge);
+
 struct io_uring;
 
 /*

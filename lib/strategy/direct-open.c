@@ -35,12 +35,25 @@ static int open_direct(struct pc_stream *s, struct direct *d)
 	return 0;
 }
 
-static int alloc_slots(struct direct *d)
+/*
+ * Files from this size get their slots in huge pages, so that a request of
+ * several slots reaches the device unsplit (lib/buf.c).  Under it the first
+ * touch of huge pages can cost more than they win: on this project's VM up
+ * to 15 ms per fresh 2 MiB page, 60 ms for the starting 8 MiB, what the disk
+ * gains on a 256 MiB file (1.4 GB/s from small pages, 2.06 from huge ones).
+ */
+#define PC_DIRECT_HUGE_FROM (256ull << 20)
+
+static int alloc_slots(struct pc_stream *s, struct direct *d)
 {
+	uint64_t size = 0;
+
+	pcl_file_size(s->fd, &size);
+	d->bufs_huge = size >= PC_DIRECT_HUGE_FROM;
 	d->slots = calloc(d->nmax, sizeof(*d->slots));
 	d->pieces = calloc(d->nmax, sizeof(*d->pieces));
 	d->bufs_size = (size_t)d->nmax * d->chunk;
-	d->bufs = pc_buf_alloc(d->bufs_size);
+	d->bufs = pcl_buf_map(d->bufs_size, d->bufs_huge);
 	if (!d->slots || !d->pieces || !d->bufs)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < d->nmax; i++)
@@ -139,7 +152,7 @@ void pcl_direct_release(struct pc_stream *s)
 		pcl_direct_drain(s, d);
 		pcl_ring_exit(&d->ring);
 	}
-	pc_buf_free(d->bufs, d->bufs_size);
+	pcl_buf_unmap(d->bufs, d->bufs_size, d->bufs_huge);
 	pc_buf_free(d->bounce, d->chunk);
 	free(d->slots);
 	free(d->pieces);
@@ -163,7 +176,7 @@ int pcl_direct_init(struct pc_stream *s)
 	if (ret)
 		goto out_release;
 	bound_inflight(s, d);
-	ret = alloc_slots(d);
+	ret = alloc_slots(s, d);
 	if (ret)
 		goto out_release;
 	ret = pcl_direct_ring_setup(s, d);

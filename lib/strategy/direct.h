@@ -57,6 +57,7 @@ struct direct {
 	struct slot *slots;
 	char *bufs;			/* the slots' buffers */
 	size_t bufs_size;
+	int bufs_huge;			/* in huge pages (a long file) */
 	struct io_uring ring;
 	int have_ring;
 	int fixed_bufs;
