@@ -179,7 +179,7 @@ struct pc_stats {
 void pc_stream_stats(const struct pc_stream *stream, struct pc_stats *ret_stats);
 
 /*
- * Allocate @size bytes aligned to a page (from a huge page's size up, whole
+ * Allocate @size bytes aligned to a page (from half a huge page up, whole
  * huge pages marked MADV_HUGEPAGE), or NULL; free with pc_buf_free() and @size.
  */
 void *pc_buf_alloc(size_t size);

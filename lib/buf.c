@@ -20,9 +20,9 @@
  * free 2 MiB blocks are the ones given back, and a fresh huge page costs
  * the host's faults for all of it: 256 MiB touched in 1.2-2.7 s from huge
  * pages against 0.10-0.12 s from small ones (memory just freed by the
- * process is fast again).  So pc_buf_alloc() gives huge pages from a huge
- * page's size up, and the direct pipeline asks for them only for a file
- * long enough to win back that cost (direct-open.c).
+ * process is fast again).  So pc_buf_alloc() gives huge pages from half a
+ * huge page up (a caller's buffer, made once), and the direct pipeline asks
+ * for them only for a file long enough to win back that cost (direct-open.c).
  */
 #include <stdint.h>
 #include <sys/mman.h>
@@ -100,10 +100,16 @@ void pcl_buf_unmap(void *buf, size_t size, int huge)
 		munmap(buf, mapped_size(size, huge_for(size, huge)));
 }
 
-/* Whether pc_buf_alloc() gives @size bytes in huge pages: a huge page or more of pages. */
+/*
+ * Whether pc_buf_alloc() gives @size bytes in huge pages: from half a huge
+ * page, so that the 1 MiB a caller reads into at a time is in one.  A
+ * caller's buffer is made once and read into many times; its first touch
+ * costs a huge page once (a stream's own slots, made per file, follow the
+ * file's length instead: direct-open.c).
+ */
 static int huge_by_size(size_t size)
 {
-	return pc_align_up(size ? size : 1, pc_page_size()) >= pcl_huge_size();
+	return pc_align_up(size ? size : 1, pc_page_size()) >= pcl_huge_size() / 2;
 }
 
 void *pc_buf_alloc(size_t size)
