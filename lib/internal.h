@@ -151,7 +151,7 @@ int pcl_dev_max_request(int fd, uint64_t *ret_bytes, unsigned int *calls);
 size_t pcl_huge_size(void);
 /*
  * @size bytes page-aligned, or when @huge in whole huge pages marked
- * MADV_HUGEPAGE (pc_buf_alloc() is this with @huge from a huge page's size
+ * MADV_HUGEPAGE (pc_buf_alloc() is this with @huge from half a huge page
  * up); unmap with the same @size and @huge.
  */
 void *pcl_buf_map(size_t size, int huge);

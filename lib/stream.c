@@ -225,7 +225,7 @@ static ssize_t small_read_fill(struct pc_stream *s)
 
 	if (!s->rbuf) {
 		s->rbuf_size = s->opts.chunk_size > RBUF_MIN ? s->opts.chunk_size : RBUF_MIN;
-		s->rbuf = pc_buf_alloc(s->rbuf_size);
+		s->rbuf = pcl_buf_map(s->rbuf_size, 0);
 		if (!s->rbuf)
 			return -ENOMEM;
 	}
@@ -315,7 +315,7 @@ ssize_t pc_stream_next(struct pc_stream *s, const void **ret_data)
 		return n;
 	}
 	if (!s->lend_buf) {
-		s->lend_buf = pc_buf_alloc(s->opts.chunk_size);
+		s->lend_buf = pcl_buf_map(s->opts.chunk_size, 0);	/* a copy of cached bytes: small pages */
 		if (!s->lend_buf)
 			return -ENOMEM;
 	}
@@ -336,8 +336,8 @@ void pc_stream_close(struct pc_stream *s)
 		return;
 	if (s->ops && s->ops->release && s->regular)
 		s->ops->release(s);
-	pc_buf_free(s->lend_buf, s->opts.chunk_size);
-	pc_buf_free(s->rbuf, s->rbuf_size);
+	pcl_buf_unmap(s->lend_buf, s->opts.chunk_size, 0);
+	pcl_buf_unmap(s->rbuf, s->rbuf_size, 0);
 	if (s->own_fd)
 		close(s->fd);
 	free(s);

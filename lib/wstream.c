@@ -321,7 +321,7 @@ ssize_t pc_wstream_lend(struct pc_wstream *s, void **ret_buf)
 			return err;
 	} else {
 		if (!s->lend_buf)
-			s->lend_buf = pc_buf_alloc(s->chunk);
+			s->lend_buf = pcl_buf_map(s->chunk, 0);
 		if (!s->lend_buf)
 			return -ENOMEM;
 		buf = s->lend_buf;
@@ -385,7 +385,7 @@ int pc_wstream_close_stats(struct pc_wstream *s, struct pc_wstats *ret_stats)
 	if (s->regular && s->ops->release)
 		s->ops->release(s);
 	err = take_err(s);
-	pc_buf_free(s->lend_buf, s->chunk);
+	pcl_buf_unmap(s->lend_buf, s->chunk, 0);
 	if (s->own_fd && close(s->fd) < 0 && !err && errno != EINTR)
 		err = -errno;
 	free(s);

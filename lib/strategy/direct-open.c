@@ -153,7 +153,7 @@ void pcl_direct_release(struct pc_stream *s)
 		pcl_ring_exit(&d->ring);
 	}
 	pcl_buf_unmap(d->bufs, d->bufs_size, d->bufs_huge);
-	pc_buf_free(d->bounce, d->chunk);
+	pcl_buf_unmap(d->bounce, d->chunk, d->bufs_huge);
 	free(d->slots);
 	free(d->pieces);
 	if (d->dfd >= 0)

@@ -17,7 +17,7 @@ ssize_t pcl_direct_pread(struct pc_stream *s, void *buf, size_t len,
 	size_t done = 0;
 
 	if (!d->bounce) {
-		d->bounce = pc_buf_alloc(d->chunk);
+		d->bounce = pcl_buf_map(d->chunk, d->bufs_huge);
 		if (!d->bounce)
 			return -ENOMEM;
 	}
