@@ -465,6 +465,7 @@ static void trace_phase(const struct bench_run *run, struct bench_phase *ph,
 static void poll_stacks(const struct bench_run *run, struct worker *w, struct polls *pl)
 {
 	char path[64], text[4096];
+	int err;
 
 	for (unsigned int k = 0; k < run->nfiles; k++) {
 		pid_t tid = atomic_load(&w[k].tid);
@@ -472,8 +473,14 @@ static void poll_stacks(const struct bench_run *run, struct worker *w, struct po
 		if (!tid || atomic_load(&w[k].done))
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%d/stack", (int)tid);
-		if (sample_read_text(NULL, path, text, sizeof(text))) {
-			pl->unreadable = 1;
+		err = sample_read_text(NULL, path, text, sizeof(text));
+		if (err) {
+			/*
+			 * Refused: the shares are unknown.  Gone (the worker
+			 * ended after the check above): nothing to count.
+			 */
+			if (err == -EACCES || err == -EPERM)
+				pl->unreadable = 1;
 			continue;
 		}
 		pl->n++;
