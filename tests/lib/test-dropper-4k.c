@@ -38,15 +38,20 @@ int main(void)
 	t_tmpdir(dir, sizeof(dir), t_workdir());
 	snprintf(path, sizeof(path), "%s/f", dir);
 	t_make_file(path, FILE_SIZE, 11);
-	t_evict(path);
 	rfd = open(path, O_RDONLY);
 	T_CHECK(rfd >= 0 && !posix_fadvise(rfd, 0, 0, POSIX_FADV_RANDOM), "open");
-	warm(rfd, 0, 4 * MIB);
-	warm(rfd, 40 * MIB, 12 * MIB);
 	warm_bytes = 16 * MIB;
-	before = t_cached(path);
+	/* reclaim on a busy machine may take a warm page meanwhile: try again */
+	for (int tries = 0; tries < 5; tries++) {
+		t_evict(path);
+		warm(rfd, 0, 4 * MIB);
+		warm(rfd, 40 * MIB, 12 * MIB);
+		before = t_cached(path);
+		if (before == warm_bytes)
+			break;
+	}
 	if (before != warm_bytes)
-		t_skip("could not warm exactly the two ranges (%llu bytes cached)",
+		t_skip("could not warm exactly the two ranges in 5 tries (%llu bytes cached)",
 		       (unsigned long long)before);
 	fd = open(path, O_RDONLY);
 	T_CHECK(fd >= 0, "open");
