@@ -72,11 +72,10 @@ static void *map_huge(size_t len, size_t h)
 	if (p == MAP_FAILED)
 		return NULL;
 	start = (uint8_t *)(((uintptr_t)p + h - 1) & ~(uintptr_t)(h - 1));
-	head = (size_t)(start - p);
+	head = (size_t)(start - p);	/* under h: something is over at the end */
 	if (head)
 		munmap(p, head);
-	if (h - head)
-		munmap(start + len, h - head);
+	munmap(start + len, h - head);
 	madvise(start, len, MADV_HUGEPAGE);	/* advice: EINVAL where THP is built out */
 	return start;
 }

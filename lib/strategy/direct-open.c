@@ -44,12 +44,8 @@ static int open_direct(struct pc_stream *s, struct direct *d)
  */
 #define PC_DIRECT_HUGE_FROM (256ull << 20)
 
-static int alloc_slots(struct pc_stream *s, struct direct *d)
+static int alloc_slots(struct direct *d)
 {
-	uint64_t size = 0;
-
-	pcl_file_size(s->fd, &size);
-	d->bufs_huge = size >= PC_DIRECT_HUGE_FROM;
 	d->slots = calloc(d->nmax, sizeof(*d->slots));
 	d->pieces = calloc(d->nmax, sizeof(*d->pieces));
 	d->bufs_size = (size_t)d->nmax * d->chunk;
@@ -94,6 +90,7 @@ static void bound_inflight(struct pc_stream *s, struct direct *d)
 	size_t chunk = d->chunk;
 
 	pcl_file_size(s->fd, &size);
+	d->bufs_huge = size >= PC_DIRECT_HUGE_FROM;
 	need = pc_align_up(size ? size : 1, unit);
 	if (cap < unit)
 		cap = unit;
@@ -176,7 +173,7 @@ int pcl_direct_init(struct pc_stream *s)
 	if (ret)
 		goto out_release;
 	bound_inflight(s, d);
-	ret = alloc_slots(s, d);
+	ret = alloc_slots(d);
 	if (ret)
 		goto out_release;
 	ret = pcl_direct_ring_setup(s, d);
