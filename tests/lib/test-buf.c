@@ -205,6 +205,42 @@ static void check_way(const char *path, const char *dev, size_t bufsize,
 	       bufsize ? "into the caller's 1 MiB buffer" : "lent", reqs, dev);
 }
 
+/* Mappings of this process marked MADV_HUGEPAGE. */
+static unsigned int marked_mappings(void)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	unsigned int n = 0;
+	char line[512];
+
+	T_CHECK(f, "open /proc/self/smaps: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmFlags:", 8) && strstr(line, " hg"))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * A direct stream's own slots are huge pages for a long file only: a short
+ * one would pay their first touch for nothing (lib/buf.c).  @path's stream,
+ * once it has lent a chunk, adds @want marked mappings.
+ */
+static void check_slots(const char *path, unsigned int want)
+{
+	unsigned int before = marked_mappings(), added;
+	const void *data;
+	struct pc_stream *s;
+	struct pc_opts o;
+
+	pc_opts_init(&o);
+	o.strategy = PC_DIRECT;
+	T_CHECK(pc_stream_open(&s, path, &o) == 0, "open %s", path);
+	T_CHECK(pc_stream_next(s, &data) > 0, "read %s", path);
+	added = marked_mappings() - before;
+	pc_stream_close(s);
+	T_CHECK(added == want, "%s: %u mappings marked for huge pages, want %u", path, added, want);
+}
+
 static void check_requests(void)
 {
 	const char *mnt = t_loopfs("ext4", FILE_SIZE + 128 * MIB), *dev = t_loopfs_dev();
@@ -218,6 +254,11 @@ static void check_requests(void)
 	 */
 	check_way(path, dev, 0, FILE_SIZE / MIB * 3 / 2);
 	check_way(path, dev, MIB, FILE_SIZE / MIB * 3 / 2);
+	check_slots(path, 1);
+	snprintf(path, sizeof(path), "%s/short", mnt);
+	t_make_file(path, FILE_SIZE / 4, 6);
+	check_slots(path, 0);
+	printf("slots in huge pages for the 256 MiB file, not for a 64 MiB one\n");
 }
 
 int main(void)
