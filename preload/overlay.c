@@ -182,15 +182,11 @@ out:
  */
 static int is_upper(const struct stat *st, const struct stat *real)
 {
-	if (!S_ISREG(real->st_mode))
+	if (!S_ISREG(real->st_mode) || real->st_size != st->st_size)
 		return 0;
-	if (real->st_size != st->st_size)
-		return 0;
-	/* the number alone could be another file system's file: size too */
 	if (real->st_ino == st->st_ino)
 		return 1;
-	return real->st_size == st->st_size &&
-	       real->st_ctim.tv_sec == st->st_ctim.tv_sec &&
+	return real->st_ctim.tv_sec == st->st_ctim.tv_sec &&
 	       real->st_ctim.tv_nsec == st->st_ctim.tv_nsec &&
 	       real->st_mtim.tv_sec == st->st_mtim.tv_sec &&
 	       real->st_mtim.tv_nsec == st->st_mtim.tv_nsec;

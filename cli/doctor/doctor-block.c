@@ -204,7 +204,7 @@ static uint64_t small_page_request_kb(const struct blockdev *b)
 static void report_blockdev(struct doctor *d, const struct doctor_mount *m,
 			    const struct blockdev *b)
 {
-	char ra[24], ms[24], nr[24], lbs[24], node[24], seg[24], split[224], id[96];
+	char ra[24], ms[24], nr[24], lbs[24], node[24], seg[24], split[256], id[96];
 	uint64_t small_kb = small_page_request_kb(b);
 	struct finding *f;
 
@@ -226,7 +226,8 @@ static void report_blockdev(struct doctor *d, const struct doctor_mount *m,
 	if (sample_known(small_kb))
 		snprintf(split, sizeof(split), "; from a buffer in 4 KiB pages a request "
 			 "reaches it in pieces of at most %llu KiB (max_segments x 4 KiB), from "
-			 "huge pages whole (pagecliff's buffers ask for them)",
+			 "huge pages whole (pagecliff's direct reads of files from 256 MiB "
+			 "ask for them)",
 			 (unsigned long long)small_kb);
 	finding_action(f, "O_DIRECT reads here must be aligned to the logical block "
 		       "(%s bytes, or STATX_DIOALIGN); requests of max_sectors_kb (%s KiB) "

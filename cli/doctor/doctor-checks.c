@@ -207,9 +207,10 @@ static void check_thp(struct doctor *d)
 			       "went as 512 KiB requests at half the speed): echo madvise > "
 			       "/sys/kernel/mm/transparent_hugepage/enabled (root)");
 	else
-		finding_action(f, "pagecliff's direct buffers ask for huge pages (MADV_HUGEPAGE), "
-			       "so its reads reach the device unsplit; the page cache's large "
-			       "folios depend on the file system (see fs below)");
+		finding_action(f, "pagecliff's direct reads of files from 256 MiB, and its "
+			       "buffers from 1 MiB, ask for huge pages (MADV_HUGEPAGE), so those "
+			       "reads reach the device unsplit; the page cache's large folios "
+			       "depend on the file system (see fs below)");
 }
 
 /*
