@@ -20,7 +20,7 @@ W=$(mktemp -d "/tmp/pagecliff-$NAME.XXXXXX") || exit 1
 CG=
 MNTS=()
 RUN_PID=
-HUGE_OLD=
+HUGE_ADDED=0
 cleanup() {
 	# A contender still running keeps the mount busy: stop it first.
 	[ -n "$RUN_PID" ] && kill "$RUN_PID" 2>/dev/null && wait "$RUN_PID" 2>/dev/null
@@ -40,7 +40,7 @@ cleanup() {
 		umount "$m" 2>/dev/null || umount -l "$m"
 	done
 	[ -n "${FILLER:-}" ] && rm -f "$FILLER"
-	[ -n "$HUGE_OLD" ] && echo "$HUGE_OLD" >/proc/sys/vm/nr_hugepages
+	[ "$HUGE_ADDED" -gt 0 ] && give_huge "$HUGE_ADDED"
 	mountpoint -q "$W/ram" && umount "$W/ram"
 	rm -rf "$W"
 }
@@ -48,19 +48,27 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# give_huge N: N hugetlb pages fewer, whatever others reserved meanwhile
+# (a second run's pages stay theirs).
+give_huge() {
+	local cur
+	cur=$(cat /proc/sys/vm/nr_hugepages)
+	echo $((cur > $1 ? cur - $1 : 0)) >/proc/sys/vm/nr_hugepages
+}
+
 # reserve_huge N: N more default-size hugetlb pages (for fio's
-# --iomem=shmhuge), put back at exit; fails, nothing left reserved, when the
-# kernel finds fewer free.
+# --iomem=shmhuge), given back at exit; fails, nothing left reserved, when
+# the kernel finds fewer free.
 reserve_huge() {
 	local old got
 	[ -w /proc/sys/vm/nr_hugepages ] || return 1
 	old=$(cat /proc/sys/vm/nr_hugepages)
-	HUGE_OLD=$old
 	echo $((old + $1)) >/proc/sys/vm/nr_hugepages 2>/dev/null
 	got=$(cat /proc/sys/vm/nr_hugepages)
-	[ "$got" -ge $((old + $1)) ] && return 0
-	echo "$old" >/proc/sys/vm/nr_hugepages
-	HUGE_OLD=
+	HUGE_ADDED=$((got > old ? got - old : 0))
+	[ "$HUGE_ADDED" -ge "$1" ] && return 0
+	[ "$HUGE_ADDED" -gt 0 ] && give_huge "$HUGE_ADDED"
+	HUGE_ADDED=0
 	return 1
 }
 
