@@ -187,7 +187,16 @@ int main(int argc, char **argv)
 	char **args = bench_args(argc, argv, &nargs, &stonewall, &live, &help);
 
 	progname = "pagecliff";
-	MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+	/* under a cgroup v1 cap the phases (and their MPI calls) run on a
+	 * thread of their own while main waits: one thread at a time */
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+	if (provided < MPI_THREAD_SERIALIZED) {
+		fprintf(stderr, "%s: this MPI library gives no MPI_THREAD_SERIALIZED "
+			"(level %d): bench's sampler may run on a thread of its own\n",
+			progname, provided);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+		return 1;
+	}
 	if (mpi_sync_init(stonewall, live)) {
 		MPI_Abort(MPI_COMM_WORLD, 1);
 		return 1;

@@ -149,6 +149,7 @@ struct bench_run {
 	char files[BENCH_MAX_DIRS * BENCH_MAX_JOBS][4096];	/* unused entries empty */
 	unsigned int nfiles;
 	char cgroup_dir[4096];		/* memory cgroup the workers ran in, or "" */
+	char cgroup_home[4096];		/* v1: the sampler's cgroup, outside the cap, or "" */
 	int cgroup_version;
 	char testbed_desc[512];		/* "xfs on /dev/loop0 over ..." or "" */
 	char numa_desc[256];

@@ -172,6 +172,14 @@ int cgroup_attach(const struct cgroup *cg, pid_t pid)
 	return write_ctl(cg->path, "cgroup.procs", num);
 }
 
+int cgroup_move_thread(const char *dir, pid_t tid)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%ld", (long)tid);
+	return write_ctl(dir, "tasks", num);
+}
+
 /*
  * sample.c reads the group; this keeps the four figures the bench and the
  * tests watch.  An unlimited or unreadable limit is UINT64_MAX, as a

@@ -63,6 +63,15 @@ int cgroup_create(struct cgroup *ret_cg, uint64_t limit, pid_t tag);
 /* Move process @pid (all its threads) into @cg. */
 int cgroup_attach(const struct cgroup *cg, pid_t pid);
 
+/*
+ * v1 only: move the one thread @tid, not its process, into the cgroup @dir
+ * (its tasks file).  v1 charges a process's page cache and anonymous memory
+ * to its leader's memory cgroup and a thread's kernel objects to the
+ * thread's own, so a thread can live outside the limit its process's data
+ * is held to.  v2 cgroups with the memory controller hold whole processes.
+ */
+int cgroup_move_thread(const char *dir, pid_t tid);
+
 /* Read @cg's usage, page cache and limit into *ret_usage. */
 int cgroup_read(const struct cgroup *cg, struct cgroup_usage *ret_usage);
 
