@@ -608,6 +608,7 @@ static int join_cgroup(struct bench_run *run, struct cgroup *cg)
 
 struct sampler {
 	struct bench_run *run;
+	sigset_t mask;			/* the caller's: signals come to this thread */
 	int ret;
 };
 
@@ -617,6 +618,7 @@ static void *sampler_main(void *arg)
 	struct bench_run *run = s->run;
 	int ret;
 
+	pthread_sigmask(SIG_SETMASK, &s->mask, NULL);
 	ret = cgroup_move_thread(run->cgroup_home, (pid_t)syscall(SYS_gettid));
 	if (ret) {
 		s->ret = error("cannot move the sampler out of memory cgroup '%s': %s",
@@ -642,15 +644,22 @@ static int run_phases(struct bench_run *run, const struct cgroup *cg)
 {
 	struct sampler s = { .run = run };
 	pthread_t thread;
+	sigset_t all;
 	int ret;
 
 	if (!cg->path[0] || cg->version != 1)
 		return bench_run_phases(run);
 	snprintf(run->cgroup_home, sizeof(run->cgroup_home), "%s", cg->home);
+	/* the handler sets bench_stop on the thread that reads it: this one
+	 * takes no signal while the sampler lives */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &s.mask);
 	ret = -pthread_create(&thread, NULL, sampler_main, &s);
+	if (!ret)
+		pthread_join(thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &s.mask, NULL);
 	if (ret)
 		return error("cannot start the sampler thread: %s", strerror(-ret));
-	pthread_join(thread, NULL);
 	return s.ret;
 }
 
