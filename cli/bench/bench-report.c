@@ -553,56 +553,116 @@ void bench_report_text(const struct bench_run *run, FILE *out)
 		text_run(run, out);
 }
 
-/* PSI's stall in us per second as % of the interval. */
-static double psi_pct(double us_per_s)
+/*
+ * The columns of a timeline row, in the order both the JSON intervals and
+ * the timeline CSV give them: one list, so the two and the CSV's header
+ * cannot drift apart.  A NULL name leaves the column out of that format.
+ */
+enum col_kind { COL_NUM, COL_UINT, COL_U64, COL_STR, COL_DIRS };
+
+struct row_col {
+	const char *csv, *json;		/* the CSV header's name, the JSON key */
+	enum col_kind kind;
+	size_t off;			/* of the field in struct bench_row */
+	int prec;			/* CSV decimals (COL_NUM) */
+	double scale;			/* applied to the field, 0 for none */
+};
+
+#define ROW_OFF(f) offsetof(struct bench_row, f)
+#define NUM(csv, json, f, prec) { csv, json, COL_NUM, ROW_OFF(f), prec, 0 }
+#define UINT(csv, json, f) { csv, json, COL_UINT, ROW_OFF(f), 0, 0 }
+#define SAME(name, f, prec) NUM(name, name, f, prec)	/* one name in both */
+
+static const struct row_col row_cols[] = {
+	SAME("t", t, 3),
+	SAME("dt", dt, 3),
+	{ "bytes", "bytes", COL_U64, ROW_OFF(bytes), 0, 0 },
+	{ NULL, "bytes_total", COL_U64, ROW_OFF(bytes_total), 0, 0 },
+	{ "gib", NULL, COL_U64, ROW_OFF(bytes_total), 4, 1 / GIB },
+	SAME("gbps", gbps, 4),
+	{ NULL, "dir_gbps", COL_DIRS, ROW_OFF(dir_gbps), 4, 0 },	/* CSV: at the end */
+	SAME("cpu_usr_pct", d.usr_pct, 2),
+	SAME("cpu_sys_pct", d.sys_pct, 2),
+	SAME("cpu_iowait_pct", d.iowait_pct, 2),
+	SAME("cpu_irq_pct", d.irq_pct, 2),
+	SAME("cpu_softirq_pct", d.softirq_pct, 2),
+	SAME("cpu_idle_pct", d.idle_pct, 2),
+	SAME("process_cpu_s", d.proc_cpu_s, 4),
+	SAME("system_cpu_s", sys_cpu, 4),
+	SAME("kswapd_cpu_s", d.kswapd_cpu_s, 4),
+	NUM("cache_bytes", "page_cache_bytes", cache, 0),
+	NUM("cache_limit", "cache_limit_bytes", cache_limit, 0),
+	SAME("reclaim_pages_s", reclaim, 1),
+	SAME("pgscan_direct_s", d.pgscan_direct, 1),
+	SAME("pgsteal_direct_s", d.pgsteal_direct, 1),
+	SAME("pgscan_kswapd_s", d.pgscan_kswapd, 1),
+	SAME("pgsteal_kswapd_s", d.pgsteal_kswapd, 1),
+	SAME("allocstall_s", d.allocstall, 1),
+	NUM("cg_pgscan_s", "cgroup_pgscan_s", d.cg_pgscan, 1),
+	NUM("cg_pgsteal_s", "cgroup_pgsteal_s", d.cg_pgsteal, 1),
+	/* microseconds stalled per second: 1e4 of them are 1% */
+	{ "psi_some_pct", "psi_some_pct", COL_NUM, ROW_OFF(d.psi_some_us), 2, 1e-4 },
+	{ "psi_full_pct", "psi_full_pct", COL_NUM, ROW_OFF(d.psi_full_us), 2, 1e-4 },
+	UINT("dstate", "threads_in_d_state", dstate),
+	SAME("dirty_bytes", dirty, 0),
+	SAME("writeback_bytes", writeback, 0),
+	SAME("stack_throttled_pct", throttled_pct, 1),
+	SAME("stack_reclaim_wait_pct", reclaim_wait_pct, 1),
+	SAME("stack_reclaim_pct", reclaim_pct, 1),
+	UINT("flushing", "threads_flushing", flushing),
+	SAME("direct_reclaim_pct", direct_reclaim_pct, 2),
+	SAME("memcg_reclaim_pct", memcg_reclaim_pct, 2),
+	SAME("lock_wait_pct", lock_wait_pct, 2),
+	{ "top_lock", "top_lock", COL_STR, ROW_OFF(top_lock), 0, 0 },
+	SAME("top_lock_pct", top_lock_pct, 2),
+	SAME("kswapd_busy_pct", kswapd_busy_pct, 2),
+	SAME("dirty_throttle_pct", dirty_throttle_pct, 2),
+};
+
+#define N_ROW_COLS (sizeof(row_cols) / sizeof(row_cols[0]))
+
+/* Column @c of @r as a number (COL_NUM, COL_UINT, COL_U64), scaled. */
+static double col_value(const struct bench_row *r, const struct row_col *c)
 {
-	return us_per_s / 1e4;
+	const char *p = (const char *)r + c->off;
+	double v;
+
+	if (c->kind == COL_UINT)
+		v = *(const unsigned int *)(const void *)p;
+	else if (c->kind == COL_U64)
+		v = (double)*(const uint64_t *)(const void *)p;
+	else
+		v = *(const double *)(const void *)p;
+	return c->scale ? v * c->scale : v;
+}
+
+static const char *col_text(const struct bench_row *r, const struct row_col *c)
+{
+	return (const char *)r + c->off;
 }
 
 /* JSON, with the common writer: unknown figures (NAN) are null. */
 static void json_row(struct json *j, const struct bench_run *run, const struct bench_row *r)
 {
-	const struct { const char *key; double v; } f[] = {
-		{ "cpu_usr_pct", r->d.usr_pct }, { "cpu_sys_pct", r->d.sys_pct },
-		{ "cpu_iowait_pct", r->d.iowait_pct }, { "cpu_irq_pct", r->d.irq_pct },
-		{ "cpu_softirq_pct", r->d.softirq_pct }, { "cpu_idle_pct", r->d.idle_pct },
-		{ "process_cpu_s", r->d.proc_cpu_s }, { "system_cpu_s", r->sys_cpu },
-		{ "kswapd_cpu_s", r->d.kswapd_cpu_s }, { "page_cache_bytes", r->cache },
-		{ "cache_limit_bytes", r->cache_limit }, { "reclaim_pages_s", r->reclaim },
-		{ "pgscan_direct_s", r->d.pgscan_direct },
-		{ "pgsteal_direct_s", r->d.pgsteal_direct },
-		{ "pgscan_kswapd_s", r->d.pgscan_kswapd },
-		{ "pgsteal_kswapd_s", r->d.pgsteal_kswapd },
-		{ "allocstall_s", r->d.allocstall }, { "cgroup_pgscan_s", r->d.cg_pgscan },
-		{ "cgroup_pgsteal_s", r->d.cg_pgsteal }, { "psi_some_pct", psi_pct(r->d.psi_some_us) },
-		{ "psi_full_pct", psi_pct(r->d.psi_full_us) }, { "threads_in_d_state", r->dstate },
-		{ "dirty_bytes", r->dirty }, { "writeback_bytes", r->writeback },
-		{ "stack_throttled_pct", r->throttled_pct },
-		{ "stack_reclaim_wait_pct", r->reclaim_wait_pct },
-		{ "stack_reclaim_pct", r->reclaim_pct }, { "threads_flushing", r->flushing },
-		{ "direct_reclaim_pct", r->direct_reclaim_pct },
-		{ "memcg_reclaim_pct", r->memcg_reclaim_pct }, { "lock_wait_pct", r->lock_wait_pct },
-	};
-
 	json_object(j, NULL, 0);
-	json_number(j, "t", r->t);
-	json_number(j, "dt", r->dt);
-	json_number(j, "bytes", (double)r->bytes);
-	json_number(j, "bytes_total", (double)r->bytes_total);
-	json_number(j, "gbps", r->gbps);
-	json_array(j, "dir_gbps", 0);
-	for (unsigned int d = 0; d < run->job.ndirs; d++)
-		json_number(j, NULL, r->dir_gbps[d]);
-	json_end(j);
-	for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++)
-		json_number(j, f[k].key, f[k].v);
-	json_string(j, "top_lock", r->top_lock);
-	json_number(j, "top_lock_pct", r->top_lock_pct);
-	json_number(j, "kswapd_busy_pct", r->kswapd_busy_pct);
-	json_number(j, "dirty_throttle_pct", r->dirty_throttle_pct);
+	for (const struct row_col *c = row_cols; c < row_cols + N_ROW_COLS; c++) {
+		if (!c->json)
+			continue;
+		if (c->kind == COL_STR) {
+			json_string(j, c->json, col_text(r, c));
+		} else if (c->kind == COL_DIRS) {
+			json_array(j, c->json, 0);
+			for (unsigned int d = 0; d < run->job.ndirs; d++)
+				json_number(j, NULL, r->dir_gbps[d]);
+			json_end(j);
+		} else {
+			json_number(j, c->json, col_value(r, c));
+		}
+	}
 	json_end(j);
 }
 
+/* JSON, with the common writer: unknown figures (NAN) are null. */
 /* The phase's kernel-event shares (null when not traced) and top locks. */
 static void json_traced(struct json *j, const struct bench_phase *ph)
 {
@@ -839,13 +899,10 @@ void bench_timeline_csv(const struct bench_run *run, FILE *out)
 {
 	if (run->cluster)
 		fputs("host,rank,", out);
-	fputs("mode,t,dt,bytes,gib,gbps,cpu_usr_pct,cpu_sys_pct,cpu_iowait_pct,cpu_irq_pct,"
-	      "cpu_softirq_pct,cpu_idle_pct,process_cpu_s,system_cpu_s,kswapd_cpu_s,"
-	      "cache_bytes,cache_limit,reclaim_pages_s,pgscan_direct_s,pgsteal_direct_s,"
-	      "pgscan_kswapd_s,pgsteal_kswapd_s,allocstall_s,cg_pgscan_s,cg_pgsteal_s,"
-	      "psi_some_pct,psi_full_pct,dstate,dirty_bytes,writeback_bytes,stack_throttled_pct,"
-	      "stack_reclaim_wait_pct,stack_reclaim_pct,flushing,direct_reclaim_pct,memcg_reclaim_pct,"
-	      "lock_wait_pct,top_lock,top_lock_pct,kswapd_busy_pct,dirty_throttle_pct", out);
+	fputs("mode", out);
+	for (const struct row_col *c = row_cols; c < row_cols + N_ROW_COLS; c++)
+		if (c->csv)
+			fprintf(out, ",%s", c->csv);
 	for (unsigned int d = 0; d < run->job.ndirs; d++)
 		fprintf(out, ",dir%u_gbps", d);
 	fputc('\n', out);
@@ -853,6 +910,23 @@ void bench_timeline_csv(const struct bench_run *run, FILE *out)
 		timeline_cluster(run, out);
 	else
 		csv_rows(run, run->rows, run->nrows, NULL, out);
+
+}
+
+/* One cell of column @c (not COL_DIRS), after its comma. */
+static void csv_cell(FILE *out, const struct bench_row *r, const struct row_col *c)
+{
+	const void *p = (const char *)r + c->off;
+
+	fputc(',', out);
+	if (c->kind == COL_STR)
+		csv_str(out, col_text(r, c));
+	else if (c->kind == COL_NUM || c->scale)
+		csv_num(out, c->prec, col_value(r, c), 0);
+	else if (c->kind == COL_U64)
+		fprintf(out, "%llu", (unsigned long long)*(const uint64_t *)p);
+	else
+		fprintf(out, "%u", *(const unsigned int *)p);
 }
 
 static void csv_rows(const struct bench_run *run, const struct bench_row *rows, size_t n,
@@ -861,46 +935,12 @@ static void csv_rows(const struct bench_run *run, const struct bench_row *rows, 
 	for (size_t i = 0; i < n; i++) {
 		const struct bench_row *r = &rows[i];
 
-		const double pct[] = { r->d.usr_pct, r->d.sys_pct, r->d.iowait_pct, r->d.irq_pct,
-				       r->d.softirq_pct, r->d.idle_pct };
-		const double cpu[] = { r->d.proc_cpu_s, r->sys_cpu, r->d.kswapd_cpu_s };
-		const double rate[] = { r->reclaim, r->d.pgscan_direct, r->d.pgsteal_direct,
-					r->d.pgscan_kswapd, r->d.pgsteal_kswapd, r->d.allocstall,
-					r->d.cg_pgscan, r->d.cg_pgsteal };
-
 		if (prefix)
 			fputs(prefix, out);
-		fprintf(out, "%s,", pc_strategy_name(run->job.modes[r->mode]));
-		csv_num(out, 3, r->t, 1);
-		csv_num(out, 3, r->dt, 1);
-		fprintf(out, "%llu,", (unsigned long long)r->bytes);
-		csv_num(out, 4, r->bytes_total / GIB, 1);
-		csv_num(out, 4, r->gbps, 1);
-		for (size_t k = 0; k < sizeof(pct) / sizeof(pct[0]); k++)
-			csv_num(out, 2, pct[k], 1);
-		for (size_t k = 0; k < sizeof(cpu) / sizeof(cpu[0]); k++)
-			csv_num(out, 4, cpu[k], 1);
-		csv_num(out, 0, r->cache, 1);
-		csv_num(out, 0, r->cache_limit, 1);
-		for (size_t k = 0; k < sizeof(rate) / sizeof(rate[0]); k++)
-			csv_num(out, 1, rate[k], 1);
-		csv_num(out, 2, psi_pct(r->d.psi_some_us), 1);
-		csv_num(out, 2, psi_pct(r->d.psi_full_us), 1);
-		fprintf(out, "%u,", r->dstate);
-		csv_num(out, 0, r->dirty, 1);
-		csv_num(out, 0, r->writeback, 1);
-		csv_num(out, 1, r->throttled_pct, 1);
-		csv_num(out, 1, r->reclaim_wait_pct, 1);
-		csv_num(out, 1, r->reclaim_pct, 1);
-		fprintf(out, "%u,", r->flushing);
-		csv_num(out, 2, r->direct_reclaim_pct, 1);
-		csv_num(out, 2, r->memcg_reclaim_pct, 1);
-		csv_num(out, 2, r->lock_wait_pct, 1);
-		csv_str(out, r->top_lock);
-		fputc(',', out);
-		csv_num(out, 2, r->top_lock_pct, 1);
-		csv_num(out, 2, r->kswapd_busy_pct, 1);
-		csv_num(out, 2, r->dirty_throttle_pct, 0);
+		fputs(pc_strategy_name(run->job.modes[r->mode]), out);
+		for (const struct row_col *c = row_cols; c < row_cols + N_ROW_COLS; c++)
+			if (c->csv)
+				csv_cell(out, r, c);
 		for (unsigned int d = 0; d < run->job.ndirs; d++) {
 			fputc(',', out);
 			csv_num(out, 4, r->dir_gbps[d], 0);
@@ -908,7 +948,6 @@ static void csv_rows(const struct bench_run *run, const struct bench_row *rows, 
 		fputc('\n', out);
 	}
 }
-
 /*
  * Across hosts (pagecliff-mpi, rank 0): the total of each interval is the
  * sum of the ranks' rows of that interval (the ranks start each phase
