@@ -10,7 +10,8 @@
 # whole process (wall time from exec to exit, set-up included, as cat's is),
 # with and without its kernel-event tracing (--no-trace: no BPF to load);
 # and the process CPU (user + system, /usr/bin/time) per GiB, which a busy
-# machine disturbs less than the wall time.
+# machine disturbs less than the wall time; and the huge pages faulted in
+# the run (/proc/vmstat thp_fault_alloc, system-wide).
 #
 # usage: sudo bench/bench-vs-cat.sh [ram | DIR]
 # env: REPS (5), SIZE per thread (1g), JOBS (cores), DEVICES (1), CAP (1g),
@@ -38,19 +39,27 @@ bench_cmd() {	# api json [bench options]
 	echo "$PC bench --directory $DIRLIST --numjobs $PER_DEV --size $SIZE --bs 1m --mode $MODE --api $1 --keep --quiet --output-format json -o $2 ${3:-} >/dev/null"
 }
 
+# The kernel's count of huge pages given to page faults so far: fresh huge
+# pages are what a run's first touch costs on a VM (PERFORMANCE.md).
+thp_faults() {
+	awk '$1 == "thp_fault_alloc" { print $2 }' /proc/vmstat
+}
+
 # one NAME COMMAND [JSON]: a cold run in the cgroup; a row of NAME, wall
-# GB/s, and bench's own GB/s from JSON (or - for cat).
+# GB/s, bench's own GB/s from JSON (or - for cat), CPU s/GiB, huge-page faults.
 one() {
-	local t0 t1 u s own=- total=$((JOBS * size_b))
+	local t0 t1 u s own=- total=$((JOBS * size_b)) thp
 	cold "${FILES[@]}"
+	thp=$(thp_faults)
 	t0=$(date +%s.%N)
 	/usr/bin/time -f "%U %S" -o "$W/time" sh -c "$(cg_script "$2")" ||
 		{ echo "bench/$NAME: $1 failed" >&2; return; }
 	t1=$(date +%s.%N)
 	read -r u s <"$W/time"
 	[ -n "${3:-}" ] && own=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); m=r["modes"][0]; print(m["bytes"] / m["seconds"] / 1e9 if m["bytes"] == int(sys.argv[2]) else "short")' "$3" "$total")
-	printf "%s\t%s\t%s\t%s\n" "$1" "$(echo "$total / ($t1 - $t0) / 1000000000" | bc -l)" "$own" \
-		"$(echo "($u + $s) * 1073741824 / $total" | bc -l)" >>"$W/raw.tsv"
+	thp=$(($(thp_faults) - thp))
+	printf "%s\t%s\t%s\t%s\t%s\n" "$1" "$(echo "$total / ($t1 - $t0) / 1000000000" | bc -l)" "$own" \
+		"$(echo "($u + $s) * 1073741824 / $total" | bc -l)" "$thp" >>"$W/raw.tsv"
 }
 
 echo "# bench/$NAME ${1:-ram}: $JOBS threads x $SIZE on $DEVICES device(s), mode $MODE, 1 MiB reads, cap $CAP, $REPS rounds, $(uname -r), $(nproc) CPUs"
@@ -72,20 +81,22 @@ printf "\r%20s\r" "" >&2
 [ -n "${OUT:-}" ] && cp "$W/raw.tsv" "$OUT"
 python3 - "$W/raw.tsv" <<'PY'
 import statistics, sys
-wall, own, cpu = {}, {}, {}
+wall, own, cpu, thp = {}, {}, {}, {}
 for line in open(sys.argv[1]):
-    name, w, o, c = line.rstrip("\n").split("\t")
+    name, w, o, c, t = line.rstrip("\n").split("\t")
     wall.setdefault(name, []).append(float(w))
     cpu.setdefault(name, []).append(float(c))
+    thp.setdefault(name, []).append(int(t))
     if o not in ("-", "short"):
         own.setdefault(name, []).append(float(o))
 med = lambda v: statistics.median(v)
-print("| contender | GB/s, whole process, median (min-max) | GB/s, bench's own figure, median (min-max) | process CPU s/GiB, median |")
-print("|---|---|---|---|")
+print("| contender | GB/s, whole process, median (min-max) | GB/s, bench's own figure, median (min-max) | process CPU s/GiB, median | huge pages faulted, median (min-max) |")
+print("|---|---|---|---|---|")
 for n in wall:
     o = own.get(n)
     ostr = f"{med(o):.2f} ({min(o):.2f}-{max(o):.2f})" if o else "-"
-    print(f"| {n} | {med(wall[n]):.2f} ({min(wall[n]):.2f}-{max(wall[n]):.2f}) | {ostr} | {med(cpu[n]):.3f} |")
+    print(f"| {n} | {med(wall[n]):.2f} ({min(wall[n]):.2f}-{max(wall[n]):.2f}) | {ostr} | {med(cpu[n]):.3f} "
+          f"| {med(thp[n]):.0f} ({min(thp[n])}-{max(thp[n])}) |")
 print()
 for api in ("copy", "zerocopy"):
     c = f"cat-{api}"
