@@ -565,7 +565,7 @@ struct row_col {
 	enum col_kind kind;
 	size_t off;			/* of the field in struct bench_row */
 	int prec;			/* CSV decimals (COL_NUM) */
-	double scale;			/* applied to the field, 0 for none */
+	double div;			/* the field is divided by it, 0 for none */
 };
 
 #define ROW_OFF(f) offsetof(struct bench_row, f)
@@ -578,7 +578,7 @@ static const struct row_col row_cols[] = {
 	SAME("dt", dt, 3),
 	{ "bytes", "bytes", COL_U64, ROW_OFF(bytes), 0, 0 },
 	{ NULL, "bytes_total", COL_U64, ROW_OFF(bytes_total), 0, 0 },
-	{ "gib", NULL, COL_U64, ROW_OFF(bytes_total), 4, 1 / GIB },
+	{ "gib", NULL, COL_U64, ROW_OFF(bytes_total), 4, GIB },
 	SAME("gbps", gbps, 4),
 	{ NULL, "dir_gbps", COL_DIRS, ROW_OFF(dir_gbps), 4, 0 },	/* CSV: at the end */
 	SAME("cpu_usr_pct", d.usr_pct, 2),
@@ -601,8 +601,8 @@ static const struct row_col row_cols[] = {
 	NUM("cg_pgscan_s", "cgroup_pgscan_s", d.cg_pgscan, 1),
 	NUM("cg_pgsteal_s", "cgroup_pgsteal_s", d.cg_pgsteal, 1),
 	/* microseconds stalled per second: 1e4 of them are 1% */
-	{ "psi_some_pct", "psi_some_pct", COL_NUM, ROW_OFF(d.psi_some_us), 2, 1e-4 },
-	{ "psi_full_pct", "psi_full_pct", COL_NUM, ROW_OFF(d.psi_full_us), 2, 1e-4 },
+	{ "psi_some_pct", "psi_some_pct", COL_NUM, ROW_OFF(d.psi_some_us), 2, 1e4 },
+	{ "psi_full_pct", "psi_full_pct", COL_NUM, ROW_OFF(d.psi_full_us), 2, 1e4 },
 	UINT("dstate", "threads_in_d_state", dstate),
 	SAME("dirty_bytes", dirty, 0),
 	SAME("writeback_bytes", writeback, 0),
@@ -621,7 +621,7 @@ static const struct row_col row_cols[] = {
 
 #define N_ROW_COLS (sizeof(row_cols) / sizeof(row_cols[0]))
 
-/* Column @c of @r as a number (COL_NUM, COL_UINT, COL_U64), scaled. */
+/* Column @c of @r as a number (COL_NUM, COL_UINT, COL_U64), divided. */
 static double col_value(const struct bench_row *r, const struct row_col *c)
 {
 	const char *p = (const char *)r + c->off;
@@ -633,7 +633,7 @@ static double col_value(const struct bench_row *r, const struct row_col *c)
 		v = (double)*(const uint64_t *)(const void *)p;
 	else
 		v = *(const double *)(const void *)p;
-	return c->scale ? v * c->scale : v;
+	return c->div ? v / c->div : v;
 }
 
 static const char *col_text(const struct bench_row *r, const struct row_col *c)
@@ -662,7 +662,6 @@ static void json_row(struct json *j, const struct bench_run *run, const struct b
 	json_end(j);
 }
 
-/* JSON, with the common writer: unknown figures (NAN) are null. */
 /* The phase's kernel-event shares (null when not traced) and top locks. */
 static void json_traced(struct json *j, const struct bench_phase *ph)
 {
@@ -910,7 +909,6 @@ void bench_timeline_csv(const struct bench_run *run, FILE *out)
 		timeline_cluster(run, out);
 	else
 		csv_rows(run, run->rows, run->nrows, NULL, out);
-
 }
 
 /* One cell of column @c (not COL_DIRS), after its comma. */
@@ -921,7 +919,7 @@ static void csv_cell(FILE *out, const struct bench_row *r, const struct row_col 
 	fputc(',', out);
 	if (c->kind == COL_STR)
 		csv_str(out, col_text(r, c));
-	else if (c->kind == COL_NUM || c->scale)
+	else if (c->kind == COL_NUM || c->div)
 		csv_num(out, c->prec, col_value(r, c), 0);
 	else if (c->kind == COL_U64)
 		fprintf(out, "%llu", (unsigned long long)*(const uint64_t *)p);
@@ -948,6 +946,7 @@ static void csv_rows(const struct bench_run *run, const struct bench_row *rows, 
 		fputc('\n', out);
 	}
 }
+
 /*
  * Across hosts (pagecliff-mpi, rank 0): the total of each interval is the
  * sum of the ranks' rows of that interval (the ranks start each phase
