@@ -48,6 +48,7 @@ struct up_msg {
 	int state;			/* enum bench_rank_state */
 	unsigned int mode;
 	int has_row;
+	int replaces;			/* the row is the last one sent, rebuilt */
 	int code;			/* bye: the rank's exit status */
 	char why[160];			/* bye: how it failed */
 	struct bench_row row;
@@ -242,7 +243,9 @@ static void take_up(int r, const struct up_msg *m, int kind)
 		copy_info(hr, &m->info);
 		hr->phases[m->mode].first_row = hr->nrows;
 	}
-	if (m->has_row && bench_keep_row(hr, &m->row))
+	if (m->has_row && m->replaces && hr->nrows > hr->phases[m->mode].first_row)
+		hr->rows[hr->nrows - 1] = m->row;
+	else if (m->has_row && bench_keep_row(hr, &m->row))
 		host_failed(r, "sent more rows than rank 0 can keep");
 	if (m->has_row)
 		phase_so_far(hr, m);
@@ -503,6 +506,11 @@ static int hook_phase_end(struct bench_run *run, unsigned int mode)
 	/* the last sample, taken once the ranks agreed to stop, went in no round */
 	if (run->nrows > S.sent) {
 		m->has_row = 1;
+		m->row = run->rows[run->nrows - 1];
+	} else if (run->last_row_rebuilt) {
+		/* sent in a round, then it took in the phase's short tail */
+		m->has_row = 1;
+		m->replaces = 1;
 		m->row = run->rows[run->nrows - 1];
 	}
 	return do_round(m);

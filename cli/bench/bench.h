@@ -9,6 +9,7 @@
 #define PC_CLI_BENCH_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -150,6 +151,7 @@ struct bench_run {
 	unsigned int nfiles;
 	char cgroup_dir[4096];		/* memory cgroup the workers ran in, or "" */
 	char cgroup_home[4096];		/* v1: the sampler's cgroup, outside the cap, or "" */
+	int last_row_rebuilt;		/* this phase's last row took in a short tail */
 	int cgroup_version;
 	char testbed_desc[512];		/* "xfs on /dev/loop0 over ..." or "" */
 	char numa_desc[256];
@@ -216,8 +218,12 @@ struct trace;
 struct bench_hooks;
 struct bench_cluster;
 
-/* Set by the signal handler: stop workers and tear down. */
-extern volatile sig_atomic_t bench_stop;
+/*
+ * Set by the signal handler: stop workers and tear down.  A lock-free
+ * atomic, not a volatile sig_atomic_t: the handler may run on another
+ * thread than the one reading it (an MPI library's, say).
+ */
+extern atomic_int bench_stop;
 
 void bench_note(struct bench_run *run, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -6,6 +6,7 @@
  * always tears down what it needs (testbed, memory cgroup, data set), and
  * writes the report.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -28,8 +29,11 @@
 #include "testbed.h"
 #include "util.h"
 
-volatile sig_atomic_t bench_stop;
-static volatile sig_atomic_t stop_signal;
+atomic_int bench_stop;
+static atomic_int stop_signal;
+
+/* What makes them safe to store from a signal handler. */
+static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int must be lock-free");
 
 enum {
 	OPT_IOENGINE = 256, OPT_IODEPTH, OPT_RUNTIME, OPT_TIME_BASED, OPT_DIRECT,

@@ -520,7 +520,7 @@ void testbed_parse(const char *arg, uint64_t *ret_size, unsigned int *ret_count)
 }
 
 int testbed_create(struct testbed *tb, unsigned int count, uint64_t size,
-		   volatile sig_atomic_t *stop, const char **ret_step)
+		   atomic_int *stop, const char **ret_step)
 {
 	int ret;
 

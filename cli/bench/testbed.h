@@ -12,6 +12,7 @@
 
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #define STATE_DIR "/run/pagecliff"
@@ -87,7 +88,7 @@ void testbed_parse(const char *arg, uint64_t *ret_size, unsigned int *ret_count)
  * "loop device", "file system", ...).
  */
 int testbed_create(struct testbed *tb, unsigned int count, uint64_t size,
-		   volatile sig_atomic_t *stop, const char **ret_step);
+		   atomic_int *stop, const char **ret_step);
 
 /* Unmount, detach and remove what testbed_create() made; idempotent. */
 int testbed_destroy(struct testbed *tb);
