@@ -454,7 +454,8 @@ static const struct trace_snap *snap_of(struct trace *t, struct trace_snap *snap
 static int cmd_watch(int argc, char **argv)
 {
 	struct watch_args w = { .interval_ms = 1000 };
-	struct sample_opts o = { .disks = 1, .kswapd = 1 };
+	struct sample_kswapd_pids kswapd = { .n = 0 };
+	struct sample_opts o = { .disks = 1, .kswapd = 1, .kswapd_pids = &kswapd };
 	struct sample *s = calloc(2, sizeof(*s));
 	struct trace_snap *ts = calloc(2, sizeof(*ts));
 	const struct trace_snap *tp[2] = { NULL, NULL };

@@ -152,6 +152,7 @@ struct bench_run {
 	char cgroup_dir[4096];		/* memory cgroup the workers ran in, or "" */
 	char cgroup_home[4096];		/* v1: the sampler's cgroup, outside the cap, or "" */
 	int last_row_rebuilt;		/* this phase's last row took in a short tail */
+	struct sample_kswapd_pids kswapd_pids;	/* found by the first sample */
 	int cgroup_version;
 	char testbed_desc[512];		/* "xfs on /dev/loop0 over ..." or "" */
 	char numa_desc[256];

@@ -655,31 +655,67 @@ int sample_read_proc(const char *root, pid_t pid, struct sample_task *ret,
 struct kswapd_sum {
 	struct sample_task cpu;
 	unsigned int threads;
+	struct sample_kswapd_pids found;	/* n past the maximum: too many */
 };
 
-/* Add the CPU of the task @sub to @arg when its comm starts with "kswapd". */
-static void add_if_kswapd(const char *root, const char *sub, void *arg)
+/* The CPU of task @sub (under @root) into @sum when its comm starts with
+ * "kswapd"; 0, or -ESRCH when it does not or is gone. */
+static int add_kswapd(const char *root, const char *sub, struct kswapd_sum *sum)
 {
-	struct kswapd_sum *sum = arg;
 	char rel[700], comm[64];
 	struct sample_task t;
 
 	snprintf(rel, sizeof(rel), "%s/comm", sub);
 	if (sample_read_text(root, rel, comm, sizeof(comm)) ||
 	    strncmp(comm, "kswapd", 6) || read_task_stat(root, sub, &t, NULL))
-		return;
+		return -ESRCH;
 	sum->cpu.utime += t.utime;
 	sum->cpu.stime += t.stime;
 	sum->threads++;
+	return 0;
 }
 
-int sample_read_kswapd(const char *root, struct sample_task *ret,
-		       unsigned int *ret_threads)
+/* for_each_pid()'s callback: add task "/proc/PID" when it is a kswapd. */
+static void add_if_kswapd(const char *root, const char *sub, void *arg)
 {
-	struct kswapd_sum sum = { { 0, 0 }, 0 };
-	int err;
+	struct kswapd_sum *sum = arg;
 
-	err = for_each_pid(root, "/proc", add_if_kswapd, &sum);
+	if (add_kswapd(root, sub, sum))
+		return;
+	if (sum->found.n < SAMPLE_KSWAPD_MAX)
+		sum->found.pid[sum->found.n] = (pid_t)atol(sub + strlen("/proc/"));
+	sum->found.n++;
+}
+
+/* The threads of @known, all still kswapd threads; -ESRCH when one is not. */
+static int read_known_kswapd(const char *root, const struct sample_kswapd_pids *known,
+			     struct kswapd_sum *sum)
+{
+	char sub[32];
+
+	for (unsigned int i = 0; i < known->n; i++) {
+		snprintf(sub, sizeof(sub), "/proc/%ld", (long)known->pid[i]);
+		if (add_kswapd(root, sub, sum))
+			return -ESRCH;
+	}
+	return 0;
+}
+
+int sample_read_kswapd(const char *root, struct sample_kswapd_pids *known,
+		       struct sample_task *ret, unsigned int *ret_threads)
+{
+	struct kswapd_sum sum = { { 0, 0 }, 0, { { 0 }, 0 } };
+	int err = -ESRCH;
+
+	if (known && known->n)
+		err = read_known_kswapd(root, known, &sum);
+	if (err) {
+		memset(&sum, 0, sizeof(sum));
+		err = for_each_pid(root, "/proc", add_if_kswapd, &sum);
+		if (known)
+			*known = sum.found.n <= SAMPLE_KSWAPD_MAX ? sum.found :
+				(struct sample_kswapd_pids){ .n = 0 };
+	}
 	if (err)
 		return err;
 	if (!sum.threads)
@@ -941,7 +977,7 @@ int sample_take(struct sample *ret, const struct sample_opts *opts)
 	ret->proc_ok = !sample_read_proc(root, o->pid, &ret->proc,
 					 &ret->dstate, &ret->threads);
 	if (o->kswapd)
-		ret->kswapd_ok = !sample_read_kswapd(root, &ret->kswapd,
+		ret->kswapd_ok = !sample_read_kswapd(root, o->kswapd_pids, &ret->kswapd,
 						     &ret->kswapd_threads);
 	if (o->disks)
 		ret->disks_ok = !sample_read_diskstats(root, &ret->disks);

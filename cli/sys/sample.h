@@ -87,12 +87,27 @@ struct sample_task {
 };
 
 /* What sample_take() reads besides the system-wide files. */
+/*
+ * The kswapd threads a scan of /proc found, so that the samples after it
+ * read their two files alone instead of every process's comm (thousands
+ * of opens a sample on a busy host).  Kernel threads, one per node, that
+ * live as long as it; one that is gone or renamed brings a new scan.
+ */
+#define SAMPLE_KSWAPD_MAX 64
+
+struct sample_kswapd_pids {
+	pid_t pid[SAMPLE_KSWAPD_MAX];
+	unsigned int n;			/* 0: scan at the next sample */
+};
+
 struct sample_opts {
 	const char *root;		/* NULL or "/" for the live system */
 	const char *cgroup_dir;		/* memory cgroup to read, or NULL */
 	pid_t pid;			/* process for CPU and D state, 0 = self */
 	int disks;			/* read /proc/diskstats */
-	int kswapd;			/* scan for kswapd threads */
+	int kswapd;			/* read the kswapd threads' CPU */
+	struct sample_kswapd_pids *kswapd_pids;	/* kept between samples, or NULL:
+						 * scan /proc every time */
 };
 
 /*
@@ -151,9 +166,13 @@ int sample_read_cgroup(const char *dir, struct sample_cgroup *ret);
 /* CPU of process @pid (0 = self) and how many of its threads are in D state. */
 int sample_read_proc(const char *root, pid_t pid, struct sample_task *ret,
 		     unsigned int *ret_dstate, unsigned int *ret_threads);
-/* Sum of the CPU of all kswapd* kernel threads. */
-int sample_read_kswapd(const char *root, struct sample_task *ret,
-		       unsigned int *ret_threads);
+/*
+ * Sum of the CPU of all kswapd* kernel threads: those in @known when it
+ * holds some and all of them still are, else found by a scan of /proc,
+ * which fills @known (may be NULL).
+ */
+int sample_read_kswapd(const char *root, struct sample_kswapd_pids *known,
+		       struct sample_task *ret, unsigned int *ret_threads);
 
 /*
  * Memory cgroups, found once for bench (cgroup.c), doctor and watch.  The

@@ -69,8 +69,31 @@ static void test_host_tasks(void)
 	T_CHECK(t.utime == 250 && t.stime == 75, "utime %llu stime %llu",
 		(unsigned long long)t.utime, (unsigned long long)t.stime);
 	T_CHECK(threads == 2 && dstate == 1, "threads %u dstate %u", threads, dstate);
-	T_CHECK(!sample_read_kswapd(root("host"), &k, &nk), "kswapd");
+	T_CHECK(!sample_read_kswapd(root("host"), NULL, &k, &nk), "kswapd");
 	T_CHECK(nk == 1 && k.utime == 12 && k.stime == 34, "kswapd %u", nk);
+}
+
+/* Remembered kswapd threads: found by the first scan, read alone after it;
+ * one that is no kswapd now, or gone, brings a new scan. */
+static void test_kswapd_known(void)
+{
+	struct sample_kswapd_pids known = { .n = 0 };
+	const pid_t wrong[] = { 46, 999999 };	/* bash; no such task */
+	struct sample_task k;
+	unsigned int nk;
+
+	T_CHECK(!sample_read_kswapd(root("host"), &known, &k, &nk), "kswapd scan");
+	T_CHECK(known.n == 1 && known.pid[0] == 45, "remembered %u, first %ld", known.n,
+		(long)known.pid[0]);
+	T_CHECK(!sample_read_kswapd(root("host"), &known, &k, &nk) && nk == 1 &&
+		k.utime == 12 && k.stime == 34, "kswapd from the remembered thread");
+	for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
+		known.pid[0] = wrong[i];
+		T_CHECK(!sample_read_kswapd(root("host"), &known, &k, &nk) && nk == 1 &&
+			k.utime == 12 && k.stime == 34, "kswapd after pid %ld", (long)wrong[i]);
+		T_CHECK(known.n == 1 && known.pid[0] == 45, "scanned again after pid %ld: %ld",
+			(long)wrong[i], (long)known.pid[0]);
+	}
 }
 
 static void test_cgroup_v1(void)
@@ -362,6 +385,7 @@ int main(int argc, char **argv)
 	snprintf(fx, sizeof(fx), "%s", argv[1]);
 	test_host();
 	test_host_tasks();
+	test_kswapd_known();
 	test_cgroup_v1();
 	test_cgroup_v2();
 	test_cgroup_hybrid();
