@@ -18,7 +18,8 @@ packages=(build-essential meson ninja-build pkg-config liburing-dev
 	  xfsprogs e2fsprogs util-linux python3
 	  libbpf-dev clang bpftool	# kernel-event tracing (meson -Dbpf=auto)
 	  libopenmpi-dev openmpi-bin)	# pagecliff-mpi and tests/mpi (meson -Dmpi=auto)
-test_packages=(fio libfuse3-dev fuse3 clang nocache valgrind chromium bc time rsync pv cpio git)
+test_packages=(fio libfuse3-dev fuse3 clang nocache valgrind chromium bc time rsync pv cpio git
+	btrfs-progs)
 
 # install_missing PACKAGE...
 install_missing() {

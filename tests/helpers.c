@@ -292,7 +292,8 @@ const char *t_loopfs_make(const char *fstype, uint64_t size, uint64_t room,
 	loopfs_image(size, room);
 	loopfs_attach();
 	snprintf(cmd, sizeof(cmd), "mkfs.%s -q %s %s '%s' >/dev/null 2>&1", fstype,
-		 strcmp(fstype, "xfs") ? "-F" : "-f", mkfs_options ? mkfs_options : "",
+		 strcmp(fstype, "xfs") && strcmp(fstype, "btrfs") ? "-F" : "-f",
+		 mkfs_options ? mkfs_options : "",
 		 loopfs.dev);
 	if (run_cmd(cmd))
 		t_fail("mkfs.%s on %s failed", fstype, loopfs.dev);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/quota.h>
 #include <sys/stat.h>
@@ -196,8 +197,10 @@ static int test_wberror(void)
 }
 
 /*
- * ext4 with user quota, enforced: nobody may have 8 MiB.  The writer runs as
- * nobody (root would be exempt).  EDQUOT, and the bytes before stay.
+ * A quota of 8 MiB for nobody: ext4's user quota where the kernel has its
+ * formats, else a btrfs qgroup limit on a subvolume (kernels without
+ * CONFIG_QFMT_V2, such as ours).  The writer runs as nobody (root is exempt
+ * from ext4's quota).  EDQUOT, and the bytes before stay.
  */
 static int edquot_child(void *arg)
 {
@@ -221,20 +224,47 @@ static int edquot_child(void *arg)
 	return 0;
 }
 
-static int test_edquot(void)
+/* ext4 mounted with user quota and 8 MiB set for nobody; NULL when this
+ * kernel cannot mount it so. */
+static const char *ext4_quota(void)
 {
-	const char *dir = t_loopfs_make("ext4", 256 * MIB, 0, "-O quota -E quotatype=usrquota",
-					"usrquota");
 	struct if_dqblk dq = { .dqb_bhardlimit = 8192, .dqb_bsoftlimit = 8192,
 			       .dqb_valid = QIF_BLIMITS };
-	char path[600];
+	const char *dir = t_loopfs_make("ext4", 256 * MIB, 0, "-O quota -E quotatype=usrquota",
+					"usrquota");
+
+	if (dir && quotactl(QCMD(Q_SETQUOTA, USRQUOTA), t_loopfs_dev(), 65534, (caddr_t)&dq))
+		t_skip("cannot set a quota on ext4: %s", strerror(errno));
+	return dir;
+}
+
+/* A btrfs subvolume limited to 8 MiB by its qgroup, in @buf. */
+static const char *btrfs_qgroup(char *buf, size_t size)
+{
+	const char *mnt;
+	char cmd[2048];
+
+	if (system("command -v btrfs >/dev/null"))
+		t_skip("no ext4 quota (this kernel lacks CONFIG_QFMT_V2) and no btrfs-progs "
+		       "for a qgroup");
+	mnt = t_loopfs_make("btrfs", 512 * MIB, 0, NULL, NULL);
+	snprintf(buf, size, "%s/q", mnt);
+	snprintf(cmd, sizeof(cmd), "btrfs quota enable '%s' && btrfs subvolume create '%s' "
+		 ">/dev/null && btrfs qgroup limit 8M '%s'", mnt, buf, buf);
+	if (system(cmd))
+		t_fail("cannot limit a btrfs subvolume's qgroup: %s", cmd);
+	return buf;
+}
+
+static int test_edquot(void)
+{
+	char qdir[600], path[700];
+	const char *dir = ext4_quota();
 	int rc;
 
 	if (!dir)
-		t_skip("ext4 with quota cannot be mounted: this kernel lacks quota formats "
-		       "(CONFIG_QFMT_V2) and XFS quota; test-wfault covers EDQUOT from write");
-	if (quotactl(QCMD(Q_SETQUOTA, USRQUOTA), t_loopfs_dev(), 65534, (caddr_t)&dq))
-		t_skip("cannot set a quota on ext4: %s", strerror(errno));
+		dir = btrfs_qgroup(qdir, sizeof(qdir));
+	printf("edquot on %s\n", dir);
 	T_CHECK(!chmod(dir, 0777), "chmod: %s", strerror(errno));
 	snprintf(path, sizeof(path), "%s/quota", dir);
 	rc = t_in_child(edquot_child, path);
