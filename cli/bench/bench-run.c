@@ -748,10 +748,10 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 			b = tmp;
 			pushed = 1;
 		} else if (finished) {
-			/* a read phase's tail too short for a row of its own (writes
-			 * have no stack polls to lose: they keep theirs): its bytes go
-			 * in the last row, rebuilt from that row's start, so the rows
-			 * add up */
+			/* a read phase's tail too short for a row of its own (a write
+			 * phase keeps its short last row, where its flush ends): its
+			 * bytes go in the last row, rebuilt from that row's start, so
+			 * the rows add up */
 			fill_row(run, mode, t0, w, prev, b, &pl, &run->rows[run->nrows - 1]);
 			run->last_row_rebuilt = 1;
 			tmp = a;
