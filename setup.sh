@@ -75,18 +75,35 @@ run_tests() {
 	echo "== fuzzers"
 	FUZZ_SECONDS=${FUZZ_SECONDS:-15} tests/fuzz/run-fuzzers.sh
 	case $? in 0 | 77) ;; *) rc=1 ;; esac
-	total=$(cat build/meson-logs/testlog.json build-asan/meson-logs/testlog.json \
-		build-tsan/meson-logs/testlog.json 2>/dev/null |
-		python3 -c '
-import json, sys
-c = {"passed": 0, "failed": 0, "skipped": 0}
-for line in sys.stdin:
-    r = json.loads(line)["result"]
-    c[{"OK": "passed", "EXPECTEDFAIL": "passed", "SKIP": "skipped"}.get(r, "failed")] += 1
-print("%(passed)d passed, %(failed)d failed, %(skipped)d skipped" % c)')
-	echo "== all suites"
-	echo "$total"
+	summarize build build-asan build-tsan
 	return $rc
+}
+
+# The tail of each failed test's output, then the totals: CI keeps only the
+# end of what a run prints, and meson printed the logs where the tests failed.
+summarize() {
+	python3 - "$@" <<'PY'
+import json, os, sys
+c = {"passed": 0, "failed": 0, "skipped": 0}
+failed = []
+for build in sys.argv[1:]:
+    log = os.path.join(build, "meson-logs", "testlog.json")
+    if not os.path.exists(log):
+        continue
+    for line in open(log):
+        r = json.loads(line)
+        key = {"OK": "passed", "EXPECTEDFAIL": "passed", "SKIP": "skipped"}.get(r["result"], "failed")
+        c[key] += 1
+        if key == "failed":
+            failed.append((build, r))
+for build, r in failed[:6]:
+    print("== failed: %s in %s (%s, exit %s, %.2f s); its last lines:" %
+          (r["name"], build, r["result"], r["returncode"], r["duration"]))
+    for out in (r.get("stdout") or "").splitlines()[-30:]:
+        print("   " + out)
+print("== all suites")
+print("%(passed)d passed, %(failed)d failed, %(skipped)d skipped" % c)
+PY
 }
 
 case "${1:-}" in

@@ -89,18 +89,27 @@ static uint64_t cached_range(const char *path, uint64_t off, uint64_t len)
 	return bytes;
 }
 
-/* The count through the overlay is the real file's. */
+/*
+ * The count through the overlay is the real file's.  DAMON (FIELD.md) pages
+ * out by coarse regions and may take pages just read, before or between the
+ * two counts; an overlay that counts wrong does so every time: three tries.
+ */
 static void check_count(const char *lower, const char *over)
 {
 	uint64_t real, seen;
 
-	t_evict(lower);
-	warm(lower, HOT_OFF, HOT_LEN);
-	seen = cached_range(over, 0, 0);
-	real = cached_range(lower, 0, 0);
-	printf("count: %llu KiB through the overlay, %llu KiB in the lower file\n",
-	       (unsigned long long)(seen >> 10), (unsigned long long)(real >> 10));
-	T_CHECK(real >= HOT_LEN, "the lower file did not warm");
+	for (int tries = 1;; tries++) {
+		t_evict(lower);
+		warm(lower, HOT_OFF, HOT_LEN);
+		seen = cached_range(over, 0, 0);
+		real = cached_range(lower, 0, 0);
+		printf("count: %llu KiB through the overlay, %llu KiB in the lower file\n",
+		       (unsigned long long)(seen >> 10), (unsigned long long)(real >> 10));
+		if ((real >= HOT_LEN && seen == real) || tries == 3)
+			break;
+	}
+	T_CHECK(real >= HOT_LEN, "the lower file did not warm: %llu KiB cached",
+		(unsigned long long)(real >> 10));
 	T_CHECK(seen == real, "overlay count %llu, the real file holds %llu",
 		(unsigned long long)seen, (unsigned long long)real);
 }
