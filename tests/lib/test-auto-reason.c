@@ -43,10 +43,29 @@ static long auto_pct(const char *path, uint64_t size, uint64_t *ret_after_open)
 	return pct;
 }
 
+/* The file's size in whole pages: what a read of all of it caches. */
+static uint64_t page_bytes(uint64_t size)
+{
+	uint64_t page = sysconf(_SC_PAGESIZE);
+
+	return (size + page - 1) / page * page;
+}
+
+static void warm(const char *path, uint64_t size)
+{
+	char buf[8192];
+	FILE *f;
+
+	t_evict(path);
+	f = fopen(path, "r");
+	T_CHECK(f && fread(buf, 1, size, f) == size, "warm %s", path);
+	fclose(f);
+}
+
 static void check_file(const char *dir, uint64_t size)
 {
 	char path[4200];
-	uint64_t after_open;
+	uint64_t after_open, cached;
 	long pct;
 
 	snprintf(path, sizeof(path), "%s/f%llu", dir, (unsigned long long)size);
@@ -59,17 +78,19 @@ static void check_file(const char *dir, uint64_t size)
 	T_CHECK(after_open == 0, "opening a cold %llu-byte file brought %llu bytes in",
 		(unsigned long long)size, (unsigned long long)after_open);
 
-	t_evict(path);
-	{
-		char buf[8192];
-		FILE *f = fopen(path, "r");
-
-		T_CHECK(f && fread(buf, 1, size, f) == size, "warm %s", path);
-		fclose(f);
+	/* DAMON (FIELD.md) may page the warm file out behind our back before
+	 * auto looks; a probe that misreads warm does so every time: three tries. */
+	for (int tries = 1;; tries++) {
+		warm(path, size);
+		cached = t_cached(path);
+		pct = cached == page_bytes(size) ? auto_pct(path, size, &after_open) : -1;
+		if (pct == 100 || tries == 3)
+			break;
+		printf("warm %llu-byte file: %llu bytes cached, reason %ld%%: again\n",
+		       (unsigned long long)size, (unsigned long long)cached, pct);
 	}
-	T_CHECK(t_cached(path) == (size + sysconf(_SC_PAGESIZE) - 1) / sysconf(_SC_PAGESIZE) * sysconf(_SC_PAGESIZE), "warm %s: %llu cached", path,
-		(unsigned long long)t_cached(path));
-	pct = auto_pct(path, size, &after_open);
+	T_CHECK(cached == page_bytes(size), "warm %s: %llu cached", path,
+		(unsigned long long)cached);
 	T_CHECK(pct == 100, "warm %llu-byte file: reason says %ld%%",
 		(unsigned long long)size, pct);
 }

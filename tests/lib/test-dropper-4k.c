@@ -5,8 +5,8 @@
  * cached before, not batch-aligned, its own accounting must keep exactly
  * their pages and drop exactly the rest, and its fadvise calls must cover
  * no page of the ranges (counted right after, on a cold-page witness).
- * Unlike test-shim-keep.sh this does not depend on nothing else evicting
- * the warm pages: the dropper's decisions are checked, not only the cache.
+ * The dropper's decisions are checked, not only the cache; reclaim taking a
+ * warm page before its snapshot shows as a short count, and is tried again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,31 +28,34 @@ static void warm(int fd, uint64_t off, uint64_t len)
 		T_CHECK(pread(fd, buf, sizeof(buf), o) == sizeof(buf), "warm");
 }
 
-int main(void)
+/* Exactly the two ranges cached, or 0 after five tries. */
+static uint64_t warm_ranges(const char *path, int rfd, uint64_t want)
 {
-	uint64_t page = sysconf(_SC_PAGESIZE), warm_bytes, before;
-	struct pc_dropper d;
-	char dir[4096], path[4200], buf[4096];
-	int fd, rfd;
+	uint64_t before = 0;
 
-	t_tmpdir(dir, sizeof(dir), t_workdir());
-	snprintf(path, sizeof(path), "%s/f", dir);
-	t_make_file(path, FILE_SIZE, 11);
-	rfd = open(path, O_RDONLY);
-	T_CHECK(rfd >= 0 && !posix_fadvise(rfd, 0, 0, POSIX_FADV_RANDOM), "open");
-	warm_bytes = 16 * MIB;
-	/* reclaim on a busy machine may take a warm page meanwhile: try again */
-	for (int tries = 0; tries < 5; tries++) {
+	for (int tries = 0; tries < 5 && before != want; tries++) {
 		t_evict(path);
 		warm(rfd, 0, 4 * MIB);
 		warm(rfd, 40 * MIB, 12 * MIB);
 		before = t_cached(path);
-		if (before == warm_bytes)
-			break;
 	}
-	if (before != warm_bytes)
-		t_skip("could not warm exactly the two ranges in 5 tries (%llu bytes cached)",
-		       (unsigned long long)before);
+	return before == want ? before : 0;
+}
+
+/*
+ * Drive a dropper over the whole file as the shim does.  Returns 0 when
+ * its accounting kept exactly the warm ranges, 1 when pages were missing
+ * from its count (reclaim took warm pages between the count and its
+ * snapshots, or a range before its drop: a dropper that counts wrong does
+ * so every time); fails outright on more kept than was cached.
+ */
+static int drive(const char *path, uint64_t warm_bytes)
+{
+	uint64_t page = sysconf(_SC_PAGESIZE), total = pc_align_up(FILE_SIZE, page);
+	struct pc_dropper d;
+	char buf[4096];
+	int fd, lost;
+
 	fd = open(path, O_RDONLY);
 	T_CHECK(fd >= 0, "open");
 	T_CHECK(!pcl_dropper_init(&d, fd, 8 * MIB, 0), "dropper init");
@@ -69,16 +72,40 @@ int main(void)
 	       (unsigned long long)d.bytes_kept, (unsigned long long)d.bytes_dropped,
 	       (unsigned long long)d.bytes_unknown, (unsigned long long)d.syscalls,
 	       (unsigned long long)t_cached(path));
-	T_CHECK(d.bytes_kept == warm_bytes, "kept %llu bytes, %llu were cached before",
+	T_CHECK(d.bytes_kept <= warm_bytes, "kept %llu bytes, %llu were cached before",
 		(unsigned long long)d.bytes_kept, (unsigned long long)warm_bytes);
-	T_CHECK(d.bytes_dropped + d.bytes_kept == pc_align_up(FILE_SIZE, page),
+	T_CHECK(d.bytes_dropped + d.bytes_kept <= total,
 		"dropped %llu + kept %llu, the file has %llu",
 		(unsigned long long)d.bytes_dropped, (unsigned long long)d.bytes_kept,
-		(unsigned long long)pc_align_up(FILE_SIZE, page));
+		(unsigned long long)total);
 	T_CHECK(t_cached(path) <= warm_bytes, "%llu bytes cached after, %llu before",
 		(unsigned long long)t_cached(path), (unsigned long long)warm_bytes);
+	lost = d.bytes_kept != warm_bytes || d.bytes_dropped + d.bytes_kept != total;
 	pcl_dropper_release(&d);
 	close(fd);
+	return lost;
+}
+
+int main(void)
+{
+	const uint64_t warm_bytes = 16 * MIB;
+	char dir[4096], path[4200];
+	int rfd, lost = 1;
+
+	t_tmpdir(dir, sizeof(dir), t_workdir());
+	snprintf(path, sizeof(path), "%s/f", dir);
+	t_make_file(path, FILE_SIZE, 11);
+	rfd = open(path, O_RDONLY);
+	T_CHECK(rfd >= 0 && !posix_fadvise(rfd, 0, 0, POSIX_FADV_RANDOM), "open");
+	for (int tries = 1; lost && tries <= 3; tries++) {
+		if (warm_ranges(path, rfd, warm_bytes) != warm_bytes)
+			t_skip("could not warm exactly the two ranges in 5 tries (%llu bytes cached)",
+			       (unsigned long long)t_cached(path));
+		lost = drive(path, warm_bytes);
+		if (lost)
+			printf("the count missed pages (reclaim?): again\n");
+	}
+	T_CHECK(!lost, "three tries, each kept or dropped other than the warm ranges");
 	close(rfd);
 	t_rmtree(dir);
 	printf("PASS\n");

@@ -66,12 +66,17 @@ static void check_mode(const char *path, enum pc_strategy strategy)
 	struct pc_stats st;
 	uint64_t after, hot;
 
-	t_evict(path);
-	T_CHECK(t_cached(path) < (1 << 20), "%s: could not evict the file", name);
-	stream_all(path, strategy, &st);
-	after = t_cached(path);
-	printf("%-10s cold: %4llu MiB cached after (%s)\n", name,
-	       (unsigned long long)(after >> 20), pc_strategy_name(st.strategy));
+	/* Buffered keeps what it read, unless DAMON takes it meanwhile: tries. */
+	for (int tries = 1;; tries++) {
+		t_evict(path);
+		T_CHECK(t_cached(path) < (1 << 20), "%s: could not evict the file", name);
+		stream_all(path, strategy, &st);
+		after = t_cached(path);
+		printf("%-10s cold: %4llu MiB cached after (%s)\n", name,
+		       (unsigned long long)(after >> 20), pc_strategy_name(st.strategy));
+		if (strategy != PC_BUFFERED || after > FILE_SIZE / 2 || tries == 3)
+			break;
+	}
 	if (strategy == PC_BUFFERED)
 		T_CHECK(after > FILE_SIZE / 2, "buffered left only %llu MiB",
 			(unsigned long long)(after >> 20));
@@ -88,7 +93,12 @@ static void check_mode(const char *path, enum pc_strategy strategy)
 	for (int tries = 1;; tries++) {
 		t_evict(path);
 		warm_range(path);
-		T_CHECK(cached_range(path) == HOT_LEN, "%s: warm-up did not cache", name);
+		hot = cached_range(path);
+		if (hot != HOT_LEN) {
+			T_CHECK(tries < 3, "%s: warm-up cached %llu of %llu bytes, three times",
+				name, (unsigned long long)hot, (unsigned long long)HOT_LEN);
+			continue;
+		}
 		stream_all(path, strategy, &st);
 		hot = cached_range(path);
 		after = t_cached(path);

@@ -33,19 +33,28 @@ realtype=$(findmnt -n -o FSTYPE -T "$tmp/u")
 # each mode, read cold through the overlay
 head -c 1048576 /dev/urandom >"$tmp/m/data"
 sync "$tmp/m/data"
+# (buffered must keep all of it; DAMON may page some out behind its back,
+# FIELD.md, so buffered has three tries)
 for mode in buffered dontcache dropbehind direct; do
-	python3 -c 'import os,sys; fd=os.open(sys.argv[1],os.O_RDONLY); os.posix_fadvise(fd,0,0,os.POSIX_FADV_DONTNEED)' "$tmp/m/data"
-	[ "$(fincore -n -b -o RES "$tmp/u/data" | tr -d " ")" = 0 ] || fail "cannot make $tmp/u/data cold"
-	"$pc" cat --mode $mode "$tmp/m/data" >"$tmp/copy" || fail "$mode: cat failed"
-	echo "$mode $(fincore -n -b -o RES "$tmp/u/data" | tr -d " ")" >>"$tmp/measured"
-	cmp -s "$tmp/copy" "$tmp/u/data" || fail "$mode: bytes differ"
+	for try in 1 2 3; do
+		python3 -c 'import os,sys; fd=os.open(sys.argv[1],os.O_RDONLY); os.posix_fadvise(fd,0,0,os.POSIX_FADV_DONTNEED)' "$tmp/m/data"
+		[ "$(fincore -n -b -o RES "$tmp/u/data" | tr -d " ")" = 0 ] || fail "cannot make $tmp/u/data cold"
+		"$pc" cat --mode $mode "$tmp/m/data" >"$tmp/copy" || fail "$mode: cat failed"
+		left=$(fincore -n -b -o RES "$tmp/u/data" | tr -d " ")
+		cmp -s "$tmp/copy" "$tmp/u/data" || fail "$mode: bytes differ"
+		[ $mode != buffered ] || [ "$left" = 1048576 ] && break
+	done
+	echo "$mode $left" >>"$tmp/measured"
 done
 grep -qx "buffered 1048576" "$tmp/measured" || fail "buffered read left $(cat "$tmp/measured")"
 
-"$pc" doctor --json --sample-ms 0 --path "$tmp/m" >"$tmp/out.json" 2>"$tmp/err" ||
-	fail "doctor --path overlay: exit $? ($(cat "$tmp/err"))"
-python3 - "$tmp/out.json" "$tmp" "$realtype" "$tmp/measured" <<'PY' || exit 1
-import json, sys
+# doctor's own control read (buffered, 256 pages) meets the same reclaim:
+# the check below exits 2 on a short control count, and doctor runs again.
+for try in 1 2 3; do
+	"$pc" doctor --json --sample-ms 0 --path "$tmp/m" >"$tmp/out.json" 2>"$tmp/err" ||
+		fail "doctor --path overlay: exit $? ($(cat "$tmp/err"))"
+	python3 - "$tmp/out.json" "$tmp" "$realtype" "$tmp/measured" <<'PY'
+import json, re, sys
 got = {f["id"]: f for f in json.load(open(sys.argv[1]))["findings"]}
 tmp, fs = sys.argv[2], sys.argv[3]
 m = f"{tmp}/m"
@@ -62,14 +71,18 @@ for mode in ("dontcache", "dropbehind", "direct"):
     f = got.get(f"overlay.{m}.{mode}")
     if not f:
         sys.exit(f"FAIL: no overlay.{m}.{mode} finding")
+    ctl = re.search(r"buffered leaves (\S+)$", f["evidence"])
+    if not ctl:
+        sys.exit(f"FAIL: {mode}: the control read is not in the evidence: {f['evidence']}")
+    if ctl.group(1) != "256":
+        print(f"{mode}: doctor's control read left {ctl.group(1)} of 256 pages: again")
+        sys.exit(2)
     acts = measured[mode] == "0"
     if f["status"] != ("ok" if acts else "warn"):
         sys.exit(f"FAIL: {mode}: doctor says {f['status']} ({f['title']}), "
                  f"pagecliff cat left {measured[mode]} bytes cached")
     if not f["title"].startswith(f"{mode} works on overlay" if acts else f"{mode} does not act on overlay"):
         sys.exit(f"FAIL: {mode}: title '{f['title']}'")
-    if "buffered leaves 256" not in f["evidence"]:
-        sys.exit(f"FAIL: {mode}: the control read is not in the evidence: {f['evidence']}")
     if acts:
         ok.append(mode)
 act = got[f"dontcache.{m}"]["action"]
@@ -80,4 +93,8 @@ if ok and f"--mode {ok[0]}" not in act:
     sys.exit(f"FAIL: advice '{act}' does not name {ok[0]}, which acted")
 print("measured: " + ", ".join(f"{k} {v} bytes" for k, v in measured.items()))
 PY
+	rc=$?
+	[ $rc = 2 ] || break
+done
+[ $rc = 0 ] || fail "doctor's findings on the overlay (above)"
 echo "doctor on overlayfs: layers named, strategies judged by what they did"

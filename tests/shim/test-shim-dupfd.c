@@ -57,19 +57,16 @@ static void check_out(const char *path, char *buf)
 	close(fd);
 }
 
-int main(int argc, char **argv)
+/*
+ * One run of the scenario.  Returns 1 when the other file lost pages, or
+ * could not be warmed: DAMON (FIELD.md) pages out coarse physical regions,
+ * 64 MiB at once is possible, and a shim that drops the other file does so
+ * every time; fails outright on out left cached, wrong bytes or dirty pages.
+ */
+static int attempt(const char *out, const char *other, char *buf)
 {
-	char out[300], other[300], *buf = malloc(CHUNK);
 	uint64_t other_before, other_after, left;
 	int a, b, c;
-
-	(void)argc;
-	ST_CHECK(buf, "malloc");
-	snprintf(out, sizeof(out), "%s/out", st_tmpdir());
-	snprintf(other, sizeof(other), "%s/other", st_tmpdir());
-	st_make_file(other, OTHER, 8);
-	if (!st_shimmed())
-		st_reexec_with_shim(argv);
 
 	a = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	ST_CHECK(a >= 0, "open %s: %s", out, strerror(errno));
@@ -91,14 +88,30 @@ int main(int argc, char **argv)
 	printf("out: %llu MiB of %llu left cached; other: %llu MiB cached before, %llu after\n",
 	       (unsigned long long)(left >> 20), (unsigned long long)(SIZE >> 20),
 	       (unsigned long long)(other_before >> 20), (unsigned long long)(other_after >> 20));
-	ST_CHECK(other_before >= OTHER / 2, "could not warm the other file (%llu bytes cached)",
-		 (unsigned long long)other_before);
-	/* pages may leave behind the shim's back (DAMON, reclaim), never many in a second */
-	ST_CHECK(other_after + (8ull << 20) >= other_before,
-		 "the other file lost %llu MiB of its cache", (unsigned long long)
-		 ((other_before - other_after) >> 20));
 	ST_CHECK(left <= MAX_LEFT, "out: %llu MiB of %llu left cached",
 		 (unsigned long long)(left >> 20), (unsigned long long)(SIZE >> 20));
+	return other_before < OTHER / 2 || other_after + (8ull << 20) < other_before;
+}
+
+int main(int argc, char **argv)
+{
+	char out[300], other[300], *buf = malloc(CHUNK);
+	int lost = 1;
+
+	(void)argc;
+	ST_CHECK(buf, "malloc");
+	snprintf(out, sizeof(out), "%s/out", st_tmpdir());
+	snprintf(other, sizeof(other), "%s/other", st_tmpdir());
+	st_make_file(other, OTHER, 8);
+	if (!st_shimmed())
+		st_reexec_with_shim(argv);
+
+	for (int tries = 1; lost && tries <= 3; tries++) {
+		lost = attempt(out, other, buf);
+		if (lost)
+			printf("the other file was not warm or lost pages (reclaim?): again\n");
+	}
+	ST_CHECK(!lost, "three tries: the other file could not be warmed or lost its cache");
 	free(buf);
 	printf("PASS: write-behind follows the file, not the fd number of the run's first write\n");
 	return 0;

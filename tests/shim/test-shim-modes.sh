@@ -43,7 +43,8 @@ check() {
 	after=$("$SHIM_PAGESTAT" cached "$f")	# before cmp caches it
 	cmp -s "$f" "$dir/out" || fail "$mode/$how: output differs"
 	if [ "$mode" = off ]; then
-		[ "$after" -gt $((32 * MiB)) ] || fail "off/$how: only $after bytes cached"
+		# all of it stays, unless DAMON (FIELD.md) takes some: the caller tries again
+		[ "$after" -gt $((32 * MiB)) ] || { echo "off/$how: only $after bytes cached"; return 2; }
 		[ ! -s "$dir/stats" ] || fail "off/$how: stats printed: $(cat "$dir/stats")"
 		return
 	fi
@@ -65,5 +66,7 @@ for mode in auto dontcache dropbehind; do
 	check "$mode" sendfile dropbehind
 	check "$mode" splice dropbehind
 done
-check off dd none
+for try in 1 2 3; do
+	check off dd none && break
+done || fail "off/dd: most of the file was not cached in three tries"
 echo "PASS: auto, dontcache, dropbehind and off over read, sendfile and splice"

@@ -26,10 +26,14 @@ mkdir "$dir/mnt" && mount "$loop" "$dir/mnt" || fail "mount"
 echo 262144 > "/sys/class/bdi/$(mountpoint -d "$dir/mnt")/read_ahead_kb" || fail "read_ahead_kb"
 f=$dir/mnt/f
 head -c 384M /dev/urandom > "$f" || fail "cannot write $f"
-"$SHIM_PAGESTAT" evict "$f" || exit 1
-"$SHIM_PAGESTAT" warm "$f" 0 65536 || exit 1
-before=$("$SHIM_PAGESTAT" cached "$f")
-[ "$before" -eq 65536 ] || fail "could not cache exactly 64 KiB: $before"
+# DAMON (FIELD.md) may page the 64 KiB out as soon as it is read: tries.
+for try in 1 2 3; do
+	"$SHIM_PAGESTAT" evict "$f" || exit 1
+	"$SHIM_PAGESTAT" warm "$f" 0 65536 || exit 1
+	before=$("$SHIM_PAGESTAT" cached "$f")
+	[ "$before" -eq 65536 ] && break
+done
+[ "$before" -eq 65536 ] || fail "could not cache exactly 64 KiB in three tries: $before"
 "$PAGECLIFF" run --stats="$dir/stats" -- cat "$f" > /dev/null || fail "cat under the shim"
 after=$("$SHIM_PAGESTAT" cached "$f")
 kept=$(sed -n 's/.* \([0-9]*\) bytes kept cached.*/\1/p' "$dir/stats")

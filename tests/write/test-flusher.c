@@ -99,7 +99,7 @@ static int test_foreign(const char *dir)
 	uint64_t size = 16 * MIB, page = wt_page();
 	struct pc_flusher f;
 	char path[600], x[100];
-	int fd, other;
+	int fd, other, lost;
 
 	snprintf(path, sizeof(path), "%s/foreign", dir);
 	t_make_file(path, size, 3);
@@ -134,18 +134,33 @@ static int test_foreign(const char *dir)
 	T_CHECK(wt_cached(fd, 5 * MIB, page) == page, "someone else's page dropped");
 	T_CHECK(wt_cached(fd, 5 * MIB, BATCH) == BATCH || wt_cached(fd, 5 * MIB, BATCH) == page,
 		"batch 5 half dropped");
-	T_CHECK(wt_cached(fd, 9 * MIB, 64 * 1024) == 64 * 1024, "pages cached before dropped");
-	/* Without cachestat a batch with anything cached is kept whole. */
-	T_CHECK(!no_cachestat || wt_cached(fd, 9 * MIB, BATCH) == BATCH, "batch 9 touched");
 	T_CHECK(wt_cached(fd, 0, 5 * MIB) == 0, "own batches left");
 	T_CHECK(wt_cached(fd, 6 * MIB, 3 * MIB) == 0, "own batches left");
-	T_CHECK(f.bytes_kept >= page + 64 * 1024, "kept %llu", (unsigned long long)f.bytes_kept);
+	/*
+	 * The clean 64 KiB cached before, kept (and, without cachestat, their
+	 * whole batch).  Reclaim (DAMON, FIELD.md) may take them behind the
+	 * flusher's back, before its snapshot or after: the caller tries again.
+	 */
+	lost = wt_cached(fd, 9 * MIB, 64 * 1024) != 64 * 1024 ||
+	       (no_cachestat && wt_cached(fd, 9 * MIB, BATCH) != BATCH) ||
+	       f.bytes_kept < page + 64 * 1024;
 	pcl_flusher_release(&f);
 	T_CHECK(!fsync(fd), "fsync: %s", strerror(errno));
 	close(fd);
 	close(other);
 	wt_check_file(path, size, 4);
-	return 0;
+	return lost;
+}
+
+/* test_foreign() until the pages cached before are kept, three times at most. */
+static int test_foreign_tries(const char *dir)
+{
+	for (int tries = 1;; tries++) {
+		if (!test_foreign(dir))
+			return 0;
+		T_CHECK(tries < 3, "pages cached before (at 9 MiB) dropped, three times");
+		printf("foreign: the pages cached before are gone: again\n");
+	}
 }
 
 /*
@@ -186,7 +201,7 @@ static int child_seq(void *dir)
 
 static int child_foreign(void *dir)
 {
-	return test_foreign(dir);
+	return test_foreign_tries(dir);
 }
 
 int main(int argc, char **argv)
@@ -205,7 +220,7 @@ int main(int argc, char **argv)
 		no_cachestat = 1;
 		ret = t_in_child(child_seq, dir) || t_in_child(child_foreign, dir);
 	} else {
-		ret = !strcmp(argv[1], "seq") ? test_seq(dir) : test_foreign(dir);
+		ret = !strcmp(argv[1], "seq") ? test_seq(dir) : test_foreign_tries(dir);
 	}
 	t_rmtree(dir);
 	return ret;

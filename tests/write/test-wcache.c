@@ -95,12 +95,15 @@ static int test_footprint(const char *dir)
  * file.  Both are still cached after close, and the file holds the stream's
  * bytes.
  */
-static void foreign_one(const char *path, enum pc_strategy st)
+/* Returns 1 when the clean 64 KiB cached before were gone after the stream:
+ * reclaim (DAMON, FIELD.md) may take them behind its back, a strategy that
+ * drops them does so every time; the caller tries again. */
+static int foreign_one(const char *path, enum pc_strategy st)
 {
 	uint64_t size = 32 * MIB, page = wt_page(), warm = 9 * MIB, dirty = 5 * MIB + 10;
 	struct pc_wstats stats;
 	char x[100];
-	int other;
+	int other, lost;
 
 	unlink(path);
 	t_make_file(path, size, 3);
@@ -119,8 +122,7 @@ static void foreign_one(const char *path, enum pc_strategy st)
 	       (unsigned long long)wt_cached(other, 0, 0) / 1024,
 	       (unsigned long long)stats.bytes_kept / 1024,
 	       (unsigned long long)stats.bytes_dropped / 1024);
-	T_CHECK(wt_cached(other, warm, 64 * 1024) == 64 * 1024,
-		"%s: pages cached before were dropped", pc_strategy_name(st));
+	lost = wt_cached(other, warm, 64 * 1024) != 64 * 1024;
 	T_CHECK(wt_cached(other, dirty - 10, page) == page,
 		"%s: someone else's dirty page was dropped", pc_strategy_name(st));
 	T_CHECK(wt_cached(other, 0, 0) <= BOUND, "%s: more than 64 MiB cached",
@@ -128,6 +130,19 @@ static void foreign_one(const char *path, enum pc_strategy st)
 	T_CHECK(!fsync(other), "fsync: %s", strerror(errno));
 	close(other);
 	wt_check_file(path, size, 13);
+	return lost;
+}
+
+static void foreign_tries(const char *path, enum pc_strategy st)
+{
+	int tries = 1;
+
+	while (foreign_one(path, st)) {
+		T_CHECK(tries++ < 3, "%s: pages cached before were dropped, three times",
+			pc_strategy_name(st));
+		printf("foreign %s: the pages cached before are gone: again\n",
+		       pc_strategy_name(st));
+	}
 }
 
 static int test_foreign(const char *dir)
@@ -135,9 +150,9 @@ static int test_foreign(const char *dir)
 	char path[600];
 
 	snprintf(path, sizeof(path), "%s/foreign", dir);
-	foreign_one(path, PC_DONTCACHE);
-	foreign_one(path, PC_DROPBEHIND);
-	foreign_one(path, PC_AUTO);
+	foreign_tries(path, PC_DONTCACHE);
+	foreign_tries(path, PC_DROPBEHIND);
+	foreign_tries(path, PC_AUTO);
 	return 0;
 }
 
