@@ -93,11 +93,10 @@ static int test_footprint(const char *dir)
  * A 32 MiB file, cold; 64 KiB at 9 MiB read (cached, clean) and one page at
  * 5 MiB dirtied through another descriptor; then a stream overwrites the
  * file.  Both are still cached after close, and the file holds the stream's
- * bytes.
+ * bytes.  Returns 1 when the clean 64 KiB were gone: reclaim (DAMON,
+ * FIELD.md) may take them behind the stream's back, a strategy that drops
+ * them does so every time, and the caller tries again.
  */
-/* Returns 1 when the clean 64 KiB cached before were gone after the stream:
- * reclaim (DAMON, FIELD.md) may take them behind its back, a strategy that
- * drops them does so every time; the caller tries again. */
 static int foreign_one(const char *path, enum pc_strategy st)
 {
 	uint64_t size = 32 * MIB, page = wt_page(), warm = 9 * MIB, dirty = 5 * MIB + 10;
