@@ -54,7 +54,7 @@ static int full(const struct detect_point *p)
 	return reclaiming(p);
 }
 
-enum { F_GBPS, F_RECLAIM, F_DIRECT, F_MEMCG, F_LOCK };
+enum { F_GBPS, F_RECLAIM, F_DIRECT, F_MEMCG, F_LOCK, F_THROTTLE, F_KSWAPD };
 
 static double field_of(const struct detect_point *p, int field)
 {
@@ -63,6 +63,8 @@ static double field_of(const struct detect_point *p, int field)
 	case F_DIRECT: return p->direct_pct;
 	case F_MEMCG: return p->memcg_pct;
 	case F_LOCK: return p->lock_pct;
+	case F_THROTTLE: return p->throttle_pct;
+	case F_KSWAPD: return p->kswapd_pct;
 	default: return p->gbps;
 	}
 }
@@ -113,6 +115,8 @@ static void split(const struct detect_point *p, size_t n, struct detect_result *
 	r->direct_pct = median_of(p, from, n, F_DIRECT);
 	r->memcg_pct = median_of(p, from, n, F_MEMCG);
 	r->lock_pct = median_of(p, from, n, F_LOCK);
+	r->throttle_pct = median_of(p, from, n, F_THROTTLE);
+	r->kswapd_pct = median_of(p, from, n, F_KSWAPD);
 	r->after_min = INFINITY;
 	for (size_t i = from; i < n; i++)
 		r->after_min = fmin(r->after_min, p[i].gbps);
@@ -139,13 +143,13 @@ void detect_cliff(const struct detect_point *p, size_t n, double best_gbps,
 		  struct detect_result *ret)
 {
 	struct detect_result r = { 0 };
-	int fell_own, fell_best;
+	int fell_own;
 
 	r.best_gbps = best_gbps;
 	r.before_gbps = r.after_gbps = r.after_min = r.reclaim_rate = NAN;
 	r.growth_gbps = NAN;
 	r.vs_own = r.vs_best = NAN;
-	r.direct_pct = r.memcg_pct = r.lock_pct = NAN;
+	r.direct_pct = r.memcg_pct = r.lock_pct = r.throttle_pct = r.kswapd_pct = NAN;
 	r.kind = DETECT_NO_DATA;
 	if (n < 2)
 		goto out;
@@ -165,8 +169,10 @@ void detect_cliff(const struct detect_point *p, size_t n, double best_gbps,
 		goto out;
 	}
 	fell_own = !isnan(r.vs_own) && r.vs_own < DETECT_FALL_SHARE;
-	fell_best = !isnan(r.vs_best) && r.vs_best < DETECT_FALL_SHARE;
-	r.kind = fell_own || fell_best ? DETECT_CLIFF : DETECT_HELD;
+	if (isnan(r.vs_own) && !r.growth_drop)
+		r.kind = DETECT_UNMEASURED;
+	else
+		r.kind = fell_own ? DETECT_CLIFF : DETECT_HELD;
 	r.cliff = r.kind == DETECT_CLIFF;
 out:
 	*ret = r;

@@ -26,19 +26,25 @@ struct detect_point {
 	double limit;			/* cache limit in bytes, NAN when none */
 	double reclaim;			/* pages/s reclaimed, NAN when unknown */
 	/* % of the workers' time, from the kernel's tracepoints; NAN unknown */
-	double direct_pct, memcg_pct, lock_pct;
+	double direct_pct, memcg_pct, lock_pct, throttle_pct;
+	double kswapd_pct;		/* % of kswapd's time awake, NAN unknown */
 };
 
 enum detect_kind {
-	DETECT_CLIFF,			/* fell once the cache was full and reclaim ran */
-	DETECT_HELD,			/* cache full and reclaim ran, throughput held */
+	DETECT_CLIFF,			/* its own throughput fell once the cache was
+					 * full and reclaim ran (the verdict decides
+					 * whether the measured cause explains it) */
+	DETECT_HELD,			/* cache full and reclaim ran, throughput held
+					 * (or rose) against its own before */
 	DETECT_NOT_FULL,		/* the cache never reached its limit */
 	DETECT_NO_RECLAIM,		/* full, but nothing was reclaimed */
 	DETECT_NO_DATA,			/* fewer than two intervals */
+	DETECT_UNMEASURED,		/* full and reclaim ran, but too soon (under
+					 * two intervals) to measure the mode before */
 };
 
 struct detect_result {
-	int cliff;			/* 1 when kind is DETECT_CLIFF */
+	int cliff;			/* 1 when kind is DETECT_CLIFF: it fell */
 	enum detect_kind kind;
 	int growth_drop;		/* slow while the cache grew without reclaim */
 	double growth_gbps;		/* median throughput while it grew */
@@ -52,7 +58,7 @@ struct detect_result {
 	double best_gbps;		/* the reference: the best mode of the run */
 	double vs_own, vs_best;		/* after / before, after / best (NAN unknown) */
 	/* medians once it was full, % of the workers' time; NAN when not traced */
-	double direct_pct, memcg_pct, lock_pct;
+	double direct_pct, memcg_pct, lock_pct, throttle_pct, kswapd_pct;
 };
 
 /* Median of @n values (copied, not reordered); NAN when @n is 0. */
@@ -63,13 +69,16 @@ double detect_median(const double *v, size_t n);
  * the best mode of the same run (NAN when unknown).  Fills *ret.
  *
  * The cache is full from the first interval at DETECT_FULL_SHARE of its
- * limit (without a limit: the first with reclaim).  A cliff is throughput
+ * limit (without a limit: the first with reclaim).  A fall is throughput
  * after that point under DETECT_FALL_SHARE of the mode's own median before
- * it, or of @best_gbps, while reclaim runs: DETECT_RECLAIM_MIN pages/s, or
- * where the pages are not counted, DETECT_RECLAIM_PCT_MIN of the workers'
- * time measured in direct or memory-cgroup reclaim.  Slowness before that point with
- * the cache growing and nothing reclaimed is growth_drop, never the cliff,
- * and then the own comparison is not used.
+ * it while reclaim runs: DETECT_RECLAIM_MIN pages/s, or where the pages are
+ * not counted, DETECT_RECLAIM_PCT_MIN of the workers' time measured in
+ * direct or memory-cgroup reclaim.  Being slower than @best_gbps is a gap
+ * (vs_best), never a fall: the verdict (bench-verdict.h) says why.
+ * Slowness before that point with the cache growing and nothing reclaimed
+ * is growth_drop (first touch of memory), never the cliff, and then the own
+ * comparison is not used: the mode did not fall, it rose.  Fewer than two
+ * intervals before the cache filled leave it DETECT_UNMEASURED.
  */
 void detect_cliff(const struct detect_point *p, size_t n, double best_gbps,
 		  struct detect_result *ret);

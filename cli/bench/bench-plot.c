@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * --plot: one SVG chart of a bench run.  Top panel: throughput of every
- * mode against the data it had read, the cliff marked.  Bottom panel: page
+ * mode against the data it had read, the cliff marked only where the
+ * verdict found the line fall, the gap to the best mode as a bracket.  Bottom panel: page
  * cache (solid, left axis) and reclaim rate (dashed, right axis).  When the
  * kernel's events were traced, one more panel per mode: the shares of the
  * readers' time in reclaim, lock waits and dirty throttling, and kswapd's.
@@ -120,8 +121,9 @@ static void series(FILE *out, const struct bench_run *run, const struct bench_ph
 {
 	const struct bench_row *r = run->rows + ph->first_row;
 
-	fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"",
-		mode_color(ph->mode), dash);
+	fprintf(out, "<polyline class=\"%s\" data-mode=\"%s\" fill=\"none\" stroke=\"%s\" "
+		"stroke-width=\"2\"%s points=\"", which == 0 ? "throughput" : which == 1 ? "cache" :
+		"reclaim", pc_strategy_name(ph->mode), mode_color(ph->mode), dash);
 	for (size_t i = 0; i < ph->nrows; i++) {
 		double v = which == 0 ? r[i].gbps : which == 1 ? r[i].cache : r[i].reclaim;
 
@@ -130,24 +132,52 @@ static void series(FILE *out, const struct bench_run *run, const struct bench_ph
 	fputs("\"/>\n", out);
 }
 
+/*
+ * The cliff, only where the verdict found one: the mode's own line falls
+ * there (bench-verdict.h), at the data read when its cache filled.
+ */
 static void mark_cliff(FILE *out, const struct bench_phase *ph, const struct axis *x,
 		       const struct axis *y)
 {
-	const struct detect_result *d = &ph->det;
-	char buf[96];
+	const struct verdict *v = &ph->v;
+	char buf[128];
 	double px, py;
 
-	if (!d->cliff)
+	if (!v->cliff)
 		return;
-	px = sx(d->at_gib, x);
-	py = sy(d->after_gbps, y, TOP1, BOT1);
-	fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
-		"stroke-dasharray=\"6 4\"/>\n", px, TOP1, px, BOT1, mode_color(ph->mode));
+	px = sx(v->at_gib, x);
+	py = sy(v->after_gbps, y, TOP1, BOT1);
+	fprintf(out, "<line class=\"cliff-mark\" data-mode=\"%s\" data-gib=\"%.4f\" "
+		"x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
+		"stroke-dasharray=\"6 4\"/>\n", pc_strategy_name(ph->mode), v->at_gib, px, TOP1,
+		px, BOT1, mode_color(ph->mode));
 	fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"none\" stroke=\"%s\" "
 		"stroke-width=\"2\"/>\n", px, py, mode_color(ph->mode));
-	snprintf(buf, sizeof(buf), "%s: cliff at %.2f GiB, %.2f GB/s after",
-		 pc_strategy_name(ph->mode), d->at_gib, d->after_gbps);
+	snprintf(buf, sizeof(buf), "%s: cliff at %.2f GiB, %.2f to %.2f GB/s",
+		 pc_strategy_name(ph->mode), v->at_gib, v->before_gbps, v->after_gbps);
 	text(out, px + 8, TOP1 + 16, "start", "font-weight=\"bold\"", buf);
+}
+
+/*
+ * The gap to the best mode, as a gap: a bracket at the right edge from the
+ * mode's throughput once full up to the best mode's, with its size.
+ */
+static void mark_gap(FILE *out, const struct bench_phase *ph, const struct axis *y, int slot)
+{
+	const struct verdict *v = &ph->v;
+	double px = RIGHT - 12 - 90.0 * slot, lo, hi;
+	char buf[96];
+
+	if (!v->gap)
+		return;
+	lo = sy(v->after_gbps, y, TOP1, BOT1);
+	hi = sy(v->best_gbps, y, TOP1, BOT1);
+	fprintf(out, "<path class=\"gap-mark\" data-mode=\"%s\" fill=\"none\" stroke=\"%s\" "
+		"stroke-width=\"2\" d=\"M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f L%.1f,%.1f\"/>\n",
+		pc_strategy_name(ph->mode), mode_color(ph->mode), px - 6, lo, px, lo, px, hi,
+		px - 6, hi);
+	snprintf(buf, sizeof(buf), "gap %.0f%% to %s", v->gap_pct, v->best_name);
+	text(out, px - 8, (lo + hi) / 2 + 4, "end", "", buf);
 }
 
 static void legend(FILE *out, const struct bench_run *run)
@@ -163,7 +193,7 @@ static void legend(FILE *out, const struct bench_run *run)
 		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"4\" fill=\"%s\"/>\n",
 			px, TOP1 - 14, mode_color(ph->mode));
 		snprintf(buf, sizeof(buf), "%s%s", pc_strategy_name(ph->mode),
-			 ph->det.cliff ? " (cliff)" : "");
+			 ph->v.cliff ? " (cliff)" : ph->v.gap ? " (gap)" : "");
 		text(out, px + 18, TOP1 - 8, "start", "", buf);
 		px += 150;
 	}
@@ -273,9 +303,13 @@ void bench_plot_svg(const struct bench_run *run, FILE *out)
 	for (unsigned int m = 0; m < run->job.nmodes; m++)
 		if (run->phases[m].ran)
 			series(out, run, &run->phases[m], 0, &x, &yg, TOP1, BOT1, "");
-	for (unsigned int m = 0; m < run->job.nmodes; m++)
-		if (run->phases[m].ran)
-			mark_cliff(out, &run->phases[m], &x, &yg);
+	for (unsigned int m = 0, slot = 0; m < run->job.nmodes; m++) {
+		if (!run->phases[m].ran)
+			continue;
+		mark_cliff(out, &run->phases[m], &x, &yg);
+		mark_gap(out, &run->phases[m], &yg, (int)slot);
+		slot += run->phases[m].v.gap;
+	}
 	grid(out, &x, &yc, TOP2, BOT2, "page cache MiB", 1 << 20);
 	if (!isnan(limit)) {
 		double py = sy(limit, &yc, TOP2, BOT2);

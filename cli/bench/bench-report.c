@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * What pagecliff bench makes of its timeline: per-mode figures, the cliff
- * detector's verdict in words, and the report as text, JSON or CSV, plus
- * the timeline CSV with every interval.
+ * pagecliff bench's report of a run analysed by bench-analyse.c: text, JSON
+ * or CSV, plus the timeline CSV with every interval.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -45,57 +44,10 @@ void bench_note(struct bench_run *run, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A row of the final fdatasync only: no bytes, a worker flushing. */
-static int flush_only(const struct bench_row *r)
-{
-	return !r->bytes && r->flushing;
-}
-
-/* Mean of the known values of one share over the phase's rows. */
-static double mean_pct(const struct bench_row *r, size_t n, size_t field)
-{
-	double sum = 0;
-	size_t known = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		double v = *(const double *)((const char *)&r[i] + field);
-
-		if (!isnan(v)) {
-			sum += v;
-			known++;
-		}
-	}
-	return known ? sum / known : NAN;
-}
-
-/* Write phases: peaks of dirty and writeback, shares of throttling. */
-static void write_figures(const struct bench_run *run, struct bench_phase *ph)
-{
-	const struct bench_row *r = run->rows + ph->first_row;
-
-	ph->peak_dirty = ph->peak_writeback = NAN;	/* unknown until a sample knows it */
-	for (size_t i = 0; i < ph->nrows; i++) {
-		if (!isnan(r[i].dirty))
-			ph->peak_dirty = fmax(ph->peak_dirty, r[i].dirty);
-		if (!isnan(r[i].writeback))
-			ph->peak_writeback = fmax(ph->peak_writeback, r[i].writeback);
-	}
-	ph->throttled_pct = mean_pct(r, ph->nrows, offsetof(struct bench_row, throttled_pct));
-	ph->reclaim_wait_pct = mean_pct(r, ph->nrows,
-					offsetof(struct bench_row, reclaim_wait_pct));
-	ph->reclaim_pct = mean_pct(r, ph->nrows, offsetof(struct bench_row, reclaim_pct));
-}
-
 static const struct bench_row *rows_of(const struct bench_run *run,
 				       const struct bench_phase *ph)
 {
 	return run->rows + ph->first_row;
-}
-
-/* @v, or 0 when unknown (to start a sum). */
-static double nz(double v)
-{
-	return isnan(v) ? 0 : v;
 }
 
 /* Whether @v is a figure: NAN (unknown) and infinities are not. */
@@ -111,156 +63,6 @@ static const char *fig(char *buf, size_t len, int prec, double v)
 		return "unknown";
 	snprintf(buf, len, "%.*f", prec, v);
 	return buf;
-}
-
-/* Averages, medians, CPU per GiB, peak cache and pages reclaimed. */
-static void phase_figures(const struct bench_run *run, struct bench_phase *ph)
-{
-	const struct bench_row *r = rows_of(run, ph);
-	double *v = malloc((ph->nrows + 1) * sizeof(*v));
-	double proc = 0, sys = 0, ksw = 0, gib = ph->bytes / GIB;
-	size_t nv = 0;
-
-	ph->gbps_avg = ph->secs > 0 ? ph->bytes / ph->secs / 1e9 : NAN;
-	ph->gbps_min = ph->nrows ? INFINITY : NAN;
-	ph->peak_cache = NAN;		/* unknown until a sample knows it */
-	ph->pages_reclaimed = NAN;
-	write_figures(run, ph);
-	for (size_t i = 0; i < ph->nrows; i++) {
-		if (!flush_only(&r[i])) {	/* the average counts the flush */
-			if (v)
-				v[nv++] = r[i].gbps;
-			ph->gbps_min = fmin(ph->gbps_min, r[i].gbps);
-		}
-		proc += isnan(r[i].d.proc_cpu_s) ? 0 : r[i].d.proc_cpu_s;
-		sys += isnan(r[i].sys_cpu) ? 0 : r[i].sys_cpu;
-		ksw += isnan(r[i].d.kswapd_cpu_s) ? 0 : r[i].d.kswapd_cpu_s;
-		if (!isnan(r[i].cache))
-			ph->peak_cache = fmax(ph->peak_cache, r[i].cache);
-		if (!isnan(r[i].reclaim))
-			ph->pages_reclaimed = nz(ph->pages_reclaimed) + r[i].reclaim * r[i].dt;
-	}
-	ph->gbps_median = v && nv ? detect_median(v, nv) : NAN;
-	if (isinf(ph->gbps_min))
-		ph->gbps_min = NAN;
-	free(v);
-	ph->cpu_proc_per_gib = gib > 0 ? proc / gib : NAN;
-	ph->cpu_sys_per_gib = gib > 0 ? sys / gib : NAN;
-	ph->cpu_kswapd_per_gib = gib > 0 ? ksw / gib : NAN;
-}
-
-static void detect_phase(const struct bench_run *run, struct bench_phase *ph)
-{
-	const struct bench_row *r = rows_of(run, ph);
-	struct detect_point *p = calloc(ph->nrows + 1, sizeof(*p));
-	size_t n = 0;
-
-	if (!p)
-		return;
-	for (size_t i = 0; i < ph->nrows; i++) {
-		if (flush_only(&r[i]))
-			continue;	/* the final fdatasync is no cliff */
-		p[n].gib = r[i].bytes_total / GIB;
-		p[n].gbps = r[i].gbps;
-		p[n].cache = r[i].cache;
-		p[n].limit = r[i].cache_limit;
-		p[n].reclaim = r[i].reclaim;
-		p[n].direct_pct = r[i].direct_reclaim_pct;
-		p[n].memcg_pct = r[i].memcg_reclaim_pct;
-		p[n].lock_pct = r[i].lock_wait_pct;
-		n++;
-	}
-	detect_cliff(p, n, run->best_gbps, &ph->det);
-	free(p);
-}
-
-/* The verdict of a phase that fell. */
-static int say_cliff(const struct bench_run *run, const struct bench_phase *ph,
-		     char *buf, size_t len)
-{
-	const struct detect_result *d = &ph->det;
-	const char *name = pc_strategy_name(ph->mode);
-	const char *best = pc_strategy_name(run->phases[run->best].mode);
-	char lim[32];
-	int n;
-
-	bench_size(d->limit, lim, sizeof(lim));
-	if (!isnan(d->vs_own) && d->vs_own < DETECT_FALL_SHARE)
-		n = snprintf(buf, len, "%s: fell from %.2f to %.2f GB/s after %.2f GiB, when the "
-			     "page cache reached its limit (%s) and direct reclaim began at "
-			     "%.0f pages/s; %.0f%% of %s's %.2f GB/s, the best mode of this run",
-			     name, d->before_gbps, d->after_gbps, d->at_gib, lim, d->reclaim_rate,
-			     100 * d->vs_best, best, d->best_gbps);
-	else
-		n = snprintf(buf, len, "%s: fell from %.2f GB/s (%s, the best mode of this run) "
-			     "to %.2f GB/s after %.2f GiB, when the page cache reached its limit "
-			     "(%s) and direct reclaim began at %.0f pages/s; the cache filled too "
-			     "soon to measure the mode's own speed before it",
-			     name, d->best_gbps, best, d->after_gbps, d->at_gib, lim,
-			     d->reclaim_rate);
-	return n;
-}
-
-/* Why a mode whose cache never filled has no cliff. */
-static int say_not_full(const struct bench_run *run, const struct bench_phase *ph,
-			char *buf, size_t len)
-{
-	const struct detect_result *d = &ph->det;
-	const char *name = pc_strategy_name(ph->mode);
-	double grew = fmax(d->peak_cache - ph->cache_start, 0);
-	double set = (double)run->nfiles * run->job.size;
-	char a[32], b[32];
-
-	if ((!isnan(d->limit) && set < DETECT_FULL_SHARE * d->limit) || grew >= set / 2)
-		return snprintf(buf, len, "%s: no cliff: the data set (%s) fit in the page cache "
-				"(%s); %.2f GB/s", name, bench_size(set, a, sizeof(a)),
-				isnan(d->limit) ? "no limit" : bench_size(d->limit, b, sizeof(b)),
-				d->after_gbps);
-	if (grew < ph->bytes / 10.0)
-		return snprintf(buf, len, "%s: no cliff: this mode kept the page cache small (it "
-				"grew by %s while %s were %s), so nothing had to be reclaimed; "
-				"%.2f GB/s throughout", name, bench_size(grew, a, sizeof(a)),
-				bench_size(ph->bytes, b, sizeof(b)),
-				run->job.rw == BENCH_WRITE ? "written" : "read", d->after_gbps);
-	if (!isnan(d->limit))
-		return snprintf(buf, len, "%s: no cliff: the page cache stayed at %s at most, below "
-				"its limit of %s, so nothing had to be reclaimed; %.2f GB/s", name,
-				bench_size(d->peak_cache, a, sizeof(a)),
-				bench_size(d->limit, b, sizeof(b)), d->after_gbps);
-	return snprintf(buf, len, "%s: no cliff: nothing was reclaimed (use --mem-limit to cap "
-			"the cache); %.2f GB/s", name, d->after_gbps);
-}
-
-/* Shares of the workers' time (polled stacks) that name a write-side cause. */
-#define WRITE_CAUSE_PCT 5.0
-
-/* The write side's cause, where the polled stacks show one. */
-static int say_write_cause(const struct bench_phase *ph, char *buf, size_t len)
-{
-	char a[32], b[32];
-	int n;
-
-	if (isnan(ph->throttled_pct))
-		return snprintf(buf, len, "; dirty throttling and reclaim waits unknown "
-				"(kernel stacks unreadable: needs root)");
-	n = snprintf(buf, len, "; peak dirty %s, under writeback %s",
-		     bench_size(ph->peak_dirty, a, sizeof(a)),
-		     bench_size(ph->peak_writeback, b, sizeof(b)));
-	if (ph->throttled_pct >= WRITE_CAUSE_PCT && (size_t)n < len)
-		n += snprintf(buf + n, len - n, "; dirty throttling: the writers waited in "
-			      "balance_dirty_pages %.0f%% of the time", ph->throttled_pct);
-	if (ph->reclaim_wait_pct >= WRITE_CAUSE_PCT && (size_t)n < len)
-		n += snprintf(buf + n, len - n, "; reclaim waiting for writeback: the writers "
-			      "waited on pages under writeback in reclaim %.0f%% of the time",
-			      ph->reclaim_wait_pct);
-	if (ph->reclaim_pct >= WRITE_CAUSE_PCT && (size_t)n < len)
-		n += snprintf(buf + n, len - n, "; the writers were in direct reclaim %.0f%% "
-			      "of the time", ph->reclaim_pct);
-	if (ph->throttled_pct < WRITE_CAUSE_PCT && ph->reclaim_wait_pct < WRITE_CAUSE_PCT &&
-	    ph->reclaim_pct < WRITE_CAUSE_PCT && (size_t)n < len)
-		n += snprintf(buf + n, len - n, "; no dirty throttling or reclaim wait "
-			      "(under %.0f%% of the time)", WRITE_CAUSE_PCT);
-	return n;
 }
 
 /* Whose time the shares are of: bench's workers read or write. */
@@ -281,119 +83,6 @@ static const char *pct_str(char *buf, size_t len, double v)
 	return buf;
 }
 
-/*
- * What the kernel's events say about the time once the cache was full:
- * "; measured: 41% of the readers' time in direct reclaim, 29% waiting on
- * locks (most: spin lock in __remove_mapping, 21%)".  Nothing untraced.
- */
-static int say_traced(const struct bench_phase *ph, const char *who, char *buf, size_t len)
-{
-	const struct detect_result *d = &ph->det;
-	char a[32], b[32];
-	int n;
-
-	if (isnan(d->direct_pct) && isnan(d->memcg_pct))
-		return 0;
-	n = snprintf(buf, len, "; measured once the cache was full: %s of the %s' time in "
-		     "direct reclaim, %s in memory-cgroup reclaim",
-		     pct_str(a, sizeof(a), d->direct_pct), who, pct_str(b, sizeof(b), d->memcg_pct));
-	if (n < 0 || (size_t)n >= len || isnan(d->lock_pct))
-		return n;
-	n += snprintf(buf + n, len - n, ", %.1f%% waiting on locks", d->lock_pct);
-	if ((size_t)n < len && ph->ntop_locks && ph->top_locks[0].pct >= LOCK_SHOWN_PCT) {
-		char top[sizeof(ph->top_locks[0].name)];	/* buf is ph->verdict */
-
-		memcpy(top, ph->top_locks[0].name, sizeof(top));
-		n += snprintf(buf + n, len - n, " (most: %s, %.1f%% over the phase)", top,
-			      ph->top_locks[0].pct);
-	}
-	return n;
-}
-
-static void say_verdict(const struct bench_run *run, struct bench_phase *ph)
-{
-	const struct detect_result *d = &ph->det;
-	const char *name = pc_strategy_name(ph->mode);
-	char *buf = ph->verdict;
-	size_t len = sizeof(ph->verdict);
-	int n = 0;
-
-	switch (d->kind) {
-	case DETECT_CLIFF:
-		n = say_cliff(run, ph, buf, len);
-		break;
-	case DETECT_HELD:
-		n = snprintf(buf, len, "%s: no cliff: held %.2f GB/s (%.0f%% of the best mode's "
-			     "%.2f GB/s) while the page cache was full and reclaim ran at %.0f pages/s",
-			     name, d->after_gbps, 100 * d->vs_best, d->best_gbps, d->reclaim_rate);
-		break;
-	case DETECT_NOT_FULL:
-		n = say_not_full(run, ph, buf, len);
-		break;
-	case DETECT_NO_RECLAIM:
-		n = snprintf(buf, len, "%s: no cliff: the page cache reached its limit but "
-			     "nothing was reclaimed; %.2f GB/s", name, d->after_gbps);
-		break;
-	case DETECT_NO_DATA:
-		n = snprintf(buf, len, "%s: no verdict: fewer than two intervals (%.1f s); use a "
-			     "larger --size, %sor a shorter --interval", name, ph->secs,
-			     run->job.rw == BENCH_WRITE ? "" : "--runtime with --time_based, ");
-		break;
-	}
-	if ((d->kind == DETECT_CLIFF || d->kind == DETECT_HELD) && n > 0 && (size_t)n < len)
-		n += say_traced(ph, workers(run), buf + n, len - n);
-	if (d->growth_drop && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - n, "; before the cache filled it ran slower "
-			      "(%.2f GB/s) while the cache grew and nothing was reclaimed: likely the "
-			      "first touch of memory (free page reporting on VMs), not the cliff",
-			      d->growth_gbps);
-	if (run->job.rw == BENCH_WRITE && n > 0 && (size_t)n < len)
-		n += say_write_cause(ph, buf + n, len - n);
-	if (ph->interrupted && n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - n, " (interrupted)");
-}
-
-/*
- * Figures per mode; then the best mode of the run, by the throughput each
- * held once its cache was full (or throughout, when it never filled); then
- * the verdict of each mode against that best.
- */
-static void analyse_one(struct bench_run *run);
-
-void bench_analyse(struct bench_run *run)
-{
-	analyse_one(run);
-	if (!run->cluster)
-		return;
-	for (unsigned int h = 0; h < run->cluster->nhosts; h++)
-		if (run->cluster->hosts[h].run != run)
-			analyse_one(run->cluster->hosts[h].run);
-}
-
-static void analyse_one(struct bench_run *run)
-{
-	run->best = -1;
-	run->best_gbps = NAN;
-	for (unsigned int m = 0; m < run->job.nmodes; m++) {
-		struct bench_phase *ph = &run->phases[m];
-
-		if (!ph->ran)
-			continue;
-		phase_figures(run, ph);
-		detect_phase(run, ph);
-		if (!isnan(ph->det.after_gbps) &&
-		    (run->best < 0 || ph->det.after_gbps > run->best_gbps)) {
-			run->best = (int)m;
-			run->best_gbps = ph->det.after_gbps;
-		}
-	}
-	for (unsigned int m = 0; m < run->job.nmodes; m++) {
-		if (!run->phases[m].ran)
-			continue;
-		detect_phase(run, &run->phases[m]);
-		say_verdict(run, &run->phases[m]);
-	}
-}
 
 static const char *engine_name(enum bench_engine e)
 {
@@ -431,16 +120,25 @@ static void text_job(const struct bench_run *run, FILE *out)
 		fprintf(out, "page cache counted as: %s\n", run->cache_desc);
 }
 
+/* The gap to the best mode as "28%", or "-" when there is none. */
+static const char *gap_str(char *buf, size_t len, const struct verdict *v)
+{
+	if (!v->gap)
+		return "-";
+	snprintf(buf, len, "%.0f%%", v->gap_pct);
+	return buf;
+}
+
 /* One phase's line of the text table; unknown figures say so. */
 static void text_phase(const struct bench_phase *ph, FILE *out)
 {
-	char f[8][32], cpu[3 * 32 + 3], a[32];
+	char f[8][32], cpu[3 * 32 + 3], a[32], g[16];
 
 	snprintf(cpu, sizeof(cpu), "%s/%s/%s",
 		 fig(f[5], sizeof(f[5]), 2, ph->cpu_proc_per_gib),
 		 fig(f[6], sizeof(f[6]), 2, ph->cpu_sys_per_gib),
 		 fig(f[7], sizeof(f[7]), 2, ph->cpu_kswapd_per_gib));
-	fprintf(out, "%-10s %-10s %7s %7s %7s %7s %7s %21s %10s %11s %s\n",
+	fprintf(out, "%-10s %-10s %7s %7s %7s %7s %7s %21s %10s %11s %-5s %s\n",
 		pc_strategy_name(ph->mode), pc_strategy_name(ph->strategy),
 		fig(f[0], sizeof(f[0]), 2, ph->gbps_avg),
 		fig(f[1], sizeof(f[1]), 2, ph->gbps_median),
@@ -449,7 +147,7 @@ static void text_phase(const struct bench_phase *ph, FILE *out)
 		fig(f[4], sizeof(f[4]), 2, ph->det.after_gbps), cpu,
 		known(ph->peak_cache) ? bench_size(ph->peak_cache, a, sizeof(a)) : "unknown",
 		fig(f[5], sizeof(f[5]), 0, ph->pages_reclaimed),
-		ph->det.cliff ? "yes" : "no");
+		ph->v.cliff ? "yes" : "no", gap_str(g, sizeof(g), &ph->v));
 }
 
 static void text_write_phase(const struct bench_phase *ph, FILE *out)
@@ -507,9 +205,11 @@ static void text_run(const struct bench_run *run, FILE *out)
 	char a[32];
 
 	text_job(run, out);
-	fprintf(out, "\n%-10s %-10s %7s %7s %7s %7s %7s %21s %10s %11s %s\n", "mode",
+	if (run->summary[0])
+		fprintf(out, "%s\n\n", run->summary);
+	fprintf(out, "\n%-10s %-10s %7s %7s %7s %7s %7s %21s %10s %11s %-5s %s\n", "mode",
 		"strategy", "avg", "median", "min", "before", "after",
-		"CPU s/GiB proc/sys/ksw", "peak cache", "reclaimed", "cliff");
+		"CPU s/GiB proc/sys/ksw", "peak cache", "reclaimed", "cliff", "gap");
 	fprintf(out, "%-10s %-10s %7s %7s %7s %7s %7s %21s %10s %11s\n", "", "", "GB/s",
 		"GB/s", "GB/s", "GB/s", "GB/s", "", "", "pages");
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {
@@ -536,9 +236,13 @@ static void text_run(const struct bench_run *run, FILE *out)
 	}
 	text_traced(run, out);
 	fprintf(out, "\nverdict:\n");
-	for (unsigned int m = 0; m < run->job.nmodes; m++)
-		if (run->phases[m].ran)
-			fprintf(out, "  %s\n", run->phases[m].verdict);
+	for (unsigned int m = 0; m < run->job.nmodes; m++) {
+		if (!run->phases[m].ran)
+			continue;
+		fprintf(out, "  %s\n", run->phases[m].verdict);
+		if (run->phases[m].gap[0])
+			fprintf(out, "  %s\n", run->phases[m].gap);
+	}
 	for (unsigned int i = 0; i < run->nnotes; i++)
 		fprintf(out, "note: %s\n", run->notes[i]);
 	if (run->interrupted)
@@ -718,14 +422,32 @@ static void json_figures(struct json *j, const struct bench_run *run,
 		json_number(j, g[k].key, g[k].v);
 }
 
+/* The verdict's kind, causes and figures: the cliff and the gap apart. */
+static void json_verdict(struct json *j, const struct verdict *v)
+{
+	json_string(j, "verdict_kind", verdict_kind_name(v->kind));
+	json_number(j, "fall_pct", v->fall_pct);
+	json_string(j, "cliff_cause", verdict_cause_name(v->fall_cause));
+	json_number(j, "cliff_cause_pct", v->fall_cause_pct);
+	json_bool(j, "cause_inferred", v->fall_cause == CAUSE_RECLAIM_COUNTED);
+	json_bool(j, "first_touch_growth", !!(v->reasons & VR_FIRST_TOUCH));
+	json_bool(j, "gap", v->gap);
+	json_number(j, "gap_pct", v->gap_pct);
+	json_string(j, "gap_to", v->gap ? v->best_name : "");
+	json_string(j, "gap_cause", verdict_cause_name(v->gap_cause));
+	json_number(j, "gap_cause_pct", v->gap_cause_pct);
+}
+
 static void json_phase(struct json *j, const struct bench_run *run, const struct bench_phase *ph)
 {
 	json_object(j, NULL, 0);
 	json_string(j, "mode", pc_strategy_name(ph->mode));
 	json_string(j, "strategy", pc_strategy_name(ph->strategy));
 	json_string(j, "reason", ph->reason);
-	json_bool(j, "cliff", ph->det.cliff);
+	json_bool(j, "cliff", ph->v.cliff);
 	json_string(j, "verdict", ph->verdict);
+	json_verdict(j, &ph->v);
+	json_string(j, "gap_verdict", ph->gap);
 	json_bool(j, "interrupted", ph->interrupted);
 	json_bool(j, "cold", ph->cold_ok);
 	json_number(j, "cached_before_bytes", (double)ph->cached_before);
@@ -782,6 +504,8 @@ static void json_run(struct json *j, const struct bench_run *run)
 	json_string(j, "best_mode", run->best >= 0 ? pc_strategy_name(run->phases[run->best].mode) : "");
 	json_number(j, "best_gbps", run->best_gbps);
 	json_bool(j, "interrupted", run->interrupted);
+	json_string(j, "summary", run->summary);
+	json_number(j, "cpus", run->cpus);
 	json_array(j, "verdict", 0);
 	for (unsigned int m = 0; m < run->job.nmodes; m++)
 		if (run->phases[m].ran)
@@ -846,7 +570,7 @@ void bench_report_csv(const struct bench_run *run, FILE *out)
 	      "cpu_s_per_gib_process,cpu_s_per_gib_system,cpu_s_per_gib_kswapd,"
 	      "peak_cache_bytes,pages_reclaimed,mem_align,fdatasync_seconds,"
 	      "peak_dirty_bytes,peak_writeback_bytes,stack_throttled_pct,stack_reclaim_wait_pct,"
-	      "stack_reclaim_pct,verdict\n", out);
+	      "stack_reclaim_pct,verdict,gap_pct,gap_verdict\n", out);
 	if (run->cluster)
 		csv_cluster(run, out);
 	else
@@ -869,7 +593,7 @@ static void csv_phases(const struct bench_run *run, const char *prefix, FILE *ou
 				      ph->cpu_kswapd_per_gib };
 
 		fprintf(out, "%s,%s,%d,%llu,", pc_strategy_name(ph->mode),
-			pc_strategy_name(ph->strategy), d->cliff, (unsigned long long)ph->bytes);
+			pc_strategy_name(ph->strategy), ph->v.cliff, (unsigned long long)ph->bytes);
 		csv_num(out, 3, ph->secs, 1);
 		for (size_t i = 0; i < sizeof(f4) / sizeof(f4[0]); i++)
 			csv_num(out, 4, f4[i], 1);
@@ -886,6 +610,9 @@ static void csv_phases(const struct bench_run *run, const char *prefix, FILE *ou
 		csv_num(out, 1, ph->reclaim_wait_pct, 1);
 		csv_num(out, 1, ph->reclaim_pct, 1);
 		csv_str(out, ph->verdict);
+		fputc(',', out);
+		csv_num(out, 1, ph->v.gap_pct, 1);
+		csv_str(out, ph->gap);
 		fputc('\n', out);
 	}
 }
@@ -1006,7 +733,7 @@ static struct total phase_total(const struct bench_cluster *c, unsigned int m)
 		t.bytes += ph->bytes;
 		t.secs = fmax(t.secs, ph->secs);
 		t.ran++;
-		t.fell += ph->det.cliff;
+		t.fell += ph->v.cliff;
 	}
 	t.gbps = t.secs > 0 ? t.bytes / t.secs / 1e9 : NAN;
 	return t;
@@ -1026,7 +753,7 @@ static void say_fallen(const struct bench_cluster *c, unsigned int m, const char
 	for (unsigned int h = 0, k = 0; h < c->nhosts && n < len; h++) {
 		const struct bench_phase *ph = host_phase(&c->hosts[h], m);
 
-		if (ph && ph->det.cliff)
+		if (ph && ph->v.cliff)
 			n += snprintf(buf + n, len - n, "%s%s (rank %d) fell after %.2f GiB",
 				      k++ ? ", " : "", c->hosts[h].name, c->hosts[h].rank,
 				      ph->det.at_gib);
@@ -1175,6 +902,7 @@ static void csv_cluster(const struct bench_run *run, FILE *out)
 		fputs(",,,,,,,,,,,,,,,,,,,", out);
 		say_fallen(c, m, pc_strategy_name(run->job.modes[m]), line, sizeof(line));
 		csv_str(out, line);
+		fputs(",,", out);
 		fputc('\n', out);
 	}
 }

@@ -3,7 +3,9 @@
  * pagecliff bench: what its parts share.  cmd-bench.c parses the job and
  * runs it; bench-layout.c makes the data set; bench-run.c runs one phase per
  * mode with worker threads and samples every interval; bench-detect.c finds
- * the cliff; bench-report.c and bench-plot.c write text, JSON, CSV and SVG.
+ * the fall, bench-verdict.c judges the cliff and the gap, bench-analyse.c
+ * applies both to a run; bench-report.c and bench-plot.c write text, JSON,
+ * CSV and SVG.
  */
 #ifndef PC_CLI_BENCH_H
 #define PC_CLI_BENCH_H
@@ -16,6 +18,7 @@
 
 #include "pagecliff.h"
 #include "bench-detect.h"
+#include "bench-verdict.h"
 #include "sample.h"
 
 #define BENCH_MAX_DIRS 16
@@ -133,7 +136,9 @@ struct bench_phase {
 	double sync_secs;		/* write phases: longest fdatasync at the end */
 	double peak_dirty, peak_writeback;	/* bytes */
 	double throttled_pct, reclaim_wait_pct, reclaim_pct;	/* over the phase */
-	char verdict[768];
+	struct verdict v;		/* the cliff and the gap (bench-verdict.h) */
+	char verdict[1024];		/* the cliff's words */
+	char gap[512];			/* the gap's words, "" when none */
 	/* Kernel events over the whole phase (trace.c), NAN when not traced */
 	double direct_reclaim_pct, memcg_reclaim_pct, lock_wait_pct;
 	double kswapd_busy_pct, dirty_throttle_pct;
@@ -163,6 +168,8 @@ struct bench_run {
 	int failed;			/* a phase's workers failed to read */
 	int best;			/* index of the best mode, -1 none */
 	double best_gbps;
+	unsigned int cpus;		/* online CPUs when analysed, 0 unknown */
+	char summary[1024];		/* the verdict in one line, "summary: ..." */
 	double started;			/* wall clock, seconds since the epoch */
 	struct bench_claim *claims;	/* per directory: folder, lock, what we made */
 	struct trace *trace;		/* kernel-event counters, NULL when not traced */
@@ -260,8 +267,11 @@ void bench_row_add(struct bench_row *sum, const struct bench_row *r);
 void bench_trace_start(struct bench_run *run);
 void bench_trace_stop(struct bench_run *run);
 
-/* bench-report.c */
+/* bench-analyse.c: figures, detector and verdict of every mode, and the
+ * run's summary line, from the timeline alone. */
 void bench_analyse(struct bench_run *run);
+
+/* bench-report.c */
 void bench_report_text(const struct bench_run *run, FILE *out);
 void bench_report_json(const struct bench_run *run, FILE *out);
 void bench_report_csv(const struct bench_run *run, FILE *out);

@@ -23,7 +23,8 @@ struct mode {
 	struct detect_result r;
 };
 
-static const char *kinds[] = { "cliff", "held", "not_full", "no_reclaim", "no_data" };
+static const char *kinds[] = { "cliff", "held", "not_full", "no_reclaim", "no_data",
+				"unmeasured" };
 
 static int column(char *header, const char *name)
 {
