@@ -87,6 +87,22 @@ static void judge_fall(struct verdict *v)
 		  VERDICT_FALL_UNEXPLAINED;
 }
 
+/*
+ * Whether more CPU per GiB explains a gap of @gap %: at the best mode's CPU
+ * per GiB the mode would save 1 - best/its of its time, which must be a
+ * real part of the gap, and the ratio VERDICT_CPU_RATIO at least.
+ */
+static int cpu_explains(const struct verdict_mode *m, const struct verdict_mode *best, double gap)
+{
+	double saved;
+
+	if (!known(m->cpu_per_gib) || !known(best->cpu_per_gib) || !(best->cpu_per_gib > 0) ||
+	    m->cpu_per_gib < VERDICT_CPU_RATIO * best->cpu_per_gib)
+		return 0;
+	saved = 100 * (1 - best->cpu_per_gib / m->cpu_per_gib);
+	return saved >= VERDICT_CAUSE_PART * gap;
+}
+
 static void judge_gap(const struct verdict_mode *m, const struct verdict_mode *best,
 		      struct verdict *v)
 {
@@ -102,8 +118,7 @@ static void judge_gap(const struct verdict_mode *m, const struct verdict_mode *b
 	if (c != CAUSE_NONE && accounts(pct, v->gap_pct)) {
 		v->gap_cause = c;
 		v->gap_cause_pct = pct;
-	} else if (known(m->cpu_per_gib) && known(best->cpu_per_gib) && best->cpu_per_gib > 0 &&
-		   m->cpu_per_gib >= VERDICT_CPU_RATIO * best->cpu_per_gib) {
+	} else if (cpu_explains(m, best, v->gap_pct)) {
 		v->gap_cause = CAUSE_CPU_COPY;
 	} else {
 		v->gap_cause = CAUSE_UNKNOWN;
@@ -214,6 +229,12 @@ static const char *size_str(double bytes, char *buf, size_t len)
 	return buf;
 }
 
+/* The cache's limit: the cap, or without one all of free memory. */
+static const char *limit_str(double limit, char *buf, size_t len)
+{
+	return known(limit) ? size_str(limit, buf, len) : "no cap: free memory";
+}
+
 /* Whose reclaim: in a memory cgroup it is the cgroup's, not the host's. */
 static const char *reclaim_of(const struct verdict_ctx *ctx)
 {
@@ -225,7 +246,7 @@ static const char *cause_words(enum verdict_cause c)
 	switch (c) {
 	case CAUSE_DIRECT_RECLAIM: return "direct reclaim (the host's memory)";
 	case CAUSE_MEMCG_RECLAIM: return "the memory cgroup's reclaim";
-	case CAUSE_LOCKS: return "waiting on kernel locks";
+	case CAUSE_LOCKS: return "kernel lock waits";
 	case CAUSE_THROTTLE: return "dirty throttling";
 	default: return "?";
 	}
@@ -275,10 +296,9 @@ static void cliff_cause(struct words *w, const struct verdict_mode *m, const str
 			const struct verdict_ctx *ctx)
 {
 	if (v->fall_cause == CAUSE_RECLAIM_COUNTED) {
-		say(w, "; cause inferred from counters, not measured (kernel tracing %s): %s ran "
-		    "at %.0f pages/s once the cache was full",
-		    ctx->trace_why && ctx->trace_why[0] ? ctx->trace_why : "off", reclaim_of(ctx),
-		    v->reclaim_rate);
+		say(w, "; cause inferred from counters (the reclaim above), its share of the %s' "
+		    "time not measured (kernel tracing %s)", who(m),
+		    ctx->trace_why && ctx->trace_why[0] ? ctx->trace_why : "off");
 		if (known(m->kswapd_per_gib) && m->kswapd_per_gib > 0)
 			say(w, ", kswapd used %.2f CPU s per GiB", m->kswapd_per_gib);
 		return;
@@ -296,7 +316,7 @@ static void words_fall(struct words *w, const struct verdict_mode *m, const stru
 
 	say(w, "%s: %s: fell from %.2f to %.2f GB/s (%.0f%% lower) once the page cache was full "
 	    "(%s) after %.2f GiB", m->name, v->cliff ? "cliff" : "a fall, not the cliff",
-	    v->before_gbps, v->after_gbps, v->fall_pct, size_str(v->limit, lim, sizeof(lim)),
+	    v->before_gbps, v->after_gbps, v->fall_pct, limit_str(v->limit, lim, sizeof(lim)),
 	    v->at_gib);
 	say_reclaim(w, v, ctx);
 	if (v->cliff) {
@@ -314,7 +334,7 @@ static void words_held(struct words *w, const struct verdict_mode *m, const stru
 	char lim[32];
 
 	say(w, "%s: no cliff: %.2f GB/s once the page cache was full (%s, after %.2f GiB)",
-	    m->name, v->after_gbps, size_str(v->limit, lim, sizeof(lim)), v->at_gib);
+	    m->name, v->after_gbps, limit_str(v->limit, lim, sizeof(lim)), v->at_gib);
 	if (v->kind == VERDICT_HELD && known(v->before_gbps) && !(v->reasons & VR_FIRST_TOUCH))
 		say(w, ", held against %.2f GB/s before", v->before_gbps);
 	if (v->kind == VERDICT_UNMEASURED)
@@ -410,8 +430,11 @@ int verdict_gap_words(const struct verdict_mode *m, const struct verdict *v,
 				 known(v->lock_pct) ? v->lock_pct : 0), who(m));
 		break;
 	case CAUSE_UNKNOWN:
-		say(&w, "; no measured cause explains it (%.2f CPU s per GiB against %.2f)",
-		    v->cpu_per_gib, v->best_cpu_per_gib);
+		if (v->cpu_per_gib > 0 && v->best_cpu_per_gib > 0)
+			say(&w, "; no measured cause explains it (%.2f CPU s per GiB against %.2f)",
+			    v->cpu_per_gib, v->best_cpu_per_gib);
+		else
+			say(&w, "; no measured cause explains it (CPU per GiB not measured)");
 		break;
 	default:
 		say(&w, ", from %s: %.1f%% of the %s' time", cause_words(v->gap_cause),
@@ -485,8 +508,9 @@ int verdict_summary(const struct verdict_mode *modes, const struct verdict *v, s
 	if (g >= 0)
 		say(&w, "; %s is %.0f%% slower than %s, %s", modes[g].name, v[g].gap_pct,
 		    v[g].best_name, v[g].gap_cause == CAUSE_CPU_COPY ? "from more CPU per GiB" :
-		    v[g].gap_cause == CAUSE_UNKNOWN ? "for no measured cause" :
-		    cause_words(v[g].gap_cause));
+		    v[g].gap_cause == CAUSE_UNKNOWN ? "for no measured cause" : "from");
+	if (g >= 0 && v[g].gap_cause != CAUSE_CPU_COPY && v[g].gap_cause != CAUSE_UNKNOWN)
+		say(&w, " %s", cause_words(v[g].gap_cause));
 	if (best < 0 || (size_t)best >= n)
 		return (int)w.n;
 	if (!strcmp(modes[best].name, "buffered"))

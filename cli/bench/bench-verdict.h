@@ -21,7 +21,8 @@
 #define VERDICT_CAUSE_PART 0.25
 /* A share of the workers' time under this % is not named as a cause. */
 #define VERDICT_SHARE_MIN 1.0
-/* More CPU per GiB than the best mode by this factor explains a gap. */
+/* More CPU per GiB than the best mode by this factor (and saving a real part
+ * of the gap's time at the best mode's CPU per GiB) explains a gap. */
 #define VERDICT_CPU_RATIO 1.2
 
 enum verdict_kind {

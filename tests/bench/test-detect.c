@@ -154,7 +154,8 @@ static int check_fixture(const char *dir, const char *name)
 static void check_basics(void)
 {
 	double v[] = { 3, 1, 2, 10 };
-	struct detect_point p[1] = { { 1, 1, 0, NAN, NAN, NAN, NAN, NAN } };
+	struct detect_point p[1] = { { .gib = 1, .gbps = 1, .limit = NAN, .reclaim = NAN,
+					.direct_pct = NAN, .memcg_pct = NAN, .lock_pct = NAN } };
 	struct detect_result r;
 
 	T_CHECK(detect_median(v, 4) == 2.5, "median %g\n", detect_median(v, 4));
@@ -169,7 +170,7 @@ int main(void)
 	static const char *fixtures[] = {
 		"ram-cap1g-v1-default", "ram-cap1g-v1-2jobs", "ram-cap1g-v1-8jobs",
 		"ram-cap1g-v1-zerocopy",
-		"ram-nocap-fits", "synthetic-seed-report", "synthetic-fast-fill",
+		"ram-nocap-fits", "synthetic-seed-report", "synthetic-fast-fill", "issue-2cpu-gap",
 	};
 	const char *src = getenv("PAGECLIFF_SRCDIR");
 	char dir[4096];
