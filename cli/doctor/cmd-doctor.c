@@ -3,7 +3,8 @@
  * pagecliff doctor: diagnose this host for the page-cache cliff.  Reads
  * /proc and /sys (through sample.c), probes RWF_DONTCACHE and friends on a
  * temp file per file system and times the copy at two buffer alignments;
- * prints findings (ok, warn, info) with evidence and what to do.
+ * prints the answer to "is there any tuning?" (what to do, in order, each
+ * with its finding), then the findings (ok, warn, info) with evidence.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -111,6 +112,8 @@ static int cmd_doctor(int argc, char **argv)
 {
 	struct doctor_args a = { .probe = 1, .sample_ms = 1000 };
 	struct doctor d = { 0 };
+	struct doctor_step steps[DOCTOR_MAX_STEPS];
+	size_t nsteps;
 
 	cmd_parse(&cmd_doctor_entry, argc, argv, &a);
 	if (a.root)
@@ -118,6 +121,7 @@ static int cmd_doctor(int argc, char **argv)
 	d.root = a.root;
 	d.live = a.probe;
 	d.now_ms = a.sample_ms;
+	doctor_facts_init(&d.facts);
 	doctor_check_kernel(&d);
 	doctor_check_memory(&d);
 	doctor_check_reclaim(&d);
@@ -131,10 +135,11 @@ static int cmd_doctor(int argc, char **argv)
 		doctor_probe_copy(&d);
 	if (d.oom)
 		warning("out of memory: some findings are missing");
+	nsteps = doctor_answer(&d.facts, steps);
 	if (a.json)
-		doctor_print_json(&d, stdout);
+		doctor_print_json(&d, steps, nsteps, stdout);
 	else
-		doctor_print_text(&d, stdout);
+		doctor_print_text(&d, steps, nsteps, stdout);
 	doctor_release(&d);
 	free(a.paths);
 	if (fflush(stdout)) {
@@ -148,7 +153,9 @@ const struct cmd_entry cmd_doctor_entry = {
 	.name = "doctor",
 	.summary = "diagnose this host for the page-cache cliff",
 	.usage = "[--path PATH]... [--json] [--no-probe] [--sample-ms MS]",
-	.about = "Diagnose this host for the page-cache cliff: kernel features, memory and\n"
+	.about = "Diagnose this host for the page-cache cliff.  Opens with the answer to\n"
+		 "\"is there any tuning?\": what to do here, in order, each with the finding\n"
+		 "and figure behind it.  Then the findings: kernel features, memory and\n"
 		 "vm settings, memory cgroup, block devices, pressure and reclaim now,\n"
 		 "virtual-machine effects, RWF_DONTCACHE per file system, copy speed by\n"
 		 "buffer alignment.  Read-only: probes use temp files it removes.",

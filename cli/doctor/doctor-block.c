@@ -201,6 +201,24 @@ static uint64_t small_page_request_kb(const struct blockdev *b)
 	return kb < b->max_sectors_kb ? kb : b->max_sectors_kb;
 }
 
+/* The smallest of a known @v and *@min. */
+static void keep_min(uint64_t *min, uint64_t v)
+{
+	if (sample_known(v) && (!sample_known(*min) || v < *min))
+		*min = v;
+}
+
+/* A data disk, for the answer: count, names, the smallest request sizes. */
+static void note_disk(struct doctor_facts *f, const struct blockdev *b, uint64_t small_kb)
+{
+	if (!f->ndisks++)
+		snprintf(f->disk_first, sizeof(f->disk_first), "%.31s", b->name);
+	snprintf(f->disk_last, sizeof(f->disk_last), "%.31s", b->name);
+	keep_min(&f->max_sectors_kb, b->max_sectors_kb);
+	keep_min(&f->small_kb, small_kb);
+	keep_min(&f->read_ahead_kb, b->read_ahead_kb);
+}
+
 static void report_blockdev(struct doctor *d, const struct doctor_mount *m,
 			    const struct blockdev *b)
 {
@@ -208,6 +226,7 @@ static void report_blockdev(struct doctor *d, const struct doctor_mount *m,
 	uint64_t small_kb = small_page_request_kb(b);
 	struct finding *f;
 
+	note_disk(&d->facts, b, small_kb);
 	snprintf(id, sizeof(id), "block.%s", b->name);
 	f = doctor_add(d, DOCTOR_INFO, "block", id, "%s (%s) holds %s %s%s%s", b->name,
 		       b->rotational == 1 ? "rotational" : b->rotational == 0 ?
@@ -243,31 +262,68 @@ static void report_blockdev(struct doctor *d, const struct doctor_mount *m,
 		       "/sys/block/%s/queue/read_ahead_kb (root)", b->name);
 }
 
-/* Large folios in the page cache, per file system type. */
+/* What the kernel brought to a file system type, by version (6 * 1000 + 15). */
+static const struct fs_known {
+	const char *type, *since;
+	int lf_since;			/* large folios; 0: not by version */
+	int level;
+	int dontcache_since;		/* RWF_DONTCACHE opted in; 0 never */
+} fs_known[] = {
+	{ "xfs", "Linux 5.18", 5018, DOCTOR_OK, 6015 },
+	{ "ext4", "Linux 6.16", 6016, DOCTOR_OK, 6017 },
+	{ "bcachefs", "its first release", 0, DOCTOR_OK, 0 },
+	{ "btrfs", "Linux 6.17, experimental builds only", 0, DOCTOR_INFO, 0 },
+	{ "tmpfs", "the huge= mount option", 0, DOCTOR_INFO, 0 },
+	{ "nfs", "", 0, -1, 6018 },
+	{ "nfs4", "", 0, -1, 6018 },
+};
+
+/* The file system type @type for the answer. */
+static void note_fs(struct doctor_facts *f, const char *type, const struct fs_known *k, int lf)
+{
+	if (f->nfs >= DOCTOR_MAX_FS)
+		return;
+	snprintf(f->fs[f->nfs].type, sizeof(f->fs[0].type), "%.15s", type);
+	f->fs[f->nfs].large_folios = lf;
+	f->fs[f->nfs].lf_since = k ? k->lf_since : 0;
+	f->fs[f->nfs].dontcache_since = k ? k->dontcache_since : 0;
+	f->nfs++;
+}
+
+/* Large folios in the page cache, per file system type, on this kernel. */
 static void report_large_folios(struct doctor *d, const char *type)
 {
-	static const struct { const char *type, *since; int level; } known[] = {
-		{ "xfs", "Linux 5.18", DOCTOR_OK },
-		{ "ext4", "Linux 6.16", DOCTOR_OK },
-		{ "bcachefs", "its first release", DOCTOR_OK },
-		{ "btrfs", "Linux 6.17, experimental builds only", DOCTOR_INFO },
-		{ "tmpfs", "the huge= mount option", DOCTOR_INFO },
-	};
+	const struct fs_known *k = NULL;
+	int kver = d->facts.kver;
 	char id[96];
 	struct finding *f;
 
 	snprintf(id, sizeof(id), "fs.large_folios.%s", type);
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		if (strcmp(known[i].type, type))
-			continue;
-		f = doctor_add(d, (enum doctor_level)known[i].level, "fs", id,
-			       "%s caches files in large folios since %s", type,
-			       known[i].since);
+	for (size_t i = 0; i < sizeof(fs_known) / sizeof(fs_known[0]); i++)
+		if (!strcmp(fs_known[i].type, type))
+			k = &fs_known[i];
+	if (k && k->level >= 0 && k->lf_since && kver && kver < k->lf_since) {
+		note_fs(&d->facts, type, k, 0);
+		f = doctor_add(d, DOCTOR_WARN, "fs", id, "%s caches files in 4 KiB pages on "
+			       "Linux %s: large folios came in %s", type, d->facts.release,
+			       k->since);
+		finding_evidence(f, "file system type %s is mounted here; kernel %s", type,
+				 d->facts.release);
+		finding_action(f, "every page is reclaimed and taken off the page-cache lock one "
+			       "by one: the cost the report's readers contended on; a kernel from "
+			       "%s on cuts it", k->since);
+		return;
+	}
+	if (k && k->level >= 0) {
+		note_fs(&d->facts, type, k, k->lf_since ? 1 : -1);
+		f = doctor_add(d, (enum doctor_level)k->level, "fs", id,
+			       "%s caches files in large folios since %s", type, k->since);
 		finding_evidence(f, "file system type %s is mounted here", type);
 		finding_action(f, "large folios cut the per-page cost of reclaim and of the "
 			       "page-cache lock that the report's readers contended on");
 		return;
 	}
+	note_fs(&d->facts, type, k, -1);
 	f = doctor_add(d, DOCTOR_INFO, "fs", id,
 		       "%s: large-folio support unknown to pagecliff", type);
 	finding_evidence(f, "file system type %s is mounted here", type);

@@ -79,6 +79,8 @@ static void check_version(struct doctor *d, const char *rel, int v)
 {
 	struct finding *f;
 
+	d->facts.kver = v;
+	snprintf(d->facts.release, sizeof(d->facts.release), "%.63s", rel);
 	if (!v) {
 		f = doctor_add(d, DOCTOR_INFO, "kernel", "kernel.version",
 			       "kernel version unknown");
@@ -127,6 +129,8 @@ static void check_uring(struct doctor *d)
 	struct finding *f;
 
 	if (sample_read_u64(d->root, "/proc/sys/kernel/io_uring_disabled", &v)) {
+		/* the sysctl came in 6.6; io_uring itself in 5.1 */
+		d->facts.uring = d->facts.kver >= 5001 ? 1 : d->facts.kver ? 0 : -1;
 		f = doctor_add(d, DOCTOR_INFO, "kernel", "kernel.io_uring",
 			       "no kernel.io_uring_disabled sysctl");
 		finding_evidence(f, "/proc/sys/kernel/io_uring_disabled is missing "
@@ -135,6 +139,7 @@ static void check_uring(struct doctor *d)
 			       "probes ring creation on each file system below");
 		return;
 	}
+	d->facts.uring = v == 0;
 	f = doctor_add(d, v ? DOCTOR_WARN : DOCTOR_OK, "kernel", "kernel.io_uring",
 		       "io_uring %s", v == 0 ? "enabled" : v == 1 ?
 		       "restricted to kernel.io_uring_group" : "disabled");
@@ -269,6 +274,7 @@ static void check_meminfo(struct doctor *d, struct sample_meminfo *m)
 			       "cannot read /proc/meminfo");
 		return;
 	}
+	d->facts.mem_total = m->total;
 	f = doctor_add(d, DOCTOR_INFO, "memory", "memory.total",
 		       "%s RAM, %s page cache, %s available", hsize(m->total, t, sizeof(t)),
 		       hsize(m->cached, c, sizeof(c)), hsize(m->available, a, sizeof(a)));
@@ -325,6 +331,7 @@ static void check_numa(struct doctor *d)
 		finding_evidence(f, "/sys/devices/system/node has no nodes");
 		return;
 	}
+	d->facts.numa_nodes = n;
 	f = doctor_add(d, DOCTOR_INFO, "memory", "memory.numa", "%d NUMA node%s", n,
 		       n > 1 ? "s" : "");
 	finding_evidence(f, "%s", list);
@@ -350,6 +357,7 @@ static void check_watermark(struct doctor *d, const struct sample_meminfo *m)
 	struct finding *f;
 	char sz[32];
 
+	d->facts.wsf = wsf;
 	if (sample_known(wsf)) {
 		f = doctor_add(d, wsf <= 10 ? DOCTOR_INFO : DOCTOR_OK, "memory",
 			       "vm.watermark_scale_factor",
@@ -380,6 +388,7 @@ static void check_zone_reclaim(struct doctor *d)
 	uint64_t v = vm_sysctl(d, "zone_reclaim_mode");
 	struct finding *f;
 
+	d->facts.zone_reclaim = v;
 	if (!sample_known(v))
 		return;
 	f = doctor_add(d, v ? DOCTOR_WARN : DOCTOR_OK, "memory", "vm.zone_reclaim_mode",
@@ -450,6 +459,7 @@ void doctor_check_cgroup(struct doctor *d)
 		finding_evidence(f, "/proc/self/cgroup names no readable memory controller");
 		return;
 	}
+	d->facts.cg_limit = sample_known(cg.limit_eff) ? cg.limit_eff : 0;
 	if (!sample_known(cg.limit_eff)) {
 		f = doctor_add(d, DOCTOR_OK, "memory", "memory.cgroup",
 			       "memory cgroup v%d without a limit", cg.version);
@@ -602,6 +612,7 @@ static void check_balloon(struct doctor *d)
 
 	if (!find_balloon(d, features, sizeof(features)))
 		return;
+	d->facts.balloon_reporting = feature_bit(features, F_REPORTING);
 	if (!feature_bit(features, F_REPORTING)) {
 		f = doctor_add(d, DOCTOR_INFO, "vm", "vm.balloon",
 			       "virtio balloon without free page reporting");

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * doctor's findings list and its two outputs: text for people, JSON for
- * scripts (one object, findings in the order they were made).
+ * scripts (one object, findings in the order they were made); both open
+ * with the answer (doctor-answer.c).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -92,11 +93,26 @@ static const char *const areas[] = {
 	"kernel", "memory", "block", "fs", "now", "vm", "copy", NULL,
 };
 
-void doctor_print_text(const struct doctor *d, FILE *out)
+/* The answer: is there any tuning here, and what, in order. */
+static void print_answer(const struct doctor_step *steps, size_t nsteps, FILE *out)
+{
+	fprintf(out, "is there any tuning for the page-cache cliff here? %s\n",
+		nsteps ? "yes, in this order:" : "nothing found to change");
+	for (size_t i = 0; i < nsteps; i++) {
+		fprintf(out, "  %zu. %s\n", i + 1, steps[i].what);
+		if (steps[i].because[0])
+			fprintf(out, "     because: %s\n", steps[i].because);
+	}
+	fputc('\n', out);
+}
+
+void doctor_print_text(const struct doctor *d, const struct doctor_step *steps,
+		       size_t nsteps, FILE *out)
 {
 	size_t n[3];
 	int first = 1;
 
+	print_answer(steps, nsteps, out);
 	for (const char *const *area = areas; *area; area++) {
 		int header = 0;
 
@@ -132,7 +148,8 @@ static void print_json_finding(struct json *j, const struct finding *f)
 	json_end(j);
 }
 
-void doctor_print_json(const struct doctor *d, FILE *out)
+void doctor_print_json(const struct doctor *d, const struct doctor_step *steps,
+		       size_t nsteps, FILE *out)
 {
 	struct json j;
 	size_t n[3];
@@ -145,6 +162,16 @@ void doctor_print_json(const struct doctor *d, FILE *out)
 	json_uint(&j, "ok", n[DOCTOR_OK]);
 	json_uint(&j, "warn", n[DOCTOR_WARN]);
 	json_uint(&j, "info", n[DOCTOR_INFO]);
+	json_end(&j);
+	json_array(&j, "answer", 1);
+	for (size_t i = 0; i < nsteps; i++) {
+		json_object(&j, NULL, 0);
+		json_uint(&j, "step", i + 1);
+		json_string(&j, "id", steps[i].id);
+		json_string(&j, "do", steps[i].what);
+		json_string(&j, "because", steps[i].because);
+		json_end(&j);
+	}
 	json_end(&j);
 	json_array(&j, "findings", 1);
 	for (size_t i = 0; i < d->count; i++)

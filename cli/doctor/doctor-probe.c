@@ -104,6 +104,10 @@ static void report_probe(struct doctor *d, const char *where, const char *type,
 	struct finding *f;
 
 	snprintf(id, sizeof(id), "dontcache.%.80s", where);
+	if (p->dontcache)
+		d->facts.dontcache = 1;
+	else if (d->facts.dontcache < 0 && strcmp(type, "tmpfs"))
+		d->facts.dontcache = 0;
 	if (p->dontcache) {
 		f = doctor_add(d, DOCTOR_OK, "fs", id, "RWF_DONTCACHE works on %s at %s",
 			       type, where);

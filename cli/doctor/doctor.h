@@ -27,8 +27,49 @@ struct finding {
 	char action[640];
 };
 
+#define DOCTOR_MAX_FS 8
+
+/*
+ * What the checks found, as figures, for the answer (doctor-answer.c):
+ * SAMPLE_UNKNOWN (or -1, "") where a check could not tell.
+ */
+struct doctor_facts {
+	int kver;			/* 6 * 1000 + 18; 0 unknown */
+	char release[64];		/* "6.18.4-...", cut at 63 */
+	int uring;			/* 1 enabled, 0 disabled or restricted, -1 unknown */
+	uint64_t mem_total;		/* bytes */
+	int numa_nodes;			/* 0 unknown */
+	uint64_t wsf;			/* vm.watermark_scale_factor */
+	uint64_t zone_reclaim;		/* vm.zone_reclaim_mode */
+	uint64_t cg_limit;		/* bytes; 0 no limit; SAMPLE_UNKNOWN no cgroup */
+	struct {
+		char type[16];
+		int large_folios;	/* 1 on this kernel, 0 not yet, -1 unknown */
+		int lf_since;		/* kernel version that brought them, 0 unknown */
+		int dontcache_since;	/* version that opted in to RWF_DONTCACHE, 0 never */
+	} fs[DOCTOR_MAX_FS];
+	unsigned int nfs;
+	unsigned int ndisks;		/* block devices under the data file systems */
+	char disk_first[32], disk_last[32];
+	uint64_t max_sectors_kb;	/* the smallest of them */
+	uint64_t small_kb;		/* largest request from 4 KiB pages, smallest */
+	uint64_t read_ahead_kb;		/* the smallest */
+	int dontcache;			/* probed: 1 works somewhere, 0 refused, -1 not probed */
+	int balloon_reporting;		/* 1 free page reporting, 0 not, -1 no balloon */
+};
+
+/* One step of the answer: what to do, and the finding and figure behind it. */
+struct doctor_step {
+	char id[32];			/* "strategy", "vm.watermark_scale_factor", ... */
+	char what[384];
+	char because[512];
+};
+
+#define DOCTOR_MAX_STEPS 12
+
 struct doctor {
 	const char *root;		/* NULL for the live system */
+	struct doctor_facts facts;	/* doctor_facts_init(), then the checks */
 	int live;			/* may probe and time: not on fixtures */
 	unsigned int now_ms;		/* how long to watch reclaim and PSI */
 	struct finding *findings;
@@ -102,8 +143,20 @@ void doctor_probe_overlay(struct doctor *d, const char *where, char *advice, siz
 void doctor_probe_fs(struct doctor *d, const char *const *paths, size_t npaths);
 void doctor_probe_copy(struct doctor *d);
 
-/* Output (doctor-out.c). */
+/* Start @f with everything unknown. */
+void doctor_facts_init(struct doctor_facts *f);
+/*
+ * The answer to "is there any tuning?" for the host @f describes: what to
+ * do, in order, each with its finding and figure, into @ret (at most
+ * DOCTOR_MAX_STEPS); returns the count.  Pure: tests feed it fixture trees'
+ * facts (doctor-answer.c).
+ */
+size_t doctor_answer(const struct doctor_facts *f, struct doctor_step *ret);
+
+/* Output (doctor-out.c): the answer first, then the findings. */
 const char *doctor_level_name(enum doctor_level level);
-void doctor_print_text(const struct doctor *d, FILE *out);
-void doctor_print_json(const struct doctor *d, FILE *out);
+void doctor_print_text(const struct doctor *d, const struct doctor_step *steps,
+			size_t nsteps, FILE *out);
+void doctor_print_json(const struct doctor *d, const struct doctor_step *steps,
+		       size_t nsteps, FILE *out);
 #endif
