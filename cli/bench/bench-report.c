@@ -199,14 +199,14 @@ static void text_traced(const struct bench_run *run, FILE *out)
 
 static void text_cluster(const struct bench_run *run, FILE *out);
 
-/* One host's report: the whole report of plain bench. */
+/* One host's report: the whole report of plain bench, its summary first. */
 static void text_run(const struct bench_run *run, FILE *out)
 {
 	char a[32];
 
-	text_job(run, out);
 	if (run->summary[0])
 		fprintf(out, "%s\n\n", run->summary);
+	text_job(run, out);
 	fprintf(out, "\n%-10s %-10s %7s %7s %7s %7s %7s %21s %10s %11s %-5s %s\n", "mode",
 		"strategy", "avg", "median", "min", "before", "after",
 		"CPU s/GiB proc/sys/ksw", "peak cache", "reclaimed", "cliff", "gap");

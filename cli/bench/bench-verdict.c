@@ -513,9 +513,12 @@ int verdict_summary(const struct verdict_mode *modes, const struct verdict *v, s
 		say(&w, " %s", cause_words(v[g].gap_cause));
 	if (best < 0 || (size_t)best >= n)
 		return (int)w.n;
-	if (!strcmp(modes[best].name, "buffered"))
-		say(&w, "; buffered is the fastest mode here (%.2f GB/s): nothing to tune on this "
-		    "machine", v[best].after_gbps);
+	if (!strcmp(modes[best].name, "buffered") && s < 0)
+		say(&w, "; buffered was the fastest mode while the data fit (%.2f GB/s): a larger "
+		    "--size or a --mem-limit fills the cache", v[best].after_gbps);
+	else if (!strcmp(modes[best].name, "buffered"))
+		say(&w, "; buffered is the fastest mode here (%.2f GB/s) with the cache full: "
+		    "nothing to tune on this machine", v[best].after_gbps);
 	else
 		say(&w, "; for data %s once use %s (%.2f GB/s here: pagecliff cat, cp, run or the "
 		    "library)", modes[best].write ? "written" : "read", modes[best].name,
