@@ -472,11 +472,12 @@ static void summary_why_not(struct words *w, const struct verdict_mode *m,
 	else if (v->reasons & VR_FIRST_TOUCH)
 		say(w, " (faster than the %.2f GB/s of the cache's first growth)", v->growth_gbps);
 	if (!(v->reasons & VR_UNTRACED))
-		say(w, ", %.1f%% of the %s' time in reclaim",
+		say(w, ", with %.1f%% of the %s' time in reclaim",
 		    (known(v->direct_pct) ? v->direct_pct : 0) +
 		    (known(v->memcg_pct) ? v->memcg_pct : 0), who(m));
 	if ((v->reasons & VR_FEW_CORES) && ctx->cpus)
-		say(w, " on %u CPUs", ctx->cpus);
+		say(w, "; %u CPUs are too few for the lock contention of large machines",
+		    ctx->cpus);
 }
 
 int verdict_summary(const struct verdict_mode *modes, const struct verdict *v, size_t n,
