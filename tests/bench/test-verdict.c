@@ -434,6 +434,8 @@ int main(int argc, char **argv)
 		bench_plot_svg(run, out);
 		fclose(out);
 		fclose(fp);
+		free(run->rows);
+		free(run);
 		return T_EXIT_PASS;
 	}
 	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
