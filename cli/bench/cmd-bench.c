@@ -853,6 +853,24 @@ static int report(struct bench_run *run)
 	return ret;
 }
 
+/*
+ * Record in the state file (root) the data folder of each of the user's
+ * directories, before it is claimed: a killed run's folder is given back by
+ * the next run or --cleanup (the testbed's go with the testbed).  An
+ * absolute path: --cleanup may run elsewhere.
+ */
+static void record_folders(const struct bench_run *run)
+{
+	char real[PATH_MAX], folder[PATH_MAX + 32];
+
+	for (unsigned int d = 0; d < run->job.ndirs; d++) {
+		if (!realpath(run->job.dirs[d], real))
+			continue;	/* the claim says why */
+		snprintf(folder, sizeof(folder), "%s/" BENCH_FOLDER, real);
+		state_record(run->job.keep ? STATE_FOLDER_KEEP : STATE_FOLDER, folder);
+	}
+}
+
 /* Set up, run, and tear down; teardown runs on every path.  The user's
  * directories are claimed (locked) before anything else is made. */
 static int run_job(struct bench_run *run)
@@ -863,12 +881,14 @@ static int run_job(struct bench_run *run)
 	unsigned int ndirs = run->job.ndirs;
 	int ret = 0;
 
-	if (bench_claim(run, 0)) {
-		bench_release(run);
-		return -EXIT_USAGE;
-	}
 	if (!geteuid())
 		state_open();
+	record_folders(run);
+	if (bench_claim(run, 0)) {
+		bench_release(run);
+		state_close();
+		return -EXIT_USAGE;
+	}
 	if (run->job.mem_limit && (ret = make_cgroup(run, &cg)))
 		goto out;
 	if (run->job.testbed && (ret = setup_testbed(run, &tb)))
