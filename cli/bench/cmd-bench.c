@@ -986,19 +986,79 @@ static struct bench_run *run_parse(int argc, char **argv, const struct bench_hoo
 	return run;
 }
 
+/* Whether @path could be opened for writing as output @what, made or not
+ * (open_outputs() with nothing made); exits 2 after one line if not. */
+static void check_output(const char *what, const char *path, struct stat *ret_st)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	int err = 0;
+
+	if (!stat(path, ret_st)) {
+		if (S_ISDIR(ret_st->st_mode))
+			err = EISDIR;
+		else if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS))
+			err = errno;
+	} else if (errno == ENOENT) {
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (slash)
+			slash[slash == dir] = '\0';	/* "/x": "/" */
+		if (faccessat(AT_FDCWD, slash ? dir : ".", W_OK | X_OK, AT_EACCESS))
+			err = errno;
+		ret_st->st_ino = 0;
+	} else {
+		err = errno;
+	}
+	if (err)
+		usage_error("cannot write %s '%s': %s", what, path, strerror(err));
+}
+
+/* The outputs the job names, checked as open_outputs() would. */
+static void check_outputs(const struct bench_run *run, const struct bench_given *g)
+{
+	const char *paths[OUT_N] = { run->job.output, run->job.timeline,
+				     g->plot ? run->job.plot : NULL };
+	struct stat st[OUT_N];
+
+	for (int i = 0; i < OUT_N; i++) {
+		if (!paths[i])
+			continue;
+		check_output(outputs[i].what, paths[i], &st[i]);
+		for (int j = 0; j < i; j++)
+			if (paths[j] && st[i].st_ino && S_ISREG(st[i].st_mode) &&
+			    st[j].st_ino && st[j].st_dev == st[i].st_dev &&
+			    st[j].st_ino == st[i].st_ino)
+				usage_error("the %s and the %s are the same file '%s'",
+					    outputs[j].what, outputs[i].what, paths[i]);
+	}
+}
+
 /*
- * For pagecliff-mpi: the checks `pagecliff bench` makes of its options and
- * job before it makes anything; a bad one exits 2 after one line.
+ * For pagecliff-mpi: the checks `pagecliff bench` makes of its options, job,
+ * outputs (with @with_outputs) and directories before it makes anything, nothing
+ * made; a bad one exits 2 after one line.  The job's directories go to
+ * @ret_dirs, ':' between them.
  */
-void bench_check_args(int argc, char **argv)
+void bench_check_args(int argc, char **argv, int with_outputs, char *ret_dirs, size_t len)
 {
 	struct bench_given g = { 0 };
 	struct bench_run *run = run_parse(argc, argv, NULL, &g);
+	size_t n = 0;
 
 	if (g.cleanup)
 		exit(0);
 	apply_defaults(run, &g);
 	check_job(run);
+	if (with_outputs)
+		check_outputs(run, &g);
+	if (run->job.builtin && !run->job.testbed)
+		builtin_dir(run);
+	if (bench_layout_precheck(run))
+		exit(EXIT_USAGE);
+	ret_dirs[0] = '\0';
+	for (unsigned int d = 0; d < run->job.ndirs && n < len; d++)
+		n += snprintf(ret_dirs + n, len - n, "%s%s", d ? ":" : "", run->job.dirs[d]);
 	run_free(run);
 }
 
