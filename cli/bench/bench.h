@@ -281,9 +281,9 @@ void bench_report_csv(const struct bench_run *run, FILE *out);
 void bench_timeline_csv(const struct bench_run *run, FILE *out);
 
 /* cmd-bench.c, for pagecliff-mpi: check the job as `pagecliff bench` would,
- * its outputs too with @with_outputs, nothing made (exits 2 after one line when it
- * is bad; its directories into @ret_dirs, ':' between), and run it with
- * @hooks. */
+ * its outputs too with @with_outputs, nothing made (exits 2 after one line
+ * when it is bad; its directories into @ret_dirs, ':' between), and run it
+ * with @hooks. */
 void bench_check_args(int argc, char **argv, int with_outputs, char *ret_dirs, size_t len);
 int bench_run_hooked(int argc, char **argv, const struct bench_hooks *hooks);
 

@@ -1036,9 +1036,9 @@ static void check_outputs(const struct bench_run *run, const struct bench_given 
 
 /*
  * For pagecliff-mpi: the checks `pagecliff bench` makes of its options, job,
- * outputs (with @with_outputs) and directories before it makes anything, nothing
- * made; a bad one exits 2 after one line.  The job's directories go to
- * @ret_dirs, ':' between them.
+ * outputs (with @with_outputs) and directories before it makes anything,
+ * nothing made; a bad one exits 2 after one line.  The job's directories go
+ * to @ret_dirs, ':' between them.
  */
 void bench_check_args(int argc, char **argv, int with_outputs, char *ret_dirs, size_t len)
 {

@@ -4,8 +4,9 @@
  * over a file in a tmpfs of its own, for machines without fast drives; and
  * the state file in /run/pagecliff/ that records every mount, loop device,
  * cgroup and data folder a run makes or claims, so that the next run (or
- * --cleanup) can undo what a killed one left.  Functions return 0 or -errno and never print, but testbed_parse(),
- * which parses the command line's value and refuses a bad one itself.
+ * --cleanup) can undo what a killed one left.  Functions return 0 or -errno
+ * and never print, but testbed_parse(), which parses the command line's
+ * value and refuses a bad one itself.
  */
 #ifndef PC_CLI_TESTBED_H
 #define PC_CLI_TESTBED_H

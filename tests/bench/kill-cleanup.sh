@@ -9,15 +9,19 @@
 [ "$(id -u)" = 0 ] || skip "needs root: --cleanup removes what root's runs made"
 tmpdir
 
-# start DIR WAIT_CMD ARGS...: bench in the background on DIR until
-# WAIT_CMD succeeds; sets PID.
+# Whether the run is laying out job0.dat; whether it has laid out its data.
+laying_out() { [ -s "$F/job0.dat" ]; }
+laid_out() { grep -q "^laid out" "$T/err"; }
+
+# start DIR READY ARGS...: bench in the background on DIR until the
+# function READY succeeds; sets PID.
 start() {
 	local dir=$1 until=$2
 	shift 2
 	"$PAGECLIFF" bench -d "$dir" -q --no-trace "$@" >"$T/out" 2>"$T/err" &
 	PID=$!
 	for _ in $(seq 600); do
-		eval "$until" && return
+		"$until" && return
 		kill -0 $PID 2>/dev/null || fail "bench ended early: $(cat "$T/err")"
 		sleep 0.02
 	done
@@ -38,7 +42,7 @@ killed() {
 # Mid-layout: 2 x 512 MiB, killed once the first file is being written.
 mkdir "$T/a"
 F=$T/a/pagecliff-bench
-start "$T/a" '[ -s "$F/job0.dat" ]' --numjobs 2 --size 512m -m buffered
+start "$T/a" laying_out --numjobs 2 --size 512m -m buffered
 echo "the user's own notes" >"$F/notes.txt"
 sum=$(sha256sum <"$F/notes.txt")
 size=$(stat -c %s "$F/job0.dat")
@@ -52,7 +56,7 @@ echo "mid-layout (job0.dat at $size bytes or more): bench's files removed, the u
 mkdir "$T/b"
 echo "beside the folder" >"$T/b/mine.txt"
 F=$T/b/pagecliff-bench
-start "$T/b" 'grep -q "^laid out" "$T/err"' --numjobs 2 --size 16m -m buffered \
+start "$T/b" laid_out --numjobs 2 --size 16m -m buffered \
 	--time_based --runtime 60 --interval 200ms
 sleep 0.5
 rm "$F/job1.dat"
@@ -67,7 +71,7 @@ killed
 mkdir "$T/c"
 echo "beside the folder" >"$T/c/mine.txt"
 F=$T/c/pagecliff-bench
-start "$T/c" 'grep -q "^laid out" "$T/err"' --size 8m -m buffered --time_based --runtime 60 \
+start "$T/c" laid_out --size 8m -m buffered --time_based --runtime 60 \
 	--interval 200ms
 killed
 [ ! -e "$F" ] || fail "the folder stayed: $(ls -A "$F")"

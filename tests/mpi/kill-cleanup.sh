@@ -10,6 +10,7 @@ tmpdir
 export OMPI_MCA_odls_base_sigkill_timeout=5
 for r in 0 1 2; do mkdir -p "$T/d$r"; done
 
+# shellcheck disable=SC2034  # read by start_3
 WAIT_FOR='^laid out '
 start_3 -d "$T/d{rank}" --size 16m -m buffered --time_based --runtime 120s --interval 250ms \
 	-q --no-trace
