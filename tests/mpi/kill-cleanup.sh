@@ -17,11 +17,11 @@ start_3 -d "$T/d{rank}" --size 16m -m buffered --time_based --runtime 120s --int
 F=$T/d1/pagecliff-bench
 echo "the user's own notes" >"$F/notes.txt"
 sleep 1
+[ -e "$F/bench.made" ] || fail "rank 1 has no bench.made (test broken)"
 kill_rank 1 KILL
 for r in 0 2; do
 	[ -z "$(ls -A "$T/d$r")" ] || fail "rank $r left: $(find "$T/d$r" -mindepth 1)"
 done
-[ -e "$F/bench.made" ] || fail "the killed rank left no bench.made (test broken)"
 "$PAGECLIFF" bench --cleanup 2>"$T/clean" || fail "--cleanup: exit $?: $(cat "$T/clean")"
 cat "$T/clean"
 [ "$(ls -A "$F")" = notes.txt ] || fail "left in the killed rank's folder: $(ls -A "$F")"
