@@ -7,9 +7,11 @@
  */
 #include <errno.h>
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,9 +19,11 @@
 #include "util.h"
 
 #define MSG_MAX 1024
+#define DIRS_MAX 16384		/* a rank's directories, ':' between */
 
 static const char mpi_usage[] =
-	"usage: mpirun [mpirun options] pagecliff-mpi [--stonewall] [--status] [bench options]\n"
+	"usage: mpirun [mpirun options] pagecliff-mpi [bench] [--stonewall] [--status]\n"
+	"                                             [bench options]\n"
 	"\n"
 	"Run `pagecliff bench` on every rank, each on its host: phases start together\n"
 	"and end together (when every rank is done or --runtime ends), and rank 0\n"
@@ -74,7 +78,8 @@ static char *expand(const char *arg, int rank, const char *host)
 	return out;
 }
 
-/* The bench arguments, pagecliff-mpi's own (--stonewall, --status) taken out. */
+/* The bench arguments, pagecliff-mpi's own (--stonewall, --status) taken
+ * out, and a first word "bench" (as `pagecliff bench` is called). */
 static char **bench_args(int argc, char **argv, int *ret_argc, int *ret_stonewall,
 			 int *ret_live, int *ret_help)
 {
@@ -84,7 +89,7 @@ static char **bench_args(int argc, char **argv, int *ret_argc, int *ret_stonewal
 	if (!out)
 		die("out of memory");
 	out[n++] = "pagecliff-mpi";
-	for (int i = 1; i < argc; i++) {
+	for (int i = argc > 1 && !strcmp(argv[1], "bench") ? 2 : 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--stonewall")) {
 			*ret_stonewall = 1;
 			continue;
@@ -109,50 +114,137 @@ static void expand_all(int argc, char **args)
 		args[i] = expand(args[i], mpi_sync_rank(), mpi_sync_host(mpi_sync_rank()));
 }
 
-/*
- * Check the job in a child, as bench would, with what it says caught:
- * 0, or its exit status with its first line in @msg.
- */
-static int check_in_child(int argc, char **args, char *msg)
+/* Read @fd to its end into @buf (at most @len - 1 bytes, then a NUL). */
+static void read_to_end(int fd, char *buf, size_t len)
 {
-	int fds[2], status = 0;
-	ssize_t n, len = 0;
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len - 1 && (n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += (size_t)n;
+	buf[got] = '\0';
+	close(fd);
+}
+
+/*
+ * Check the job in a child, as bench would, with what it says caught: 0
+ * (its directories in @dirs, ':' between), or its exit status with its
+ * first line in @msg.  Rank 0 checks the outputs too: only it writes them.
+ */
+static int check_in_child(int argc, char **args, char *msg, char *dirs)
+{
+	int fds[2], dfds[2], status = 0;
 	pid_t pid;
 
 	fflush(NULL);
-	if (pipe(fds))
+	if (pipe(fds) || pipe(dfds))
 		return snprintf(msg, MSG_MAX, "cannot check the job: %s", strerror(errno)), 1;
 	pid = fork();
 	if (pid < 0)
 		return snprintf(msg, MSG_MAX, "cannot check the job: %s", strerror(errno)), 1;
 	if (!pid) {
 		close(fds[0]);
+		close(dfds[0]);
 		dup2(fds[1], STDERR_FILENO);
 		dup2(fds[1], STDOUT_FILENO);
-		bench_check_args(argc, args);
+		bench_check_args(argc, args, !mpi_sync_rank(), dirs, DIRS_MAX);
 		fflush(NULL);
-		_exit(0);
+		_exit(write_all(dfds[1], dirs, strlen(dirs)) ? 1 : 0);
 	}
 	close(fds[1]);
-	while (len < MSG_MAX - 1 && (n = read(fds[0], msg + len, MSG_MAX - 1 - len)) > 0)
-		len += n;
-	close(fds[0]);
-	msg[len] = '\0';
+	close(dfds[1]);
+	read_to_end(fds[0], msg, MSG_MAX);
 	msg[strcspn(msg, "\n")] = '\0';
+	read_to_end(dfds[0], dirs, DIRS_MAX);
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+/* A rank's directories, as the others compare them. */
+struct dir_ids {
+	unsigned int n;
+	uint64_t dev[BENCH_MAX_DIRS], ino[BENCH_MAX_DIRS];
+};
+
 /*
- * Every rank checks its own job (its directories are its own); when one is
- * bad, rank 0 prints the first bad rank's line once and all exit with its
- * status.  Returns 0 when all are good.
+ * Whether a directory of this rank's job (@dirs) is also one of a rank
+ * before it on the same host: then two ranks would claim one folder, and
+ * the second would fail after the first had laid out its data.  EXIT_USAGE
+ * with the line in @msg, or 0.
+ */
+static int shared_dir(const char *dirs, char *msg)
+{
+	int size = mpi_sync_size(), me = mpi_sync_rank();
+	struct dir_ids own = { 0 }, *all = calloc(size, sizeof(*all));
+	char list[DIRS_MAX], *name[BENCH_MAX_DIRS], *save = NULL;
+	int ret = 0;
+	unsigned int i;
+
+	if (!all)
+		die("out of memory");
+	snprintf(list, sizeof(list), "%s", dirs);
+	for (char *p = strtok_r(list, ":", &save); p && own.n < BENCH_MAX_DIRS;
+	     p = strtok_r(NULL, ":", &save)) {
+		struct stat st;
+
+		if (stat(p, &st))
+			continue;
+		name[own.n] = p;
+		own.dev[own.n] = st.st_dev;
+		own.ino[own.n++] = st.st_ino;
+	}
+	MPI_Allgather(&own, sizeof(own), MPI_BYTE, all, sizeof(own), MPI_BYTE, MPI_COMM_WORLD);
+	for (int r = 0; r < me && !ret; r++) {
+		if (strcmp(mpi_sync_host(r), mpi_sync_host(me)))
+			continue;
+		for (i = 0; i < own.n && !ret; i++)
+			for (unsigned int j = 0; j < all[r].n && !ret; j++)
+				ret = all[r].dev[j] == own.dev[i] && all[r].ino[j] == own.ino[i];
+		if (ret)
+			snprintf(msg, MSG_MAX, "%s: directory '%s' is rank %d's too: each rank "
+				 "needs a directory of its own", progname, name[i - 1], r);
+	}
+	free(all);
+	return ret ? EXIT_USAGE : 0;
+}
+
+/*
+ * Rank 0: say the first bad rank's line @line once.  The rank and its host
+ * are named unless every rank said the same (the command line's fault).
+ */
+static void say_refusal(int r, const char *line, int same)
+{
+	static const char err[] = "error: ";
+	const char *text = line, *kind = "";
+	size_t plen = strlen(progname);
+
+	if (!strncmp(text, progname, plen) && !strncmp(text + plen, ": ", 2))
+		text += plen + 2;
+	if (!strncmp(text, err, strlen(err))) {
+		kind = err;
+		text += strlen(err);
+	}
+	if (same && text != line)
+		fprintf(stderr, "%s\n", line);
+	else
+		fprintf(stderr, "%s: %srank %d (%s): %s\n", progname, kind, r, mpi_sync_host(r),
+			text);
+}
+
+/*
+ * Every rank checks its own job (its directories are its own), and that no
+ * directory is another rank's on its host, before any rank makes anything;
+ * when one is bad, rank 0 prints the first bad rank's line once and all exit
+ * with its status.  Returns 0 when all are good.
  */
 static int check_everywhere(int argc, char **args)
 {
-	char msg[MSG_MAX] = "", *all = NULL;
-	int code = check_in_child(argc, args, msg), size = mpi_sync_size(), *codes;
+	char msg[MSG_MAX] = "", dirs[DIRS_MAX] = "", *all = NULL;
+	int code = check_in_child(argc, args, msg, dirs), size = mpi_sync_size(), *codes;
+	int first = -1, same = 1, shared;
 
+	shared = shared_dir(code ? "" : dirs, msg);
+	code = code ? code : shared;
 	codes = calloc(size, sizeof(*codes));
 	if (!mpi_sync_rank())
 		all = calloc(size, MSG_MAX);
@@ -160,22 +252,15 @@ static int check_everywhere(int argc, char **args)
 		die("out of memory");
 	MPI_Allgather(&code, 1, MPI_INT, codes, 1, MPI_INT, MPI_COMM_WORLD);
 	MPI_Gather(msg, MSG_MAX, MPI_CHAR, all, MSG_MAX, MPI_CHAR, 0, MPI_COMM_WORLD);
-	code = 0;
-	for (int r = 0; r < size && !code; r++) {
-		if (!codes[r])
-			continue;
-		code = codes[r];
-		if (mpi_sync_rank())
-			break;
-		if (strncmp(all + (size_t)r * MSG_MAX, "pagecliff: ", 11))
-			fprintf(stderr, "%s: rank %d (%s): %s\n", progname, r, mpi_sync_host(r),
-				all + (size_t)r * MSG_MAX);
-		else if (r)	/* this rank's own directory, not the command line */
-			fprintf(stderr, "%s: rank %d (%s): %s\n", progname, r, mpi_sync_host(r),
-				all + (size_t)r * MSG_MAX + 11);
-		else
-			fprintf(stderr, "%s: %s\n", progname, all + 11);
+	for (int r = 0; r < size; r++) {
+		if (codes[r] && first < 0)
+			first = r;
+		if (all && (codes[r] != codes[0] || strcmp(all + (size_t)r * MSG_MAX, all)))
+			same = 0;
 	}
+	if (first >= 0 && all)
+		say_refusal(first, all + (size_t)first * MSG_MAX, same);
+	code = first >= 0 ? codes[first] : 0;
 	free(all);
 	free(codes);
 	return code;

@@ -5,8 +5,10 @@
  * ("pagecliff-bench data file v1").  A run holds the folder's lock
  * (bench.lock, flock) from before the first file is made until the last is
  * removed, and records in bench.made (device, inode, name) everything bench
- * made there: the folder, the lock, each data file.  Only what is recorded
- * is reused, rewritten or removed; a header alone does not make a file ours.
+ * made there: the folder, the lock, each data file, and bench.made itself.
+ * Only what is recorded is reused, rewritten or removed; a header alone does
+ * not make a file ours.  A run killed before its end leaves the folder in
+ * its state journal (testbed.h); bench_release_stale() then gives it back.
  * With --rw write there is no layout: before each phase bench_fresh_files()
  * makes the files empty (and records them), the phase writes them through
  * the write stream, and bench_remove_files() removes them after it.
@@ -48,6 +50,9 @@ struct bench_claim {
 	unsigned int nmade;
 	int have_made;			/* bench.made exists (ours to rewrite) */
 	int made_new;			/* this run created bench.made */
+	int have_self;			/* bench.made named its own device, inode */
+	dev_t self_dev;
+	ino_t self_ino;
 };
 
 static int made_find(const struct bench_claim *c, const char *name, const struct stat *st)
@@ -63,7 +68,8 @@ static int made_find(const struct bench_claim *c, const char *name, const struct
 static int made_write(struct bench_claim *c, const char *skip)
 {
 	char line[128];
-	int fd, ret = 0;
+	struct stat st;
+	int fd, n, ret = 0;
 
 	fd = openat(c->dir_fd, MADE_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 		    0644);
@@ -72,9 +78,13 @@ static int made_write(struct bench_claim *c, const char *skip)
 	c->made_new |= !c->have_made;
 	c->have_made = 1;
 	ret = write_all(fd, MADE_MAGIC, strlen(MADE_MAGIC));
+	if (!ret && !fstat(fd, &st)) {
+		/* its own identity: one put in its place is not bench's */
+		n = snprintf(line, sizeof(line), "%llu %llu " MADE_NAME "\n",
+			     (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+		ret = write_all(fd, line, (size_t)n);
+	}
 	for (unsigned int i = 0; i < c->nmade && !ret; i++) {
-		int n;
-
 		if (!strcmp(c->made[i].name, skip))
 			continue;
 		n = snprintf(line, sizeof(line), "%llu %llu %s\n",
@@ -128,6 +138,12 @@ static int made_read(struct bench_claim *c)
 
 			if (sscanf(line, "%llu %llu %31s", &dev, &ino, m->name) != 3)
 				continue;
+			if (!strcmp(m->name, MADE_NAME)) {
+				c->have_self = 1;
+				c->self_dev = (dev_t)dev;
+				c->self_ino = (ino_t)ino;
+				continue;
+			}
 			m->dev = (dev_t)dev;
 			m->ino = (ino_t)ino;
 			c->nmade++;
@@ -171,6 +187,8 @@ static int classify(const struct bench_claim *c, const char *name, uint64_t size
 	struct stat st;
 	int fd;
 
+	if (c->dir_fd < 0)
+		return 0;		/* no folder yet (bench_layout_precheck()) */
 	if (fstatat(c->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return errno == ENOENT ? 0 : -1;
 	if (!S_ISREG(st.st_mode) || made_find(c, name, &st) < 0)
@@ -535,6 +553,26 @@ static int open_folder(struct bench_claim *c, const char *dir, int *ret_made)
 	return 0;
 }
 
+/* The refusals claim_one() and precheck_one() share; -1. */
+static int refuse_folder(const struct bench_claim *c, int err)
+{
+	return error("'%s' is %s: refusing to follow or replace it; move it away or "
+		     "choose another --directory", c->path,
+		     err == -ELOOP ? "a symbolic link" : "not a directory");
+}
+
+static int refuse_in_use(const char *dir, const char *who)
+{
+	return error("'%s' is in use by another pagecliff bench run (%s): wait for it "
+		     "to end or choose another --directory", dir, who);
+}
+
+static int refuse_made(const struct bench_claim *c)
+{
+	return error("'%s/" MADE_NAME "' was not made by pagecliff bench: refusing to "
+		     "touch it; move it away or choose another --directory", c->path);
+}
+
 static int claim_one(struct bench_run *run, struct bench_claim *c, const char *dir)
 {
 	char who[128];
@@ -542,20 +580,16 @@ static int claim_one(struct bench_run *run, struct bench_claim *c, const char *d
 
 	ret = open_folder(c, dir, &made);
 	if (ret == -ELOOP || ret == -ENOTDIR)
-		return error("'%s' is %s: refusing to follow or replace it; move it away or "
-			     "choose another --directory", c->path,
-			     ret == -ELOOP ? "a symbolic link" : "not a directory");
+		return refuse_folder(c, ret);
 	if (ret)
 		return error("cannot create '%s': %s", c->path, strerror(-ret));
 	ret = take_lock(c, who, sizeof(who), &lock_made);
 	if (ret == -EWOULDBLOCK)
-		ret = error("'%s' is in use by another pagecliff bench run (%s): wait for it "
-			    "to end or choose another --directory", dir, who);
+		ret = refuse_in_use(dir, who);
 	else if (ret)
 		ret = error("cannot lock '%s/" LOCK_NAME "': %s", c->path, strerror(-ret));
 	if (!ret && made_read(c))
-		ret = error("'%s/" MADE_NAME "' was not made by pagecliff bench: refusing to "
-			    "touch it; move it away or choose another --directory", c->path);
+		ret = refuse_made(c);
 	if (!ret && ((made && (ret = made_add(c, "."))) ||
 		     (lock_made && (ret = made_add(c, LOCK_NAME)))))
 		ret = error("cannot record in '%s': %s", c->path, strerror(-ret));
@@ -632,4 +666,150 @@ void bench_release(struct bench_run *run)
 		release_one(&run->claims[d], run->job.keep);
 	free(run->claims);
 	run->claims = NULL;
+}
+
+/*
+ * What claim_one() checks, taking no lock and making nothing: the folder
+ * (when there) is a folder, no live run holds it, its bench.made is bench's.
+ */
+static int precheck_one(struct bench_claim *c, const char *dir)
+{
+	char who[128];
+	struct stat st;
+	int fd, held;
+
+	snprintf(c->path, sizeof(c->path), "%s/" BENCH_FOLDER, dir);
+	if (lstat(c->path, &st))
+		return errno == ENOENT ? 0 : error("cannot use '%s': %s", c->path, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return refuse_folder(c, S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR);
+	c->dir_fd = open(c->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (c->dir_fd < 0)
+		return error("cannot use '%s': %s", c->path, strerror(errno));
+	fd = openat(c->dir_fd, LOCK_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* shared: two checks at once do not see each other as a run */
+	held = fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
+	if (held)
+		lock_holder(fd, who, sizeof(who));
+	if (fd >= 0)
+		close(fd);
+	if (held)
+		return refuse_in_use(dir, who);
+	return made_read(c) ? refuse_made(c) : 0;
+}
+
+int bench_layout_precheck(struct bench_run *run)
+{
+	struct bench_claim *claims = calloc(BENCH_MAX_DIRS, sizeof(*claims));
+	uint64_t to_write;
+	int ret = 0;
+
+	if (!claims)
+		return error("out of memory");
+	for (unsigned int d = 0; d < BENCH_MAX_DIRS; d++)
+		claims[d].dir_fd = claims[d].lock_fd = -1;
+	run->claims = claims;
+	for (unsigned int d = 0; d < run->job.ndirs && !ret; d++)
+		ret = precheck_one(&claims[d], run->job.dirs[d]);
+	if (!ret)
+		ret = bench_layout_check(run, &to_write);
+	for (unsigned int d = 0; d < BENCH_MAX_DIRS; d++)
+		if (claims[d].dir_fd >= 0)
+			close(claims[d].dir_fd);
+	free(claims);
+	run->claims = NULL;
+	return ret;
+}
+
+/* Whether bench.made in @c's folder is the one it names as itself (or,
+ * written before it named itself, has no such line). */
+static int made_is_self(const struct bench_claim *c)
+{
+	struct stat st;
+
+	if (fstatat(c->dir_fd, MADE_NAME, &st, AT_SYMLINK_NOFOLLOW))
+		return 0;
+	return !c->have_self || (st.st_dev == c->self_dev && st.st_ino == c->self_ino);
+}
+
+/* Take the lock of the folder @c->path of a killed run: 0, -EBUSY (a live
+ * run holds it now), -ENOENT (nothing to give back) or -errno. */
+static int stale_lock(struct bench_claim *c)
+{
+	struct stat a, b;
+
+	c->dir_fd = open(c->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (c->dir_fd < 0)
+		return errno == ENOENT ? -ENOENT : -errno;
+	c->lock_fd = openat(c->dir_fd, LOCK_NAME, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (c->lock_fd < 0)
+		return errno == ENOENT ? -ENOENT : -errno;	/* died before it made any */
+	if (flock(c->lock_fd, LOCK_EX | LOCK_NB))
+		return errno == EWOULDBLOCK ? -EBUSY : -errno;
+	if (fstat(c->lock_fd, &a) || fstatat(c->dir_fd, LOCK_NAME, &b, AT_SYMLINK_NOFOLLOW) ||
+	    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return -EBUSY;		/* removed and made again by a run just now */
+	if (made_read(c))
+		return -EPERM;		/* not bench's: nothing in it is trusted */
+	if (!c->have_made)
+		return -ENOENT;		/* died before it recorded anything */
+	return made_is_self(c) ? 0 : -EPERM;
+}
+
+/* After release_one(): say through @fn each of @names (in @dir_fd) now gone. */
+static int stale_said(const struct bench_claim *c, int dir_fd, char (*names)[32],
+		      unsigned int n, bench_removed_fn fn, void *arg)
+{
+	char path[sizeof(c->path) + 40];
+	struct stat st;
+	int gone = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (!fstatat(dir_fd, names[i], &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		snprintf(path, sizeof(path), "%s/%.31s", c->path, names[i]);
+		fn("file", path, 0, arg);
+		gone++;
+	}
+	if (lstat(c->path, &st) && errno == ENOENT) {
+		fn("dir", c->path, 0, arg);
+		gone++;
+	}
+	return gone;
+}
+
+int bench_release_stale(const char *folder, int keep, bench_removed_fn fn, void *arg)
+{
+	struct bench_claim *c = calloc(1, sizeof(*c));
+	char names[MADE_MAX + 2][32];
+	unsigned int n = 0;
+	int ret, dir_fd = -1;
+
+	if (!c)
+		return -ENOMEM;
+	c->dir_fd = c->lock_fd = -1;
+	snprintf(c->path, sizeof(c->path), "%s", folder);
+	ret = stale_lock(c);
+	if (!ret && (dir_fd = dup(c->dir_fd)) < 0)
+		ret = -errno;
+	if (ret) {
+		if (c->lock_fd >= 0)
+			close(c->lock_fd);
+		if (c->dir_fd >= 0)
+			close(c->dir_fd);
+		free(c);
+		return ret == -ENOENT || ret == -EBUSY ? 0 : ret;
+	}
+	/* what release_one() may remove: recorded and still what was recorded */
+	for (unsigned int i = 0; i < c->nmade; i++)
+		if (strcmp(c->made[i].name, ".") && is_made(c, c->made[i].name) &&
+		    (!keep || !strcmp(c->made[i].name, LOCK_NAME)))
+			snprintf(names[n++], sizeof(names[0]), "%s", c->made[i].name);
+	if (!keep)
+		snprintf(names[n++], sizeof(names[0]), "%s", MADE_NAME);
+	release_one(c, keep);
+	ret = fn ? stale_said(c, dir_fd, names, n, fn, arg) : 0;
+	close(dir_fd);
+	free(c);
+	return ret;
 }

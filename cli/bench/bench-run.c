@@ -776,7 +776,8 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 	}
 	if (tty)
 		fprintf(stderr, "\r%*s\r", 120, "");
-	ph->secs = (isnan(done_at) ? now_sec() : done_at) - t0;
+	/* the rank's own active time: to its last sample, never a wait for others */
+	ph->secs = (isnan(done_at) ? a->t : done_at) - t0;
 	trace_phase(run, ph, first, a);
 }
 

@@ -247,6 +247,19 @@ int bench_claim(struct bench_run *run, unsigned int from);
 /* Give the folders back: record (--keep) or remove what bench made, unlock. */
 void bench_release(struct bench_run *run);
 int bench_layout_check(struct bench_run *run, uint64_t *ret_to_write);
+/* bench_claim()'s and bench_layout_check()'s checks with no lock taken and
+ * nothing made (pagecliff-mpi, before any rank makes anything); 0 or -1. */
+int bench_layout_precheck(struct bench_run *run);
+/* Called for each thing bench_release_stale() removed. */
+typedef void (*bench_removed_fn)(const char *what, const char *path, int result, void *arg);
+/*
+ * Give back DIR/pagecliff-bench/ (@folder) of a killed run as its end would
+ * have: remove what its bench.made records (only what is still the file
+ * recorded), bench.made, the lock, the folder when bench made it and it is
+ * empty; with @keep the data stays recorded.  Nothing when a live run holds
+ * the lock or nothing was recorded.  How many things went, or -errno.
+ */
+int bench_release_stale(const char *folder, int keep, bench_removed_fn fn, void *arg);
 int bench_layout(struct bench_run *run);
 /* Write phases: the header and fill of bench's files, and their removal. */
 void bench_fill(uint8_t *buf, size_t len, uint64_t seed, int first);
@@ -277,9 +290,11 @@ void bench_report_json(const struct bench_run *run, FILE *out);
 void bench_report_csv(const struct bench_run *run, FILE *out);
 void bench_timeline_csv(const struct bench_run *run, FILE *out);
 
-/* cmd-bench.c, for pagecliff-mpi: check the job as `pagecliff bench` would
- * (exits 2 after one line when it is bad), and run it with @hooks. */
-void bench_check_args(int argc, char **argv);
+/* cmd-bench.c, for pagecliff-mpi: check the job as `pagecliff bench` would,
+ * its outputs too with @with_outputs, nothing made (exits 2 after one line
+ * when it is bad; its directories into @ret_dirs, ':' between), and run it
+ * with @hooks. */
+void bench_check_args(int argc, char **argv, int with_outputs, char *ret_dirs, size_t len);
 int bench_run_hooked(int argc, char **argv, const struct bench_hooks *hooks);
 
 /* bench-plot.c */

@@ -857,6 +857,24 @@ static int report(struct bench_run *run)
 	return ret;
 }
 
+/*
+ * Record in the state file (root) the data folder of each of the user's
+ * directories, before it is claimed: a killed run's folder is given back by
+ * the next run or --cleanup (the testbed's go with the testbed).  An
+ * absolute path: --cleanup may run elsewhere.
+ */
+static void record_folders(const struct bench_run *run)
+{
+	char real[PATH_MAX], folder[PATH_MAX + 32];
+
+	for (unsigned int d = 0; d < run->job.ndirs; d++) {
+		if (!realpath(run->job.dirs[d], real))
+			continue;	/* the claim says why */
+		snprintf(folder, sizeof(folder), "%s/" BENCH_FOLDER, real);
+		state_record(run->job.keep ? STATE_FOLDER_KEEP : STATE_FOLDER, folder);
+	}
+}
+
 /* Set up, run, and tear down; teardown runs on every path.  The user's
  * directories are claimed (locked) before anything else is made. */
 static int run_job(struct bench_run *run)
@@ -867,12 +885,14 @@ static int run_job(struct bench_run *run)
 	unsigned int ndirs = run->job.ndirs;
 	int ret = 0;
 
-	if (bench_claim(run, 0)) {
-		bench_release(run);
-		return -EXIT_USAGE;
-	}
 	if (!geteuid())
 		state_open();
+	record_folders(run);
+	if (bench_claim(run, 0)) {
+		bench_release(run);
+		state_close();
+		return -EXIT_USAGE;
+	}
 	if (run->job.mem_limit && (ret = make_cgroup(run, &cg)))
 		goto out;
 	if (run->job.testbed && (ret = setup_testbed(run, &tb)))
@@ -970,19 +990,79 @@ static struct bench_run *run_parse(int argc, char **argv, const struct bench_hoo
 	return run;
 }
 
+/* Whether @path could be opened for writing as output @what, made or not
+ * (open_outputs() with nothing made); exits 2 after one line if not. */
+static void check_output(const char *what, const char *path, struct stat *ret_st)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	int err = 0;
+
+	if (!stat(path, ret_st)) {
+		if (S_ISDIR(ret_st->st_mode))
+			err = EISDIR;
+		else if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS))
+			err = errno;
+	} else if (errno == ENOENT) {
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (slash)
+			slash[slash == dir] = '\0';	/* "/x": "/" */
+		if (faccessat(AT_FDCWD, slash ? dir : ".", W_OK | X_OK, AT_EACCESS))
+			err = errno;
+		ret_st->st_ino = 0;
+	} else {
+		err = errno;
+	}
+	if (err)
+		usage_error("cannot write %s '%s': %s", what, path, strerror(err));
+}
+
+/* The outputs the job names, checked as open_outputs() would. */
+static void check_outputs(const struct bench_run *run, const struct bench_given *g)
+{
+	const char *paths[OUT_N] = { run->job.output, run->job.timeline,
+				     g->plot ? run->job.plot : NULL };
+	struct stat st[OUT_N];
+
+	for (int i = 0; i < OUT_N; i++) {
+		if (!paths[i])
+			continue;
+		check_output(outputs[i].what, paths[i], &st[i]);
+		for (int j = 0; j < i; j++)
+			if (paths[j] && st[i].st_ino && S_ISREG(st[i].st_mode) &&
+			    st[j].st_ino && st[j].st_dev == st[i].st_dev &&
+			    st[j].st_ino == st[i].st_ino)
+				usage_error("the %s and the %s are the same file '%s'",
+					    outputs[j].what, outputs[i].what, paths[i]);
+	}
+}
+
 /*
- * For pagecliff-mpi: the checks `pagecliff bench` makes of its options and
- * job before it makes anything; a bad one exits 2 after one line.
+ * For pagecliff-mpi: the checks `pagecliff bench` makes of its options, job,
+ * outputs (with @with_outputs) and directories before it makes anything,
+ * nothing made; a bad one exits 2 after one line.  The job's directories go
+ * to @ret_dirs, ':' between them.
  */
-void bench_check_args(int argc, char **argv)
+void bench_check_args(int argc, char **argv, int with_outputs, char *ret_dirs, size_t len)
 {
 	struct bench_given g = { 0 };
 	struct bench_run *run = run_parse(argc, argv, NULL, &g);
+	size_t n = 0;
 
 	if (g.cleanup)
 		exit(0);
 	apply_defaults(run, &g);
 	check_job(run);
+	if (with_outputs)
+		check_outputs(run, &g);
+	if (run->job.builtin && !run->job.testbed)
+		builtin_dir(run);
+	if (bench_layout_precheck(run))
+		exit(EXIT_USAGE);
+	ret_dirs[0] = '\0';
+	for (unsigned int d = 0; d < run->job.ndirs && n < len; d++)
+		n += snprintf(ret_dirs + n, len - n, "%s%s", d ? ":" : "", run->job.dirs[d]);
 	run_free(run);
 }
 

@@ -2,7 +2,10 @@
 /*
  * The RAM testbed and the state file of what a run has set up (see
  * testbed.h).  Each step is written to the state file before it is taken,
- * so a run killed at any point leaves a record the next run can undo.
+ * so a run killed at any point leaves a record the next run can undo.  The
+ * data folders a run claims are recorded too; what bench made in one is
+ * recorded in the folder itself (bench.made), and bench-layout.c gives it
+ * back.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -21,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "cgroup.h"
 #include "sample.h"
 #include "testbed.h"
@@ -168,8 +172,8 @@ static int undo(const char *what, const char *path, const char *backing)
 
 /* The most records one state file holds: a testbed of 16 devices makes 4
  * per device (a "loop" again for each busy loop device tried), beside its
- * folders, tmpfs and the cgroup. */
-#define STATE_MAX_LINES (8 + 8 * TESTBED_MAX_DEVICES)
+ * folders, tmpfs and the cgroup; or a data folder per directory. */
+#define STATE_MAX_LINES (8 + 8 * TESTBED_MAX_DEVICES + BENCH_MAX_DIRS)
 
 /* One record of a state file, with the backing file in effect for it. */
 struct record {
@@ -218,6 +222,15 @@ static int undo_file(const char *file, state_undo_fn fn, void *arg)
 		*sp = '\0';
 		if (!strcmp(recs[i].line, "backing"))
 			continue;
+		if (!strncmp(recs[i].line, STATE_FOLDER, strlen(STATE_FOLDER))) {
+			/* says what it removed, file by file */
+			ret = bench_release_stale(sp + 1, !strcmp(recs[i].line, STATE_FOLDER_KEEP),
+						  fn, arg);
+			if (ret < 0 && fn)
+				fn(recs[i].line, sp + 1, ret, arg);
+			done += ret > 0 ? ret : 0;
+			continue;
+		}
 		ret = undo(recs[i].line, sp + 1, recs[i].backing);
 		if (fn)
 			fn(recs[i].line, sp + 1, ret, arg);

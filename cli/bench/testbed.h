@@ -2,10 +2,11 @@
 /*
  * The RAM testbed (root): one or several file systems, each on a loop device
  * over a file in a tmpfs of its own, for machines without fast drives; and
- * the state file in /run/pagecliff/ that records every mount, loop device
- * and cgroup a run makes, so that the next run can undo what a killed one
- * left.  Functions return 0 or -errno and never print, but testbed_parse(),
- * which parses the command line's value and refuses a bad one itself.
+ * the state file in /run/pagecliff/ that records every mount, loop device,
+ * cgroup and data folder a run makes or claims, so that the next run (or
+ * --cleanup) can undo what a killed one left.  Functions return 0 or -errno
+ * and never print, but testbed_parse(), which parses the command line's
+ * value and refuses a bad one itself.
  */
 #ifndef PC_CLI_TESTBED_H
 #define PC_CLI_TESTBED_H
@@ -57,6 +58,10 @@ int state_open(void);
 const char *state_run_id(void);
 /* Append "@what @path" to the state file (ignored when none is open). */
 int state_record(const char *what, const char *path);
+/* @what of a data folder (DIR/pagecliff-bench) a run claims: undone with
+ * bench_release_stale(), the data kept with STATE_FOLDER_KEEP (--keep). */
+#define STATE_FOLDER "folder"
+#define STATE_FOLDER_KEEP "folder-keep"
 /* Remove the state file: everything in it has been undone. */
 void state_close(void);
 
