@@ -7,10 +7,12 @@
  * unaligned buffer, positioned reads) and the lent API: open, read part of
  * the file, let another process append less than a page, a dozen lines
  * across page boundaries or many MiB, or truncate it (above and below the
- * cursor), then read until the stream says end of file; every byte must be
- * the file's and the end must be the file's size then.  The direct
- * pipeline used to stop at the size it saw when it filled its read-ahead,
- * and to hand out read-ahead bytes a truncate had taken away.
+ * cursor, and once with other bytes written after the cut), then read until
+ * the stream says end of file; every byte must be the file's and the end
+ * must be the file's size then.  The direct pipeline used to stop at the
+ * size it saw when it filled its read-ahead and to hand out read-ahead bytes
+ * a truncate had taken away; the small-read buffer of the other strategies
+ * handed out its old bytes after a truncate and new writes.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -24,6 +26,8 @@
 #define KIB 1024ull
 #define MIB (1024ull * KIB)
 #define SEED 23
+/* Bytes written after a truncate: other bytes at the same offsets. */
+#define SEED_NEW 24
 /* Over auto's 4 MiB line, and no multiple of a page. */
 #define START (4 * MIB + 1000)
 /* What is read before the file changes: the direct pipeline reads it all ahead. */
@@ -41,12 +45,14 @@ enum change {
 	GROW_FROM_EMPTY,	/* opened empty, then 2 MiB + 5 */
 	SHRINK,			/* truncated above the cursor */
 	SHRINK_BELOW,		/* truncated below the cursor */
+	SHRINK_REGROW,		/* truncated, read to the end, new bytes appended */
 	CHANGE_COUNT
 };
 static const char *const change_name[] = {
 	"grow 100 B", "grow 13 lines", "grow 9 MiB", "grow from the last page",
 	"grow after end of file",
-	"grow from empty", "shrink above the cursor", "shrink below the cursor"
+	"grow from empty", "shrink above the cursor", "shrink below the cursor",
+	"shrink, then new bytes"
 };
 
 struct reader {
@@ -54,12 +60,14 @@ struct reader {
 	enum api api;
 	char *buf;		/* 1 MiB + a page, page aligned */
 	uint64_t off;		/* bytes read and checked */
+	uint64_t renewed;	/* bytes from here on are SEED_NEW's */
 	unsigned int calls;
+	size_t len;		/* API_ODD: this length, 0: the odd ones in turn */
 	const char *what;	/* for messages */
 };
 
-/* Append @len pattern bytes at the end, @piece per write, from a child. */
-static void append(const char *path, uint64_t len, size_t piece)
+/* Append @len bytes of pattern @seed, @piece per write, from a child. */
+static void append_seed(const char *path, uint64_t len, size_t piece, uint32_t seed)
 {
 	pid_t pid = fork();
 	int status;
@@ -75,7 +83,7 @@ static void append(const char *path, uint64_t len, size_t piece)
 		for (uint64_t done = 0; done < len; done += piece) {
 			size_t n = len - done < piece ? len - done : piece;
 
-			t_pattern_fill(buf, at + done, n, SEED);
+			t_pattern_fill(buf, at + done, n, seed);
 			if (write(fd, buf, n) != (ssize_t)n)
 				_exit(3);
 		}
@@ -83,6 +91,22 @@ static void append(const char *path, uint64_t len, size_t piece)
 	}
 	T_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 		!WEXITSTATUS(status), "appending to %s failed", path);
+}
+
+static void append(const char *path, uint64_t len, size_t piece)
+{
+	append_seed(path, len, piece, SEED);
+}
+
+/* The first byte of @p (@n bytes at @off) that is not the file's, or -1. */
+static int64_t check(const struct reader *r, const char *p, uint64_t off, size_t n)
+{
+	size_t old = off >= r->renewed ? 0 : r->renewed - off < n ? r->renewed - off : n;
+	int64_t bad = t_pattern_check(p, off, old, SEED);
+
+	if (bad < 0)
+		bad = t_pattern_check(p + old, off + old, n - old, SEED_NEW);
+	return bad;
 }
 
 static void shrink(const char *path, uint64_t size)
@@ -103,7 +127,7 @@ static ssize_t read_one(struct reader *r)
 		break;
 	case API_ODD:
 		p = r->buf + 1;
-		n = pc_stream_read(r->s, r->buf + 1, odd[r->calls % 6]);
+		n = pc_stream_read(r->s, r->buf + 1, r->len ? r->len : odd[r->calls % 6]);
 		break;
 	case API_NEXT:
 		n = pc_stream_next(r->s, &p);
@@ -116,7 +140,7 @@ static ssize_t read_one(struct reader *r)
 	T_CHECK(n >= 0, "%s: read at %llu failed: %s", r->what,
 		(unsigned long long)r->off, strerror((int)-n));
 	if (n > 0) {
-		int64_t bad = t_pattern_check(p, r->off, n, SEED);
+		int64_t bad = check(r, p, r->off, n);
 
 		T_CHECK(bad < 0, "%s: byte %lld is not the file's (read of %zd at %llu)",
 			r->what, (long long)bad, n, (unsigned long long)r->off);
@@ -168,6 +192,23 @@ static uint64_t make_change(const char *path, enum change c, struct reader *r)
 	case SHRINK:
 		shrink(path, 3 * MIB + 333);
 		return 3 * MIB + 333;
+	case SHRINK_REGROW:
+		/* Cut above the cursor, in what was read ahead: those bytes must go. */
+		size = r->off + 100000;
+		shrink(path, size);
+		/*
+		 * With 100-byte reads the stream's small-read buffer holds 1 MiB
+		 * past the cut; reads of 300001 to the end pass it by at the end,
+		 * where it keeps the old bytes unless it saw the file shrink.
+		 */
+		r->len = r->len ? 300001 : 0;
+		read_to_end(r);
+		T_CHECK(r->off == size, "%s: ended at %llu after the truncate to %llu",
+			r->what, (unsigned long long)r->off, (unsigned long long)size);
+		r->len = r->len ? 100 : 0;	/* the next bytes through the buffer */
+		r->renewed = size;
+		append_seed(path, 2 * MIB + 7, 100000, SEED_NEW);
+		return size + 2 * MIB + 7;
 	default:
 		shrink(path, 512 * KIB + 5);
 		return 512 * KIB + 5;
@@ -189,7 +230,7 @@ static int run_case(void *arg)
 	enum api api = t->api;
 	enum change c = t->change;
 	char path[4200], what[200];
-	struct reader r = { .api = api, .what = what };
+	struct reader r = { .api = api, .what = what, .renewed = UINT64_MAX };
 	struct pc_stats st;
 	struct pc_opts o;
 	uint64_t end;
@@ -210,6 +251,8 @@ static int run_case(void *arg)
 	if (strategy < 0 && c != GROW_FROM_EMPTY && st.strategy != PC_DIRECT)
 		t_skip("%s: auto chose %s: %s", what, pc_strategy_name(st.strategy),
 		       st.reason);
+	if (api == API_ODD && c == SHRINK_REGROW)
+		r.len = 100;
 	r.buf = pc_buf_alloc(MIB + 4096);
 	T_CHECK(r.buf, "%s: buffer", what);
 	read_to(&r, c == GROW_FROM_EMPTY ? 1 : PART);
