@@ -213,6 +213,14 @@ static int size_check(struct pc_stream *s, struct direct *d, uint64_t *ret_size)
 ssize_t pcl_direct_peek(struct pc_stream *s, struct direct *d, uint64_t pos,
 			 char **ret_ptr)
 {
+	uint64_t now;
+
+	/* Rebuilding (after an end of file, say) at the end: nothing to read yet. */
+	if (d->restart) {
+		s->stats.syscalls++;
+		if (!pcl_file_size(s->fd, &now) && pos >= now)
+			return 0;
+	}
 	for (int tries = 1;; tries++) {
 		ssize_t avail = head_ready(s, d, pos);
 		uint64_t size, off;
