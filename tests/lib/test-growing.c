@@ -15,7 +15,6 @@
  * handed out its old bytes after a truncate and new writes.
  */
 #include <fcntl.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,9 +49,8 @@ enum change {
 };
 static const char *const change_name[] = {
 	"grow 100 B", "grow 13 lines", "grow 9 MiB", "grow from the last page",
-	"grow after end of file",
-	"grow from empty", "shrink above the cursor", "shrink below the cursor",
-	"shrink, then new bytes"
+	"grow after end of file", "grow from empty", "shrink above the cursor",
+	"shrink below the cursor", "shrink, then new bytes"
 };
 
 struct reader {
