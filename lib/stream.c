@@ -196,8 +196,10 @@ static ssize_t stream_read_plain(struct pc_stream *s, void *buf, size_t len)
 }
 
 /*
- * Bytes at the cursor still held in the small-read buffer, clamped to the
- * file's current size so that a truncated file yields no stale bytes.
+ * Bytes at the cursor still held in the small-read buffer.  A file that
+ * shrank under the buffer's end has the buffer dropped: the next read asks
+ * the file, so a truncated file yields no stale bytes (nor, when new bytes
+ * were written after the truncate, the old ones).
  */
 static size_t rbuf_avail(struct pc_stream *s)
 {
@@ -206,8 +208,10 @@ static size_t rbuf_avail(struct pc_stream *s)
 	if (!s->rbuf_len || s->pos < s->rbuf_off || s->pos >= end)
 		return 0;
 	s->stats.syscalls++;
-	if (!pcl_file_size(s->fd, &size) && size < end)
-		end = size > s->pos ? size : s->pos;
+	if (!pcl_file_size(s->fd, &size) && size < end) {
+		s->rbuf_len = 0;
+		return 0;
+	}
 	return end - s->pos;
 }
 

@@ -6,8 +6,10 @@
  * chunks, d->req side by side in one request (the depth tuner sets both the
  * slots in flight and the request size).  Reads are issued on aligned
  * boundaries and only the file's bytes are handed out, clamped to the file's
- * current size.  Without a ring the same pipeline reads one slot at a time,
- * synchronously.
+ * size at the moment they are handed out.  The end of the file is where a
+ * plain read(2) would end then: a file that grew is read on, one that shrank
+ * has its read-ahead read again.  Without a ring the same pipeline reads one
+ * slot at a time, synchronously.
  */
 #include <errno.h>
 #include <sys/mman.h>
@@ -139,13 +141,14 @@ static void pipe_reset(struct pc_stream *s, struct direct *d, uint64_t pos)
 }
 
 /*
- * Make the head slot ready and return how many of its bytes belong to the
- * file now: 0 at end of file, -errno on a read error.
+ * Make the head slot ready and return how many bytes from its start it holds
+ * (a short read finished, as far as the file went then): 0 when the pipeline
+ * holds nothing, -errno on a read error.  pcl_direct_peek() clamps this to
+ * the file's size at the moment it hands the bytes out.
  */
 static ssize_t head_ready(struct pc_stream *s, struct direct *d, uint64_t pos)
 {
 	struct slot *sl;
-	uint64_t size;
 	int ret;
 
 	/* Around again when the ring is abandoned: then synchronously. */
@@ -169,34 +172,76 @@ static ssize_t head_ready(struct pc_stream *s, struct direct *d, uint64_t pos)
 	if (sl->res < 0)
 		return sl->res;
 	sl->res = pcl_direct_complete_short(s, d, sl->buf, d->chunk, sl->res, sl->off);
-	/* Never hand out bytes the file no longer has (it may have shrunk). */
-	if (pcl_file_size(s->fd, &size))
-		size = UINT64_MAX;
 	sl->avail = sl->res;
-	if (sl->off + sl->res > size)
-		sl->avail = size > sl->off ? (ssize_t)(size - sl->off) : 0;
 	return sl->avail;
 }
 
 /*
+ * How often pcl_direct_peek() rebuilds the pipeline for one call when the
+ * file changes under it (each rebuild reads at the cursor again).
+ */
+#define PEEK_TRIES 4
+
+/*
+ * The file's size now, and what it says of the pipeline: when the file shrank
+ * under the size the pipeline was filled to, what it read ahead is dropped
+ * (a truncate may be followed by new bytes at the same offsets: read them
+ * again); when it grew, the pipeline goes on reading ahead into the growth.
+ * Returns 1 when the pipeline must be rebuilt before its bytes are used.
+ */
+static int size_check(struct pc_stream *s, struct direct *d, uint64_t *ret_size)
+{
+	s->stats.syscalls++;
+	if (pcl_file_size(s->fd, ret_size))
+		*ret_size = UINT64_MAX;	/* unknown: the reads find the end */
+	if (*ret_size < d->size) {
+		d->restart = 1;
+		return 1;
+	}
+	d->size = *ret_size;
+	return 0;
+}
+
+/*
  * Bytes at @pos (the cursor) available in the head slot, waiting for them if
- * need be; *ret_ptr points at them.  0 at end of file.
+ * need be; *ret_ptr points at them.  They are clamped to the file's size at
+ * this moment, so a file truncated after the pipeline read ahead yields no
+ * bytes it no longer has.  0 (end of file) only where read(2) would return 0
+ * now: a file that grew since the head slot was read, or past the size the
+ * pipeline filled to, has the pipeline rebuilt at @pos to read the new bytes.
  */
 ssize_t pcl_direct_peek(struct pc_stream *s, struct direct *d, uint64_t pos,
 			 char **ret_ptr)
 {
-	ssize_t avail = head_ready(s, d, pos);
+	uint64_t now;
 
-	if (avail < 0) {
-		d->restart = 1;
-		return avail;
+	/* Rebuilding (after an end of file, say) at the end: nothing to read yet. */
+	if (d->restart) {
+		s->stats.syscalls++;
+		if (!pcl_file_size(s->fd, &now) && pos >= now)
+			return 0;
 	}
-	if ((size_t)avail <= d->head_used) {
-		d->restart = 1;	/* next call looks again: the file may grow */
-		return 0;
+	for (int tries = 1;; tries++) {
+		ssize_t avail = head_ready(s, d, pos);
+		uint64_t size, off;
+
+		if (avail < 0) {
+			d->restart = 1;
+			return avail;
+		}
+		if (size_check(s, d, &size) && tries < PEEK_TRIES)
+			continue;	/* shrunk: read at the cursor again */
+		off = d->slots[d->head].off;
+		if (avail > 0 && off + avail > size)
+			avail = size > off ? (ssize_t)(size - off) : 0;
+		if ((size_t)avail > d->head_used) {
+			*ret_ptr = d->slots[d->head].buf + d->head_used;
+			return avail - d->head_used;
+		}
+		d->restart = 1;	/* the next call looks again: the file may grow */
+		if (size <= pos || tries == PEEK_TRIES)
+			return 0;
 	}
-	*ret_ptr = d->slots[d->head].buf + d->head_used;
-	return avail - d->head_used;
 }
 
 /* Retire the head slot: its bytes are all handed out and no longer lent. */

@@ -20,7 +20,7 @@ struct slot {
 	char *buf;
 	uint64_t off;			/* file offset of buf[0] */
 	ssize_t res;			/* bytes read, or -errno */
-	ssize_t avail;			/* bytes of the file in it, once checked */
+	ssize_t avail;			/* bytes read into it once finished, -1 before */
 	enum slot_state state;
 };
 
@@ -65,7 +65,7 @@ struct direct {
 	unsigned int queued;		/* slots in the pipeline from head */
 	unsigned int busy;		/* requests submitted and not yet completed */
 	uint64_t next_off;		/* where the next slot will read */
-	uint64_t size;			/* file size as last seen */
+	uint64_t size;			/* file size as last seen: read ahead to it */
 	size_t head_used;		/* bytes of the head slot handed out */
 	int restart;			/* rebuild the pipeline at the cursor */
 	int lent;			/* the head slot is on loan to the caller */

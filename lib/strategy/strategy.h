@@ -21,7 +21,8 @@ enum {
 	PCL_CAP_ZEROCOPY = 1 << 0,
 	/*
 	 * Reads under a page are served from the strategy's own read-ahead, with
-	 * no system call each: the core's small-read buffer stays out of them.
+	 * no read system call each (an fstat, as the core's buffer makes, sees a
+	 * truncate): the core's small-read buffer stays out of them.
 	 */
 	PCL_CAP_SMALL_READS = 1 << 1,
 };
