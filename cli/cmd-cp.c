@@ -250,7 +250,11 @@ static int copy_dir(const char *src, const char *dst, const struct stat *sst,
 		return -1;
 	d = opendir(src);
 	if (d) {
-		ret = copy_children(d, src, dst, o);
+		/* "just-created" is about operands, as in cp(1): not their trees. */
+		struct cp_opts sub = *o;
+
+		sub.made = NULL;
+		ret = copy_children(d, src, dst, &sub);
 		closedir(d);
 	} else {
 		ret = error("cannot open directory '%s': %s", src, strerror(errno));

@@ -172,6 +172,18 @@ static int try_offload(struct cp_job *j)
 	return error("cannot copy '%s' to '%s': %s", j->src, j->dst, strerror(errno));
 }
 
+/*
+ * No data after @off: a hole to the end, or a source truncated since it was
+ * opened, which then ends where it ends now (never before @off, copied).
+ */
+static void ended_at(struct cp_job *j, uint64_t off)
+{
+	struct stat st;
+
+	if (!fstat(j->sfd, &st) && (uint64_t)st.st_size < j->size)
+		j->size = (uint64_t)st.st_size > off ? (uint64_t)st.st_size : off;
+}
+
 /* Find the next data extent at or after @off: [*ret_start, *ret_end). */
 static int next_extent(struct cp_job *j, uint64_t off, uint64_t size,
 		       uint64_t *ret_start, uint64_t *ret_end)
@@ -179,8 +191,10 @@ static int next_extent(struct cp_job *j, uint64_t off, uint64_t size,
 	off_t d, h;
 
 	d = lseek(j->sfd, off, SEEK_DATA);
-	if (d < 0 && errno == ENXIO)
+	if (d < 0 && errno == ENXIO) {
 		d = size;
+		ended_at(j, off);
+	}
 	if (d < 0)
 		return -errno;
 	h = d >= (off_t)size ? (off_t)size : lseek(j->sfd, d, SEEK_HOLE);
@@ -252,9 +266,11 @@ static int copy_sparse(struct cp_job *j, struct pc_stream *in, struct pc_wstream
 			ret = -1;
 			break;
 		}
-		j->holes += start - off;
-		if (start >= size)
+		if (start >= size) {
+			j->holes += j->size - off;
 			break;
+		}
+		j->holes += start - off;
 		ret = copy_range(j, in, out, buf, start, end, e);
 		if (ret)
 			break;

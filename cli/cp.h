@@ -20,7 +20,7 @@ struct cp_opts {
 	int recursive;
 	int preserve;
 	int stats;
-	struct cp_made *made;	/* files made by this run, when there are several SRCs */
+	struct cp_made *made;	/* files made for SRC operands, when there are several */
 };
 
 /*
