@@ -29,11 +29,12 @@ static const struct cmd_option cp_options[] = {
 	  "are copied as links; hard links become separate files" },
 	{ NULL, 'R', CMD_ARG_NONE, NULL, NULL },
 	{ "preserve", 'p', CMD_ARG_NONE, NULL,
-	  "keep mode, access and modification times and, as\n"
-	  "root, owner and group" },
+	  "keep owner and group, mode and times as cp(1) does;\n"
+	  "no set-ID bits where the owner cannot be kept" },
 	{ "stats", 's', CMD_ARG_NONE, NULL,
-	  "per file on stderr: bytes, GB/s, strategy of each side\n"
-	  "and why, page cache added and dropped on each side" },
+	  "per file on stderr: bytes moved and their GB/s, bytes\n"
+	  "cloned and holes apart, strategy of each side and why,\n"
+	  "page cache added and dropped on each side" },
 	{ 0 },
 };
 
