@@ -28,7 +28,7 @@ for m in auto buffered dontcache dropbehind direct; do
 	"$pc" cp --mode $m sparse /dev/stdout 2>err | cmp -s - sparse ||
 		fail "$m sparse to a pipe on stdout: bytes differ '$(cat err)'"
 	rm -f fifo && mkfifo fifo
-	cat fifo >from-fifo &
+	timeout 20 cat fifo >from-fifo &
 	"$pc" cp --mode $m sparse fifo 2>err || fail "$m sparse to a FIFO: exit $? '$(cat err)'"
 	wait
 	same sparse from-fifo "$m sparse to a FIFO"
