@@ -29,11 +29,12 @@ static const struct cmd_option cp_options[] = {
 	  "are copied as links; hard links become separate files" },
 	{ NULL, 'R', CMD_ARG_NONE, NULL, NULL },
 	{ "preserve", 'p', CMD_ARG_NONE, NULL,
-	  "keep mode, access and modification times and, as\n"
-	  "root, owner and group" },
+	  "keep owner and group, mode and times as cp(1) does;\n"
+	  "no set-ID bits where the owner cannot be kept" },
 	{ "stats", 's', CMD_ARG_NONE, NULL,
-	  "per file on stderr: bytes, GB/s, strategy of each side\n"
-	  "and why, page cache added and dropped on each side" },
+	  "per file on stderr: bytes moved and their GB/s, bytes\n"
+	  "cloned and holes apart, strategy of each side and why,\n"
+	  "page cache added and dropped on each side" },
 	{ 0 },
 };
 
@@ -105,19 +106,59 @@ static int holds_itself(const struct stat *sst, const char *dst)
 	return found;
 }
 
-/* -p on a directory or symbolic link, by name. */
-static int keep_path(const char *dst, const struct stat *sst, int is_link)
-{
-	struct timespec times[2] = { sst->st_atim, sst->st_mtim };
-	int flags = is_link ? AT_SYMLINK_NOFOLLOW : 0;
+/*
+ * The files this run made, by device and inode, in an open-addressing table
+ * that doubles when half full: a later SRC must not overwrite one (cp(1)'s
+ * "will not overwrite just-created").
+ */
+struct cp_made {
+	struct { dev_t dev; ino_t ino; } *slot;
+	size_t size, used;	/* size: a power of two, or 0 */
+};
 
-	if (!geteuid() && fchownat(AT_FDCWD, dst, sst->st_uid, sst->st_gid, flags))
-		return error("cannot keep the owner of '%s': %s", dst, strerror(errno));
-	if (!is_link && chmod(dst, sst->st_mode & 07777))
-		return error("cannot keep the mode of '%s': %s", dst, strerror(errno));
-	if (utimensat(AT_FDCWD, dst, times, flags))
-		return error("cannot keep the times of '%s': %s", dst, strerror(errno));
+static size_t made_index(const struct cp_made *m, dev_t dev, ino_t ino)
+{
+	size_t i = ((size_t)ino * 0x9E3779B97F4A7C15ull ^ (size_t)dev) & (m->size - 1);
+
+	while (m->slot[i].ino && (m->slot[i].ino != ino || m->slot[i].dev != dev))
+		i = (i + 1) & (m->size - 1);
+	return i;
+}
+
+static int made_grow(struct cp_made *m)
+{
+	struct cp_made bigger = { .size = m->size ? m->size * 2 : 64 };
+
+	bigger.slot = calloc(bigger.size, sizeof(*bigger.slot));
+	if (!bigger.slot)
+		return -1;
+	for (size_t i = 0; i < m->size; i++)
+		if (m->slot[i].ino)
+			bigger.slot[made_index(&bigger, m->slot[i].dev, m->slot[i].ino)] =
+				m->slot[i];
+	bigger.used = m->used;
+	free(m->slot);
+	*m = bigger;
 	return 0;
+}
+
+/* Inode 0 is never a file's; out of memory only weakens the check. */
+void cp_made_add(struct cp_made *m, const struct stat *st)
+{
+	size_t i;
+
+	if (!m || !st->st_ino || ((m->used + 1) * 2 > m->size && made_grow(m)))
+		return;
+	i = made_index(m, st->st_dev, st->st_ino);
+	if (!m->slot[i].ino)
+		m->used++;
+	m->slot[i].dev = st->st_dev;
+	m->slot[i].ino = st->st_ino;
+}
+
+int cp_made_has(const struct cp_made *m, const struct stat *st)
+{
+	return m && m->size && m->slot[made_index(m, st->st_dev, st->st_ino)].ino;
 }
 
 static int copy_link(const char *src, const char *dst, const struct stat *sst,
@@ -132,7 +173,7 @@ static int copy_link(const char *src, const char *dst, const struct stat *sst,
 	target[n] = '\0';
 	if (symlink(target, dst))
 		return error("cannot create symbolic link '%s': %s", dst, strerror(errno));
-	return o->preserve ? keep_path(dst, sst, 1) : 0;
+	return o->preserve ? cp_keep(dst, -1, sst, 1) : 0;
 }
 
 /* Copy each entry of the open directory @d from @src into @dst. */
@@ -176,10 +217,30 @@ static int make_dir(const char *src, const char *dst, const struct stat *sst)
 	return 1;
 }
 
+/*
+ * The directory's own attributes once its entries are copied (or could not
+ * be read): with -p all of them, else its mode less the umask when it was
+ * made writable for the copy.  cp(1) does this also after an error.
+ */
+static int finish_dir(const char *dst, const struct stat *sst, int made,
+		      const struct cp_opts *o)
+{
+	mode_t mask;
+
+	if (o->preserve)
+		return cp_keep(dst, -1, sst, 0);
+	mask = umask(0);
+	umask(mask);
+	if (made && ((sst->st_mode | S_IRWXU) & 07777 & ~mask) !=
+		    (sst->st_mode & 07777 & ~mask) &&
+	    chmod(dst, sst->st_mode & 07777 & ~mask))
+		return error("cannot set the mode of '%s': %s", dst, strerror(errno));
+	return 0;
+}
+
 static int copy_dir(const char *src, const char *dst, const struct stat *sst,
 		    const struct cp_opts *o)
 {
-	mode_t mask;
 	int made, ret;
 	DIR *d;
 
@@ -189,21 +250,23 @@ static int copy_dir(const char *src, const char *dst, const struct stat *sst,
 	if (made < 0)
 		return -1;
 	d = opendir(src);
-	if (!d)
-		return error("cannot open directory '%s': %s", src, strerror(errno));
-	ret = copy_children(d, src, dst, o);
-	closedir(d);
-	if (o->preserve)
-		return keep_path(dst, sst, 0) ? -1 : ret;
-	mask = umask(0);
-	umask(mask);
-	if (made && ((sst->st_mode | S_IRWXU) & 07777 & ~mask) !=
-		    (sst->st_mode & 07777 & ~mask) &&
-	    chmod(dst, sst->st_mode & 07777 & ~mask))
-		return error("cannot set the mode of '%s': %s", dst, strerror(errno));
-	return ret;
+	if (d) {
+		/* "just-created" is about operands, as in cp(1): not their trees. */
+		struct cp_opts sub = *o;
+
+		sub.made = NULL;
+		ret = copy_children(d, src, dst, &sub);
+		closedir(d);
+	} else {
+		ret = error("cannot open directory '%s': %s", src, strerror(errno));
+	}
+	return finish_dir(dst, sst, made, o) ? -1 : ret;
 }
 
+/*
+ * Copy the data of @src: a regular file or, without -r (@follow), whatever
+ * can be read as cp(1) reads it (a FIFO, a device, /dev/stdin).
+ */
 static int copy_regular(const char *src, const char *dst, int follow,
 			const struct cp_opts *o)
 {
@@ -215,7 +278,7 @@ static int copy_regular(const char *src, const char *dst, int follow,
 		return error("cannot open '%s' for reading: %s", src, strerror(errno));
 	if (fstat(fd, &st)) {
 		ret = error("cannot stat '%s': %s", src, strerror(errno));
-	} else if (!S_ISREG(st.st_mode)) {
+	} else if (S_ISDIR(st.st_mode) || (!follow && !S_ISREG(st.st_mode))) {
 		ret = error("'%s' is not a regular file, directory or symbolic link; not copied",
 			    src);
 	} else {
@@ -243,7 +306,7 @@ static int copy_entry(const char *src, const char *dst, const struct cp_opts *o)
 	}
 	if (S_ISLNK(st.st_mode))
 		return copy_link(src, dst, &st, o);
-	if (!S_ISREG(st.st_mode))
+	if (r && !S_ISREG(st.st_mode))
 		return error("'%s' is not a regular file, directory or symbolic link; not copied",
 			     src);
 	return copy_regular(src, dst, !r, o);
@@ -274,6 +337,7 @@ static void cp_option(void *state, int key, const char *arg)
 
 static int cmd_cp(int argc, char **argv)
 {
+	struct cp_made made = { 0 };
 	struct cp_opts o = { 0 };
 	char path[PATH_MAX], name[NAME_MAX + 1];
 	const char *dst;
@@ -295,6 +359,8 @@ static int cmd_cp(int argc, char **argv)
 	if (nsrc > 1 && into < 0)
 		die("target '%s': %s", dst, strerror(-into));
 	into = into > 0;
+	if (nsrc > 1)
+		o.made = &made;
 	for (int i = first; i < argc - 1; i++) {
 		const char *to = dst;
 
@@ -309,6 +375,7 @@ static int cmd_cp(int argc, char **argv)
 		if (copy_entry(argv[i], to, &o))
 			failed = 1;
 	}
+	free(made.slot);
 	return failed;
 }
 

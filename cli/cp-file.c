@@ -33,10 +33,13 @@ struct cp_job {
 	const struct stat *sst;
 	const struct cp_opts *o;
 	int created;		/* cp made @dst (else it truncated one) */
+	int dst_regular;	/* holes can be skipped, a size set */
+	uint64_t size;		/* the copy's size: the source's, or where it ended */
 	enum cp_how how;
 	char clone_why[96];	/* why no clone, when streamed */
-	uint64_t copied;	/* bytes of data written (holes not counted) */
-	uint64_t holes;		/* bytes of holes kept */
+	uint64_t copied;	/* bytes of data moved: read and written, or on the server */
+	uint64_t cloned;	/* bytes shared by FICLONE: nothing moved */
+	uint64_t holes;		/* bytes of holes skipped */
 	uint64_t src_before, dst_before;
 	struct pc_stats rstats;
 	struct pc_wstats wstats;
@@ -59,8 +62,25 @@ static uint64_t cached_now(int fd)
 }
 
 /*
+ * A name ending in '/' that open(2) calls a directory but is none: cp(1)
+ * says "Not a directory", naming the stat for an existing file.
+ */
+static int slash_not_dir(const struct cp_job *j)
+{
+	size_t len = strlen(j->dst);
+	struct stat st;
+
+	if (!len || j->dst[len - 1] != '/' || (!stat(j->dst, &st) && S_ISDIR(st.st_mode)))
+		return 0;
+	if (errno == ENOTDIR)
+		return error("cannot stat '%s': %s", j->dst, strerror(ENOTDIR));
+	return error("cannot create regular file '%s': %s", j->dst, strerror(ENOTDIR));
+}
+
+/*
  * Open @dst for writing: create it (mode of the source, less the umask) or
- * open an existing one, refuse it when it is the source, truncate it.
+ * open an existing one, refuse it when it is the source or a file this run
+ * made (cp(1)'s "just-created"), truncate it.
  */
 static int open_dst(struct cp_job *j)
 {
@@ -70,10 +90,15 @@ static int open_dst(struct cp_job *j)
 		      j->sst->st_mode & 0777);
 	if (j->dfd >= 0) {
 		j->created = 1;
+		j->dst_regular = 1;
+		if (!fstat(j->dfd, &st))
+			cp_made_add(j->o->made, &st);
 		return 0;
 	}
 	if (errno == EEXIST)
 		j->dfd = open(j->dst, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (j->dfd < 0 && errno == EISDIR && slash_not_dir(j))
+		return -1;
 	if (j->dfd < 0 && errno == EISDIR)
 		return error("cannot overwrite directory '%s' with non-directory", j->dst);
 	if (j->dfd < 0)
@@ -82,7 +107,10 @@ static int open_dst(struct cp_job *j)
 		return error("cannot stat '%s': %s", j->dst, strerror(errno));
 	if (st.st_dev == j->sst->st_dev && st.st_ino == j->sst->st_ino)
 		return error("'%s' and '%s' are the same file", j->src, j->dst);
-	if (S_ISREG(st.st_mode) && ftruncate(j->dfd, 0))
+	if (cp_made_has(j->o->made, &st))
+		return error("will not overwrite just-created '%s' with '%s'", j->dst, j->src);
+	j->dst_regular = S_ISREG(st.st_mode);
+	if (j->dst_regular && ftruncate(j->dfd, 0))
 		return error("cannot truncate '%s': %s", j->dst, strerror(errno));
 	return 0;
 }
@@ -96,7 +124,7 @@ static int try_clone(struct cp_job *j)
 	}
 	if (!ioctl(j->dfd, FICLONE, j->sfd)) {
 		j->how = CP_CLONE;
-		j->copied = j->sst->st_size;
+		j->cloned = j->sst->st_size;
 		return 1;
 	}
 	snprintf(j->clone_why, sizeof(j->clone_why), "FICLONE: %s", strerror(errno));
@@ -144,6 +172,18 @@ static int try_offload(struct cp_job *j)
 	return error("cannot copy '%s' to '%s': %s", j->src, j->dst, strerror(errno));
 }
 
+/*
+ * No data after @off: a hole to the end, or a source truncated since it was
+ * opened, which then ends where it ends now (never before @off, copied).
+ */
+static void ended_at(struct cp_job *j, uint64_t off)
+{
+	struct stat st;
+
+	if (!fstat(j->sfd, &st) && (uint64_t)st.st_size < j->size)
+		j->size = (uint64_t)st.st_size > off ? (uint64_t)st.st_size : off;
+}
+
 /* Find the next data extent at or after @off: [*ret_start, *ret_end). */
 static int next_extent(struct cp_job *j, uint64_t off, uint64_t size,
 		       uint64_t *ret_start, uint64_t *ret_end)
@@ -151,8 +191,10 @@ static int next_extent(struct cp_job *j, uint64_t off, uint64_t size,
 	off_t d, h;
 
 	d = lseek(j->sfd, off, SEEK_DATA);
-	if (d < 0 && errno == ENXIO)
+	if (d < 0 && errno == ENXIO) {
 		d = size;
+		ended_at(j, off);
+	}
 	if (d < 0)
 		return -errno;
 	h = d >= (off_t)size ? (off_t)size : lseek(j->sfd, d, SEEK_HOLE);
@@ -167,10 +209,13 @@ static int next_extent(struct cp_job *j, uint64_t off, uint64_t size,
 struct cp_err {
 	int err;
 	int on_write;
-	uint64_t at;
 };
 
-/* Copy [@start, @end) by positioned reads and writes. */
+/*
+ * Copy [@start, @end) by positioned reads and writes.  1 when the source
+ * ended before @end (shorter than it said, or truncated meanwhile): as
+ * cp(1), the copy is what was there, and j->size says where it ended.
+ */
 static int copy_range(struct cp_job *j, struct pc_stream *in, struct pc_wstream *out,
 		      void *buf, uint64_t start, uint64_t end, struct cp_err *e)
 {
@@ -178,8 +223,12 @@ static int copy_range(struct cp_job *j, struct pc_stream *in, struct pc_wstream 
 		size_t want = end - off < j->o->bs ? end - off : j->o->bs;
 		ssize_t n = pc_stream_pread(in, buf, want, off);
 
-		if (n <= 0) {
-			*e = (struct cp_err){ n ? (int)-n : EIO, 0, off };
+		if (n == 0) {
+			j->size = off;
+			return 1;
+		}
+		if (n < 0) {
+			*e = (struct cp_err){ (int)-n, 0 };
 			return -1;
 		}
 		for (ssize_t done = 0; done < n;) {
@@ -187,7 +236,7 @@ static int copy_range(struct cp_job *j, struct pc_stream *in, struct pc_wstream 
 						      off + done);
 
 			if (w <= 0) {
-				*e = (struct cp_err){ w ? (int)-w : EIO, 1, off + done };
+				*e = (struct cp_err){ w ? (int)-w : EIO, 1 };
 				return -1;
 			}
 			done += w;
@@ -207,26 +256,28 @@ static int copy_sparse(struct cp_job *j, struct pc_stream *in, struct pc_wstream
 	int ret = 0;
 
 	if (!buf) {
-		*e = (struct cp_err){ ENOMEM, 0, 0 };
+		*e = (struct cp_err){ ENOMEM, 0 };
 		return -1;
 	}
 	while (off < size) {
 		ret = next_extent(j, off, size, &start, &end);
 		if (ret) {
-			*e = (struct cp_err){ -ret, 0, off };
+			*e = (struct cp_err){ -ret, 0 };
 			ret = -1;
 			break;
 		}
-		j->holes += start - off;
-		if (start >= size)
+		if (start >= size) {
+			j->holes += j->size - off;
 			break;
+		}
+		j->holes += start - off;
 		ret = copy_range(j, in, out, buf, start, end, e);
 		if (ret)
 			break;
 		off = end;
 	}
 	pc_buf_free(buf, j->o->bs);
-	return ret;
+	return ret < 0 ? -1 : 0;
 }
 
 /*
@@ -242,23 +293,24 @@ static int copy_dense(struct cp_job *j, struct pc_stream *in, struct pc_wstream 
 		ssize_t size = pc_wstream_lend(out, &buf), n, c;
 
 		if (size <= 0) {
-			*e = (struct cp_err){ size ? (int)-size : EINVAL, 1, j->copied };
+			*e = (struct cp_err){ size ? (int)-size : EINVAL, 1 };
 			return -1;
 		}
 		n = pc_stream_read(in, buf, (size_t)size < j->o->bs ? (size_t)size : j->o->bs);
 		if (n == 0)
 			return 0;
 		if (n < 0) {
-			*e = (struct cp_err){ (int)-n, 0, j->copied };
+			*e = (struct cp_err){ (int)-n, 0 };
 			return -1;
 		}
 		c = pc_wstream_commit(out, n);
 		if (c > 0)
 			j->copied += c;
 		if (c != n) {
+			/* A short commit: the stream keeps the kernel's errno for the next call. */
 			int err = c < 0 ? (int)-c : -pc_wstream_sync(out);
 
-			*e = (struct cp_err){ err > 0 ? err : EIO, 1, j->copied };
+			*e = (struct cp_err){ err > 0 ? err : EIO, 1 };
 			return -1;
 		}
 	}
@@ -269,17 +321,25 @@ static int is_sparse(const struct stat *st)
 	return (uint64_t)st->st_blocks * 512 < (uint64_t)st->st_size;
 }
 
-/* Name the error, and what it left of the destination. */
+/*
+ * Name the error in cp(1)'s words, and what it left of a regular destination:
+ * its size now, after the write stream has waited for all its writes, which
+ * is what is on disk (not what was handed to the kernel).
+ */
 static int report_copy_error(struct cp_job *j, const struct cp_err *e)
 {
+	struct stat st;
+
 	if (e->on_write)
-		error("cannot write '%s' at byte %llu: %s", j->dst,
-		      (unsigned long long)e->at, strerror(e->err));
+		error("error writing '%s': %s", j->dst, strerror(e->err));
 	else
-		error("cannot read '%s' at byte %llu: %s", j->src,
-		      (unsigned long long)e->at, strerror(e->err));
+		error("error reading '%s': %s", j->src, strerror(e->err));
+	if (!j->dst_regular)
+		return -1;
+	if (fstat(j->dfd, &st))
+		return error("cannot stat '%s': %s", j->dst, strerror(errno));
 	warning("'%s' is partial: %llu of %llu bytes copied%s", j->dst,
-		(unsigned long long)j->copied, (unsigned long long)j->sst->st_size,
+		(unsigned long long)st.st_size, (unsigned long long)j->sst->st_size,
 		j->created ? "" : " (it existed before and was truncated)");
 	return -1;
 }
@@ -302,9 +362,10 @@ static int copy_streams(struct cp_job *j)
 	ret = pc_wstream_fdopen(&out, j->dfd, &wo);
 	if (ret) {
 		pc_stream_close(in);
-		return report_copy_error(j, &(struct cp_err){ -ret, 1, 0 });
+		return report_copy_error(j, &(struct cp_err){ -ret, 1 });
 	}
-	if (is_sparse(j->sst))
+	/* Holes are skipped only where the destination can seek; else zeros. */
+	if (is_sparse(j->sst) && j->dst_regular)
 		ret = copy_sparse(j, in, out, &e);
 	else
 		ret = copy_dense(j, in, out, &e);
@@ -315,25 +376,61 @@ static int copy_streams(struct cp_job *j)
 	cret = pc_wstream_close(out);
 	j->have_wstats = 1;
 	if (!ret && cret) {
-		e = (struct cp_err){ -cret, 1, j->copied };
+		e = (struct cp_err){ -cret, 1 };
 		ret = -1;
 	}
-	if (!ret && j->holes && ftruncate(j->dfd, j->sst->st_size)) {
-		e = (struct cp_err){ errno, 1, j->sst->st_size };
+	if (!ret && j->holes && ftruncate(j->dfd, j->size)) {
+		e = (struct cp_err){ errno, 1 };
 		ret = -1;
 	}
 	return ret ? report_copy_error(j, &e) : 0;
 }
 
-int cp_keep_fd(const char *dst, int dfd, const struct stat *sst)
+static int chown_dst(const char *dst, int dfd, int flags, uid_t uid, gid_t gid)
+{
+	return dfd >= 0 ? fchown(dfd, uid, gid) : fchownat(AT_FDCWD, dst, uid, gid, flags);
+}
+
+/*
+ * The owner and group as cp(1) keeps them: both, or for a user who may not
+ * give a file away, the group alone where it can.  1 kept (or already so),
+ * 0 not kept, -1 reported: root is refused only by the file system.
+ */
+static int keep_owner(const char *dst, int dfd, int flags, const struct stat *sst)
+{
+	struct stat st;
+
+	if (dfd >= 0 ? fstat(dfd, &st) : fstatat(AT_FDCWD, dst, &st, flags))
+		return error("cannot stat '%s': %s", dst, strerror(errno));
+	if (st.st_uid == sst->st_uid && st.st_gid == sst->st_gid)
+		return 1;
+	if (!chown_dst(dst, dfd, flags, sst->st_uid, sst->st_gid))
+		return 1;
+	if ((errno != EPERM && errno != EINVAL) || !geteuid())
+		return error("cannot keep the owner of '%s': %s", dst, strerror(errno));
+	chown_dst(dst, dfd, flags, (uid_t)-1, sst->st_gid);	/* may fail: cp(1) ignores it */
+	return 0;
+}
+
+/*
+ * Owner first (chown(2) clears set-ID bits), then the mode, less the set-ID
+ * and sticky bits when the owner or group could not be kept: a set-user-ID
+ * file must not become one of the user who copied it.  Then the times.
+ */
+int cp_keep(const char *dst, int dfd, const struct stat *sst, int is_link)
 {
 	struct timespec times[2] = { sst->st_atim, sst->st_mtim };
+	int flags = is_link ? AT_SYMLINK_NOFOLLOW : 0;
+	mode_t mode = sst->st_mode & 07777;
+	int owner = keep_owner(dst, dfd, flags, sst);
 
-	if (!geteuid() && fchown(dfd, sst->st_uid, sst->st_gid))
-		return error("cannot keep the owner of '%s': %s", dst, strerror(errno));
-	if (fchmod(dfd, sst->st_mode & 07777))
+	if (owner < 0)
+		return -1;
+	if (!owner)
+		mode &= ~(mode_t)(S_ISUID | S_ISGID | S_ISVTX);
+	if (!is_link && (dfd >= 0 ? fchmod(dfd, mode) : chmod(dst, mode)))
 		return error("cannot keep the mode of '%s': %s", dst, strerror(errno));
-	if (futimens(dfd, times))
+	if (dfd >= 0 ? futimens(dfd, times) : utimensat(AT_FDCWD, dst, times, flags))
 		return error("cannot keep the times of '%s': %s", dst, strerror(errno));
 	return 0;
 }
@@ -364,21 +461,35 @@ static void side_cache(char *buf, size_t size, uint64_t before, uint64_t after)
 		 (unsigned long long)(before / pg), (unsigned long long)(after / pg));
 }
 
+/*
+ * What the copy did, measured: bytes moved and their rate, apart from bytes
+ * cloned and holes skipped, which move nothing and have no rate.
+ */
+static void print_totals(const struct cp_job *j, double secs)
+{
+	uint64_t bytes = j->copied + j->cloned + j->holes;	/* as far as it got */
+
+	fprintf(stderr, "%s -> %s: %llu bytes, %llu moved in %.3f s", j->src, j->dst,
+		(unsigned long long)bytes, (unsigned long long)j->copied, secs);
+	if (j->copied && secs > 0)
+		fprintf(stderr, " (%.2f GB/s)", j->copied / secs / 1e9);
+	if (j->cloned)
+		fprintf(stderr, ", %llu cloned", (unsigned long long)j->cloned);
+	if (j->holes)
+		fprintf(stderr, ", %llu of holes skipped", (unsigned long long)j->holes);
+	fprintf(stderr, ", %s", how_name(j));
+	if (j->how == CP_STREAM)
+		fprintf(stderr, " (no shared blocks: %s)", j->clone_why);
+}
+
 static void print_stats(const struct cp_job *j, double secs)
 {
 	char rc[96], wc[96];
-	uint64_t pg = page_size(), bytes = j->copied + j->holes;	/* as far as it got */
+	uint64_t pg = page_size();
 
 	side_cache(rc, sizeof(rc), j->src_before, cached_now(j->sfd));
 	side_cache(wc, sizeof(wc), j->dst_before, cached_now(j->dfd));
-	fprintf(stderr, "%s -> %s: %llu bytes, %.3f s, %.2f GB/s, %s",
-		j->src, j->dst, (unsigned long long)bytes, secs,
-		secs > 0 ? bytes / secs / 1e9 : 0.0, how_name(j));
-	if (j->how == CP_STREAM)
-		fprintf(stderr, " (no shared blocks: %s)", j->clone_why);
-	if (j->holes)
-		fprintf(stderr, ", sparse: %llu bytes of data, %llu bytes of holes kept",
-			(unsigned long long)j->copied, (unsigned long long)j->holes);
+	print_totals(j, secs);
 	fprintf(stderr, "\n  read:  ");
 	if (j->have_rstats)
 		fprintf(stderr, "strategy %s (%s), %llu pages dropped, ",
@@ -395,7 +506,8 @@ static void print_stats(const struct cp_job *j, double secs)
 int cp_file(const char *src, int sfd, const struct stat *sst, const char *dst,
 	    const struct cp_opts *o)
 {
-	struct cp_job j = { .src = src, .dst = dst, .sfd = sfd, .sst = sst, .o = o };
+	struct cp_job j = { .src = src, .dst = dst, .sfd = sfd, .sst = sst, .o = o,
+			     .size = sst->st_size };
 	double t0;
 	int ret;
 
@@ -410,7 +522,7 @@ int cp_file(const char *src, int sfd, const struct stat *sst, const char *dst,
 	if (!ret && j.how == CP_STREAM)
 		ret = copy_streams(&j);
 	if (!ret && o->preserve)
-		ret = cp_keep_fd(dst, j.dfd, sst);
+		ret = cp_keep(dst, j.dfd, sst, 0);
 	if (o->stats)
 		print_stats(&j, now_sec() - t0);
 	if (!ret && close(j.dfd)) {

@@ -11,6 +11,8 @@
 
 #include "pagecliff.h"
 
+struct cp_made;
+
 struct cp_opts {
 	struct pc_opts lib;	/* read side */
 	enum pc_strategy wmode;	/* write side */
@@ -18,6 +20,7 @@ struct cp_opts {
 	int recursive;
 	int preserve;
 	int stats;
+	struct cp_made *made;	/* files made for SRC operands, when there are several */
 };
 
 /*
@@ -29,7 +32,15 @@ struct cp_opts {
 int cp_file(const char *src, int sfd, const struct stat *sst, const char *dst,
 	    const struct cp_opts *o);
 
-/* -p on an open destination: owner (as root), mode, times; 0 or -1 reported. */
-int cp_keep_fd(const char *dst, int dfd, const struct stat *sst);
+/*
+ * -p on @dst, by its open @dfd or (@dfd < 0) by name, @is_link for a link
+ * itself: owner and group, the mode (without set-ID bits when the owner or
+ * group could not be kept, as cp(1)), the times; 0 or -1 reported.
+ */
+int cp_keep(const char *dst, int dfd, const struct stat *sst, int is_link);
+
+/* The files this run made (NULL @m: none kept), for "just-created". */
+void cp_made_add(struct cp_made *m, const struct stat *st);
+int cp_made_has(const struct cp_made *m, const struct stat *st);
 
 #endif

@@ -78,6 +78,22 @@ static int take_err(struct pc_wstream *s)
 	return err;
 }
 
+/*
+ * The bytes a write handed over before it failed: returned now, and the
+ * kernel's errno for them kept for the next call, so that a short write
+ * (a full file system takes what fits) is followed by the real reason.
+ */
+static ssize_t short_write(struct pc_wstream *s, size_t done, ssize_t n)
+{
+	int err = n < 0 ? -errno : -EIO;	/* 0 bytes written and no errno */
+
+	if (!done)
+		return err;
+	pcl_wnote_err(s, err);
+	return done;
+}
+
+/* All of @len at @off (-1 with O_APPEND), retrying short writes. */
 ssize_t pcl_wfull_pwrite(struct pc_wstream *s, const void *buf, size_t len,
 			uint64_t off, int rwf, uint64_t *ret_off)
 {
@@ -93,7 +109,7 @@ ssize_t pcl_wfull_pwrite(struct pc_wstream *s, const void *buf, size_t len,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return done ? (ssize_t)done : n < 0 ? -errno : -EIO;
+			return short_write(s, done, n);
 		if (!done && ret_off)
 			*ret_off = at < 0 ? (uint64_t)lseek(s->fd, 0, SEEK_CUR) - n : off;
 		done += n;
@@ -253,7 +269,7 @@ static ssize_t write_plain(struct pc_wstream *s, const void *buf, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return done ? (ssize_t)done : n < 0 ? -errno : -EIO;
+			return short_write(s, done, n);
 		done += n;
 	}
 	return done;

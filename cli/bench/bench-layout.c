@@ -259,6 +259,29 @@ static int open_for_layout(struct bench_claim *c, const char *name, int ours, in
 	return fd;
 }
 
+/*
+ * All of @len at @off: a short write (a full file system takes what fits) is
+ * retried, so that the error returned is the kernel's errno for the rest,
+ * never a stale one.
+ */
+static int pwrite_all(int fd, const char *buf, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, buf, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -EIO;	/* nothing written and no errno: cannot happen */
+		buf += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
 /* Write one file of @size bytes; counts progress into *done. */
 static int write_file(struct bench_claim *c, const char *name, int ours, uint64_t size,
 		      unsigned int k, uint64_t *done, uint64_t total, double t0)
@@ -294,10 +317,9 @@ static int write_file(struct bench_claim *c, const char *name, int ours, uint64_
 				goto out_free;
 			}
 		}
-		if (pwrite(fd, buf, len, (off_t)off) != (ssize_t)len) {
-			ret = errno ? -errno : -EIO;
+		ret = pwrite_all(fd, (const char *)buf, len, off);
+		if (ret)
 			break;
-		}
 		*done += len;
 		if (!(*done % (64u << 20)))
 			progress(*done, total, t0);

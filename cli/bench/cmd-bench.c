@@ -192,7 +192,7 @@ static void parse_dirs(struct bench_job *job, const char *list)
 		for (unsigned int j = 0; j < job->ndirs; j++)
 			if (seen[j].st_dev == st->st_dev && seen[j].st_ino == st->st_ino)
 				usage_error("directory '%s' is given twice (as '%s' before): "
-					    "its threads would read the same files", tok,
+					    "its threads would use the same files", tok,
 					    job->dirs[j]);
 		if ((ret = dir_writable(tok)))
 			usage_error("cannot write in directory '%s': %s", tok, strerror(-ret));

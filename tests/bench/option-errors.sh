@@ -48,6 +48,7 @@ expect_usage "exclude each other" -d "$d" --testbed ram:1g
 expect_usage "bad --testbed 'disk:1g'" --testbed disk:1g
 expect_usage "is too small" --testbed ram:256m --numjobs 2 --size 1g
 expect_usage "bad --mem-limit '1k'" -d "$d" --mem-limit 1k
+expect_usage "given twice (as '$d' before): its threads would use the same files" -d "$d:$d" --rw write
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	chmod 755 "$T"
 	n=$((n + 1))

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# A full file system reaches the user as the kernel says it: for every
+# --mode, cp to a 16 MiB tmpfs and to a 32 MiB ext4 says "error writing
+# 'DST': No space left on device" (cp(1)'s words), exit 1, and the partial
+# count it gives is the destination's size on disk, whatever was in flight.
+# A 300 KiB file fills each first, so that a write finds less room than it
+# asks for: a short write, then the errno of the retry (it was EIO).
+# bench's layout likewise: the file system fills as it opens its data file
+# (a fanotify watcher, fill-at-open.py), and it names ENOSPC (it said ENOENT).
+set -u
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" = 0 ] || skip "needs root for a loop device and mounts"
+command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 is not installed"
+work=$(mktemp -d /tmp/pagecliff-cp-errno-XXXXXX) || exit 1
+loop="" tmp="$work/tmpfs" ext="$work/ext4" W_PID=""
+cleanup() {
+	[ -n "$W_PID" ] && kill "$W_PID" 2>/dev/null && wait "$W_PID" 2>/dev/null
+	mountpoint -q "$tmp" && umount "$tmp"
+	mountpoint -q "$ext" && umount "$ext"
+	[ -n "$loop" ] && losetup -d "$loop"
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+mkdir "$tmp" "$ext"
+mount -t tmpfs -o size=16m pagecliff-cp-errno "$tmp" || fail "mount tmpfs"
+truncate -s 32M "$work/img"
+loop=$(losetup -f --show "$work/img") || fail "losetup"
+mkfs.ext4 -q -F "$loop" >/dev/null 2>&1 || fail "mkfs.ext4"
+mount -t ext4 "$loop" "$ext" || fail "mount ext4"
+head -c 67108867 /dev/urandom >"$work/src"
+
+/bin/cp "$work/src" "$tmp/gnu" 2>"$work/gnu"
+[ "$(cat "$work/gnu")" = "/bin/cp: error writing '$tmp/gnu': No space left on device" ] ||
+	fail "cp(1) says '$(cat "$work/gnu")': not the message this test compares with"
+rm -f "$tmp/gnu"
+for fs in "$tmp" "$ext"; do
+	head -c 307200 /dev/urandom >"$fs/filler"
+	for m in auto buffered dontcache dropbehind direct; do
+		d=$fs/copy.$m
+		"$pc" cp --mode $m "$work/src" "$d" 2>"$work/err"; rc=$?
+		[ $rc = 1 ] || fail "$m on $fs: exit $rc '$(cat "$work/err")'"
+		[ "$(head -1 "$work/err")" = "pagecliff: error: error writing '$d': No space left on device" ] ||
+			fail "$m on $fs: '$(cat "$work/err")'"
+		size=$(stat -c %s "$d")
+		[ "$(sed -n 2p "$work/err")" = "pagecliff: warning: '$d' is partial: $size of 67108867 bytes copied" ] ||
+			fail "$m on $fs: $size bytes on disk, said '$(sed -n 2p "$work/err")'"
+		cmp -s -n "$size" "$work/src" "$d" || fail "$m on $fs: the partial copy is not a prefix"
+		rm -f "$d"
+	done
+done
+rm -f "$tmp"/*
+coproc W { exec python3 "$(dirname "$0")/fill-at-open.py" "$tmp" $((1536 * 1024)); }
+read -r -t 10 line <&"${W[0]}"
+[ "$line" = ready ] || skip "no fanotify permission events: '$line'"
+timeout 60 "$pc" bench -d "$tmp" --size 8m --runtime 1 -q >"$work/out" 2>"$work/err"; rc=$?
+kill "$W_PID"; wait "$W_PID" 2>/dev/null; W_PID=""
+[ $rc = 1 ] && grep -qx "pagecliff: error: cannot write '$tmp/pagecliff-bench/job0.dat': No space left on device" "$work/err" ||
+	fail "bench layout on a full file system: exit $rc '$(cat "$work/err")'"
+echo "cp says ENOSPC in every mode on tmpfs and ext4, the partial count is what is on disk; so does bench's layout"
