@@ -331,9 +331,9 @@ static int report_copy_error(struct cp_job *j, const struct cp_err *e)
 	struct stat st;
 
 	if (e->on_write)
-		error("error writing '%s': %s", j->dst, strerror(e->err));
+		error("writing '%s': %s", j->dst, strerror(e->err));
 	else
-		error("error reading '%s': %s", j->src, strerror(e->err));
+		error("reading '%s': %s", j->src, strerror(e->err));
 	if (!j->dst_regular)
 		return -1;
 	if (fstat(j->dfd, &st))

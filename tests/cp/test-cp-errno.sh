@@ -41,7 +41,7 @@ for fs in "$tmp" "$ext"; do
 		d=$fs/copy.$m
 		"$pc" cp --mode $m "$work/src" "$d" 2>"$work/err"; rc=$?
 		[ $rc = 1 ] || fail "$m on $fs: exit $rc '$(cat "$work/err")'"
-		[ "$(head -1 "$work/err")" = "pagecliff: error: error writing '$d': No space left on device" ] ||
+		[ "$(head -1 "$work/err")" = "pagecliff: error: writing '$d': No space left on device" ] ||
 			fail "$m on $fs: '$(cat "$work/err")'"
 		size=$(stat -c %s "$d")
 		[ "$(sed -n 2p "$work/err")" = "pagecliff: warning: '$d' is partial: $size of 67108867 bytes copied" ] ||

@@ -50,7 +50,7 @@ mount -t tmpfs -o size=16m pagecliff-cp-test "$small" || fail "mount tmpfs"
 printf old >"$small/existing"
 "$pc" cp "$xfs/src" "$small" 2>"$work/err"; rc=$?
 [ $rc = 1 ] || fail "ENOSPC: exit $rc"
-grep -q "error writing '$small/src': No space left on device" "$work/err" ||
+grep -q "error: writing '$small/src': No space left on device" "$work/err" ||
 	fail "ENOSPC: '$(cat "$work/err")'"
 grep -q "'$small/src' is partial: [0-9]* of 67108867 bytes copied$" "$work/err" ||
 	fail "ENOSPC: partial not reported: '$(cat "$work/err")'"

@@ -51,7 +51,7 @@ fi
 for f in dense sparse; do
 	"$pc" cp $f /dev/full 2>err; rc=$?
 	[ $rc = 1 ] || fail "$f to /dev/full: exit $rc"
-	[ "$(cat err)" = "pagecliff: error: $(sed 's|^/bin/cp: ||' gnu)" ] ||
+	[ "$(cat err)" = "pagecliff: error: $(sed 's|^/bin/cp: error ||' gnu)" ] ||
 		fail "$f to /dev/full: '$(cat err)'"
 done
 echo "cp writes zeros to /dev/null, FIFOs, pipes and block devices; /dev/full is ENOSPC as cp(1)"
