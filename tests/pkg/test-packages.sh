@@ -125,7 +125,9 @@ EOF
 # shellcheck disable=SC2046
 run cc -o stream stream.c $(run pkg-config --cflags --libs pagecliff) 2>cc.err ||
 	fail "cannot build against the installed library: $(cat cc.err)"
-run ldd ./stream | grep -q "libpagecliff.so.0 => /usr/lib/" || fail "stream does not link /usr/lib's libpagecliff.so.0"
+run ldd ./stream >ldd.txt || fail "ldd stream: exit $?"
+grep -Eq "libpagecliff.so.0 => (/usr)?/lib/" ldd.txt ||
+	fail "stream does not link the installed libpagecliff.so.0: $(cat ldd.txt)"
 want=$(python3 -c '
 import sys
 h = 1469598103934665603
