@@ -192,6 +192,7 @@ static int copy_range(struct cp_job *j, struct pc_stream *in, struct pc_wstream 
 			}
 			done += w;
 			j->copied += w;
+			progress_add(j->o->progress, (uint64_t)w);
 		}
 		off += n;
 	}
@@ -255,6 +256,7 @@ static int copy_dense(struct cp_job *j, struct pc_stream *in, struct pc_wstream 
 		c = pc_wstream_commit(out, n);
 		if (c > 0)
 			j->copied += c;
+		progress_add(j->o->progress, c > 0 ? (uint64_t)c : 0);
 		if (c != n) {
 			int err = c < 0 ? (int)-c : -pc_wstream_sync(out);
 
@@ -411,8 +413,11 @@ int cp_file(const char *src, int sfd, const struct stat *sst, const char *dst,
 		ret = copy_streams(&j);
 	if (!ret && o->preserve)
 		ret = cp_keep_fd(dst, j.dfd, sst);
-	if (o->stats)
+	progress_file_done(o->progress, ret ? j.copied : (uint64_t)sst->st_size);
+	if (o->stats) {
+		progress_end(o->progress);	/* the line is the stats' */
 		print_stats(&j, now_sec() - t0);
+	}
 	if (!ret && close(j.dfd)) {
 		j.dfd = -1;
 		ret = error("cannot close '%s': %s", dst, strerror(errno));

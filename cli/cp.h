@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "pagecliff.h"
+#include "progress.h"
 
 struct cp_opts {
 	struct pc_opts lib;	/* read side */
@@ -18,6 +19,8 @@ struct cp_opts {
 	int recursive;
 	int preserve;
 	int stats;
+	int want_progress;	/* --progress */
+	struct progress *progress;	/* NULL when off */
 };
 
 /*
