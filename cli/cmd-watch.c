@@ -7,11 +7,11 @@
  * same counters are cumulative, on stdout or rewritten into a textfile.
  */
 #include <errno.h>
-#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +30,7 @@ struct watch_args {
 	uint64_t count;
 	enum watch_mode mode;
 	int forced;			/* --json, --text or --output-format given */
+	int format;			/* --output-format given: it wins */
 	const char *textfile;		/* --textfile: metrics rewritten each interval */
 	const char *cgroup;
 	char cgroup_buf[4096];
@@ -80,14 +81,14 @@ static void watch_option(void *state, int key, const char *arg)
 			usage_error("bad --count '%s': want a whole number >= 1", arg);
 		break;
 	case 'j':
-		if (a->forced < 2)
+		if (!a->format)
 			a->mode = WATCH_JSON;
-		a->forced = a->forced < 2 ? 1 : 2;
+		a->forced = 1;
 		break;
 	case WATCH_OPT_TEXT:
 		if (!a->forced)
 			a->mode = WATCH_TEXT;
-		a->forced = a->forced < 2 ? 1 : 2;
+		a->forced = 1;
 		break;
 	case 'c':
 		a->cgroup = arg;
@@ -104,7 +105,7 @@ static void watch_option(void *state, int key, const char *arg)
 			a->mode = WATCH_OPENMETRICS;
 		else
 			usage_error("unknown --output-format '%s' (text, json, openmetrics)", arg);
-		a->forced = 2;
+		a->forced = a->format = 1;
 		break;
 	case WATCH_OPT_TEXTFILE:
 		a->textfile = arg;

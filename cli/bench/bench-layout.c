@@ -361,11 +361,11 @@ int bench_layout(struct bench_run *run)
 
 		if (what == 1)
 			continue;
-		if (what < 0)
+		if (what < 0) {
 			progress_end(&layout_progress);
-		if (what < 0)
 			return error("'%s' appeared and was not made by pagecliff bench: "
 				     "refusing to touch it", run->files[k]);
+		}
 		ret = write_file(c, name, what == 2, job->size, k, &done, total, t0);
 		if (ret)
 			progress_end(&layout_progress);
