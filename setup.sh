@@ -19,7 +19,9 @@ packages=(build-essential meson ninja-build pkg-config liburing-dev
 	  libbpf-dev clang bpftool	# kernel-event tracing (meson -Dbpf=auto)
 	  libopenmpi-dev openmpi-bin)	# pagecliff-mpi and tests/mpi (meson -Dmpi=auto)
 test_packages=(fio libfuse3-dev fuse3 clang nocache valgrind chromium bc time rsync pv cpio git
-	btrfs-progs)
+	btrfs-progs
+	dpkg-dev debhelper lintian fakeroot man-db	# tests/pkg: build, check, install the .debs
+	python3-prometheus-client)	# tests/ops: watch's OpenMetrics, by a strict parser
 
 # install_missing PACKAGE...
 install_missing() {
@@ -67,7 +69,7 @@ run_tests() {
 	# by its own cap (trace-live, exit 137).  32 MiB still catches reuse.
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:quarantine_size_mb=32 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		tests/run.sh build-asan || rc=1
+		tests/run.sh build-asan --no-suite pkg || rc=1	# the packages build once, above
 	echo "== tests: ThreadSanitizer (the concurrent parts: bench's sampler and workers, the rig)"
 	build build-tsan -Db_sanitize=thread -Db_lundef=false || return 1
 	TSAN_OPTIONS=halt_on_error=1 \

@@ -13,6 +13,7 @@
 
 #include "pagecliff.h"
 #include "cmd.h"
+#include "progress.h"
 #include "quote.h"
 #include "util.h"
 
@@ -23,9 +24,11 @@ struct cat_opts {
 	char *buf;		/* the copy API's buffer */
 	struct stat out;	/* standard output, to refuse to read it */
 	int out_failed;		/* standard output failed: reported, stop */
+	int want_progress;	/* --progress */
+	struct progress progress;
 };
 
-enum { CAT_COPY = CMD_LONG };
+enum { CAT_COPY = CMD_LONG, CAT_PROGRESS };
 
 static const struct cmd_option cat_options[] = {
 	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE",
@@ -38,6 +41,9 @@ static const struct cmd_option cat_options[] = {
 	{ "stats", 's', CMD_ARG_NONE, NULL,
 	  "per file on stderr: bytes, GB/s, strategy and why,\n"
 	  "page-cache pages added and dropped" },
+	{ "progress", CAT_PROGRESS, CMD_ARG_NONE, NULL,
+	  "on a terminal: bytes, rate and time left on stderr,\n"
+	  "like pv" },
 	{ 0 },
 };
 
@@ -111,6 +117,7 @@ static int pump(const char *name, struct pc_stream *s, struct cat_opts *o)
 			return error("cannot write standard output: %s",
 				     strerror(-ret));
 		}
+		progress_add(&o->progress, (uint64_t)n);
 	}
 }
 
@@ -174,6 +181,7 @@ static int cat_fd(int fd, const char *name, struct cat_opts *o)
 	if (o->stats) {
 		double secs = now_sec() - t0;
 
+		progress_end(&o->progress);	/* the line is the stats' */
 		after = S_ISREG(st.st_mode) ? cached_now(fd) : UINT64_MAX;
 		print_stats(name, s, secs, before, after);
 	}
@@ -214,6 +222,9 @@ static void cat_option(void *state, int key, const char *arg)
 	case 's':
 		o->stats = 1;
 		break;
+	case CAT_PROGRESS:
+		o->want_progress = 1;
+		break;
 	}
 }
 
@@ -222,6 +233,7 @@ static int cmd_cat(int argc, char **argv)
 	struct cat_opts o = { 0 };
 	char *stdin_only[] = { "-", NULL };
 	char **files;
+	uint64_t total = 0;
 	int failed = 0, first;
 
 	pc_opts_init(&o.lib);
@@ -235,10 +247,14 @@ static int cmd_cat(int argc, char **argv)
 		if (!o.buf)
 			die("cannot allocate a %zu-byte buffer", o.lib.chunk_size);
 	}
+	for (char **f = files; o.want_progress && *f; f++)
+		total += strcmp(*f, "-") ? progress_tree_bytes(*f, 0) : 0;
+	progress_start(&o.progress, o.want_progress, "cat", total);
 	for (; *files && !o.out_failed; files++) {
 		if (cat_one(*files, &o))
 			failed = 1;
 	}
+	progress_end(&o.progress);
 	pc_buf_free(o.buf, o.lib.chunk_size);
 	return failed;
 }
@@ -246,7 +262,7 @@ static int cmd_cat(int argc, char **argv)
 const struct cmd_entry cmd_cat_entry = {
 	.name = "cat",
 	.summary = "stream files to stdout without flooding the page cache",
-	.usage = "[--mode MODE] [--bs SIZE] [--copy] [--stats] FILE...",
+	.usage = "[--mode MODE] [--bs SIZE] [--copy] [--stats] [--progress] FILE...",
 	.about = "Write FILEs (- for stdin) to stdout without leaving them in the page cache.",
 	.options = cat_options,
 	.width = 15,

@@ -18,6 +18,8 @@
 #include "cp.h"
 #include "util.h"
 
+enum { CP_PROGRESS = CMD_LONG };
+
 static const struct cmd_option cp_options[] = {
 	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE",
 	  "read and write strategy: auto (default), buffered,\n"
@@ -35,6 +37,8 @@ static const struct cmd_option cp_options[] = {
 	  "per file on stderr: bytes moved and their GB/s, bytes\n"
 	  "cloned and holes apart, strategy of each side and why,\n"
 	  "page cache added and dropped on each side" },
+	{ "progress", CP_PROGRESS, CMD_ARG_NONE, NULL,
+	  "on a terminal: bytes, rate and time left on stderr" },
 	{ 0 },
 };
 
@@ -332,6 +336,9 @@ static void cp_option(void *state, int key, const char *arg)
 	case 's':
 		o->stats = 1;
 		break;
+	case CP_PROGRESS:
+		o->want_progress = 1;
+		break;
 	}
 }
 
@@ -339,6 +346,8 @@ static int cmd_cp(int argc, char **argv)
 {
 	struct cp_made made = { 0 };
 	struct cp_opts o = { 0 };
+	struct progress progress;
+	uint64_t total = 0;
 	char path[PATH_MAX], name[NAME_MAX + 1];
 	const char *dst;
 	struct stat st;
@@ -361,6 +370,10 @@ static int cmd_cp(int argc, char **argv)
 	into = into > 0;
 	if (nsrc > 1)
 		o.made = &made;
+	for (int i = first; o.want_progress && i < argc - 1; i++)
+		total += progress_tree_bytes(argv[i], o.recursive);
+	progress_start(&progress, o.want_progress, NULL, total);
+	o.progress = &progress;
 	for (int i = first; i < argc - 1; i++) {
 		const char *to = dst;
 
@@ -376,13 +389,14 @@ static int cmd_cp(int argc, char **argv)
 			failed = 1;
 	}
 	free(made.slot);
+	progress_end(&progress);
 	return failed;
 }
 
 const struct cmd_entry cmd_cp_entry = {
 	.name = "cp",
 	.summary = "copy files and trees without leaving them in the page cache",
-	.usage = "[--mode MODE] [--bs SIZE] [--stats] [-r] [-p] SRC... DST",
+	.usage = "[--mode MODE] [--bs SIZE] [--stats] [--progress] [-r] [-p] SRC... DST",
 	.about = "Copy SRC to DST, or SRCs into the directory DST, like cp(1), reading and\n"
 		 "writing so that neither file is left in the page cache.  Blocks are shared\n"
 		 "instead (FICLONE) where the file system can; sparse files stay sparse.",

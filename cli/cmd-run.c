@@ -35,7 +35,7 @@ struct run_opts {
 enum { RUN_STATS = CMD_LONG };
 
 static const struct cmd_option run_options[] = {
-	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE", "auto (default), dontcache, dropbehind, off" },
+	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE|off", "auto (default), dontcache, dropbehind, off" },
 	{ "min-size", 's', CMD_ARG_REQUIRED, "SIZE",
 	  "sequential bytes before acting, fio units; default 8m" },
 	{ "stats", RUN_STATS, CMD_ARG_OPTIONAL, "[=FILE]",

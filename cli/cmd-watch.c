@@ -3,13 +3,15 @@
  * pagecliff watch: the page cache and reclaim as they happen, like vmstat
  * for the page-cache cliff.  A refreshing view on a terminal, one line of
  * text or JSON per interval otherwise; every figure is per interval, read
- * through sample.c as bench reads it.
+ * through sample.c as bench reads it.  As metrics (watch-metrics.c) the
+ * same counters are cumulative, on stdout or rewritten into a textfile.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,20 +21,23 @@
 #include "sample.h"
 #include "trace.h"
 #include "util.h"
+#include "watch-metrics.h"
 
-enum watch_mode { WATCH_VIEW, WATCH_TEXT, WATCH_JSON };
+enum watch_mode { WATCH_VIEW, WATCH_TEXT, WATCH_JSON, WATCH_OPENMETRICS, WATCH_NONE };
 
 struct watch_args {
 	uint64_t interval_ms;
 	uint64_t count;
 	enum watch_mode mode;
-	int forced;			/* --json or --text given (--json wins) */
+	int forced;			/* --json, --text or --output-format given */
+	int format;			/* --output-format given: it wins */
+	const char *textfile;		/* --textfile: metrics rewritten each interval */
 	const char *cgroup;
 	char cgroup_buf[4096];
 	int no_trace;
 };
 
-enum { WATCH_OPT_TEXT = CMD_LONG, WATCH_OPT_NO_TRACE };
+enum { WATCH_OPT_TEXT = CMD_LONG, WATCH_OPT_NO_TRACE, WATCH_OPT_FORMAT, WATCH_OPT_TEXTFILE };
 
 static const struct cmd_option watch_options[] = {
 	{ "interval", 'i', CMD_ARG_REQUIRED, "TIME",
@@ -48,6 +53,14 @@ static const struct cmd_option watch_options[] = {
 	  "process's own, when it has one)" },
 	{ "no-trace", WATCH_OPT_NO_TRACE, CMD_ARG_NONE, NULL,
 	  "no kernel-event tracing: the /proc counters only" },
+	{ "output-format", WATCH_OPT_FORMAT, CMD_ARG_REQUIRED, "text|json|openmetrics",
+	  "\nof standard output; openmetrics: the counters and\n"
+	  "gauges for Prometheus, one exposition per interval" },
+	{ "textfile", WATCH_OPT_TEXTFILE, CMD_ARG_REQUIRED, "FILE",
+	  "rewrite FILE each interval, atomically, with the\n"
+	  "metrics for node exporter's textfile collector\n"
+	  "(Prometheus text format); stdout quiet unless\n"
+	  "--output-format, --json or --text is given" },
 	{ 0 },
 };
 
@@ -68,7 +81,8 @@ static void watch_option(void *state, int key, const char *arg)
 			usage_error("bad --count '%s': want a whole number >= 1", arg);
 		break;
 	case 'j':
-		a->mode = WATCH_JSON;
+		if (!a->format)
+			a->mode = WATCH_JSON;
 		a->forced = 1;
 		break;
 	case WATCH_OPT_TEXT:
@@ -81,6 +95,20 @@ static void watch_option(void *state, int key, const char *arg)
 		break;
 	case WATCH_OPT_NO_TRACE:
 		a->no_trace = 1;
+		break;
+	case WATCH_OPT_FORMAT:
+		if (!strcmp(arg, "text"))
+			a->mode = WATCH_TEXT;
+		else if (!strcmp(arg, "json"))
+			a->mode = WATCH_JSON;
+		else if (!strcmp(arg, "openmetrics"))
+			a->mode = WATCH_OPENMETRICS;
+		else
+			usage_error("unknown --output-format '%s' (text, json, openmetrics)", arg);
+		a->forced = a->format = 1;
+		break;
+	case WATCH_OPT_TEXTFILE:
+		a->textfile = arg;
 		break;
 	}
 }
@@ -396,6 +424,49 @@ static void sleep_until(double deadline)
 		;
 }
 
+/*
+ * Rewrite @path with the metrics of @b and @t: a new file in the same
+ * directory, renamed over it, so that a reader sees the old or the new
+ * whole, never a part.  A failure ends watch (the temporary file removed).
+ */
+static void write_textfile(const char *path, const struct sample *b, const char *cgroup,
+			   const struct trace_snap *t)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
+	char tmp[4096];
+	FILE *f;
+	int fd, err = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%.*s.%s.XXXXXX", dirlen, path, path + dirlen) >=
+	    (int)sizeof(tmp))
+		die("cannot write '%s': %s", path, strerror(ENAMETOOLONG));
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		die("cannot write '%s': %s", tmp, strerror(errno));
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = errno;
+		close(fd);
+		goto out_unlink;
+	}
+	if (fchmod(fd, 0644))		/* for the exporter, another user */
+		err = errno;
+	if (!err)
+		watch_metrics(f, 0, b, cgroup, t);
+	if (!err && (fflush(f) || ferror(f)))
+		err = errno ? errno : EIO;
+	if (fclose(f) && !err)
+		err = errno;
+	if (!err && rename(tmp, path))
+		err = errno;
+	if (!err)
+		return;
+out_unlink:
+	unlink(tmp);
+	die("cannot write '%s': %s", path, strerror(err));
+}
+
 static void print_interval(const struct watch_args *w, double t0,
 			   const struct sample *a, const struct sample *b,
 			   const struct trace_snap *ta, const struct trace_snap *tb)
@@ -412,9 +483,13 @@ static void print_interval(const struct watch_args *w, double t0,
 		print_json_line(stdout, w, b->time - t0, &iv);
 	else if (w->mode == WATCH_TEXT)
 		print_text_line(stdout, &iv);
-	else
+	else if (w->mode == WATCH_OPENMETRICS)
+		watch_metrics(stdout, 1, b, iv.ncg ? w->cgroup : NULL, tb);
+	else if (w->mode == WATCH_VIEW)
 		print_view(stdout, w, &iv);
 	fflush(stdout);
+	if (w->textfile)
+		write_textfile(w->textfile, b, iv.ncg ? w->cgroup : NULL, tb);
 }
 
 /*
@@ -465,7 +540,9 @@ static int cmd_watch(int argc, char **argv)
 	if (!s || !ts)
 		die("out of memory");
 	cmd_parse(&cmd_watch_entry, argc, argv, &w);
-	if (!w.forced)
+	if (!w.forced && w.textfile)
+		w.mode = WATCH_NONE;
+	else if (!w.forced)
 		w.mode = isatty(STDOUT_FILENO) ? WATCH_VIEW : WATCH_TEXT;
 	if (!w.cgroup && !sample_find_cgroup(NULL, 0, w.cgroup_buf, sizeof(w.cgroup_buf)))
 		w.cgroup = w.cgroup_buf;
@@ -501,7 +578,8 @@ static int cmd_watch(int argc, char **argv)
 const struct cmd_entry cmd_watch_entry = {
 	.name = "watch",
 	.summary = "show page cache and reclaim per interval, like vmstat",
-	.usage = "[--interval TIME] [--count N] [--json] [--cgroup DIR]",
+	.usage = "[--interval TIME] [--count N] [--json] [--cgroup DIR]\n"
+		 "       [--output-format text|json|openmetrics] [--textfile FILE]",
 	.about = "Show the page cache and reclaim per interval: page cache (active,\n"
 		 "inactive), dirty, writeback, reclaim scan and steal rates (direct, kswapd,\n"
 		 "file), allocation stalls, memory PSI, kswapd CPU, system CPU, memory\n"
@@ -509,7 +587,9 @@ const struct cmd_entry cmd_watch_entry = {
 		 "milliseconds per second spent system-wide in direct and memory-cgroup\n"
 		 "reclaim, contended-lock waits (and the top callers), dirty throttling, and\n"
 		 "kswapd's share of time awake.  A refreshing view on a terminal, one line\n"
-		 "per interval otherwise.",
+		 "per interval otherwise; as OpenMetrics for Prometheus with\n"
+		 "--output-format openmetrics, or into a file for node exporter's textfile\n"
+		 "collector with --textfile.",
 	.options = watch_options,
 	.width = 17,
 	.option = watch_option,

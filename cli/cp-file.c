@@ -241,6 +241,7 @@ static int copy_range(struct cp_job *j, struct pc_stream *in, struct pc_wstream 
 			}
 			done += w;
 			j->copied += w;
+			progress_add(j->o->progress, (uint64_t)w);
 		}
 		off += n;
 	}
@@ -306,6 +307,7 @@ static int copy_dense(struct cp_job *j, struct pc_stream *in, struct pc_wstream 
 		c = pc_wstream_commit(out, n);
 		if (c > 0)
 			j->copied += c;
+		progress_add(j->o->progress, c > 0 ? (uint64_t)c : 0);
 		if (c != n) {
 			/* A short commit: the stream keeps the kernel's errno for the next call. */
 			int err = c < 0 ? (int)-c : -pc_wstream_sync(out);
@@ -523,8 +525,11 @@ int cp_file(const char *src, int sfd, const struct stat *sst, const char *dst,
 		ret = copy_streams(&j);
 	if (!ret && o->preserve)
 		ret = cp_keep(dst, j.dfd, sst, 0);
-	if (o->stats)
+	progress_file_done(o->progress, ret ? j.copied : (uint64_t)sst->st_size);
+	if (o->stats) {
+		progress_end(o->progress);	/* the line is the stats' */
 		print_stats(&j, now_sec() - t0);
+	}
 	if (!ret && close(j.dfd)) {
 		j.dfd = -1;
 		ret = error("cannot close '%s': %s", dst, strerror(errno));

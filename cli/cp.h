@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "pagecliff.h"
+#include "progress.h"
 
 struct cp_made;
 
@@ -21,6 +22,8 @@ struct cp_opts {
 	int preserve;
 	int stats;
 	struct cp_made *made;	/* files made for SRC operands, when there are several */
+	int want_progress;	/* --progress */
+	struct progress *progress;	/* NULL when off */
 };
 
 /*

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "completion.h"
 #include "util.h"
 
 static const struct cmd_entry *const commands[] = {
@@ -52,6 +53,9 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "__completion") && argc == 3)	/* for the build, not listed */
+		return completion_print(argv[2], commands, sizeof(commands) / sizeof(commands[0]),
+					stdout) ? EXIT_USAGE : 0;
 	if (!strcmp(argv[1], "--version")) {
 		printf("pagecliff %s\n", PAGECLIFF_VERSION);
 		return 0;

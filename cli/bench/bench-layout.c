@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "progress.h"
 #include "util.h"
 
 #define HEADER "pagecliff-bench data file v1\n"
@@ -227,16 +228,12 @@ void bench_fill(uint8_t *buf, size_t len, uint64_t seed, int first)
 		memcpy(buf, HEADER, sizeof(HEADER) - 1);
 }
 
+/* The layout's line on a terminal (progress.h), started by bench_layout(). */
+static struct progress layout_progress;
+
 static void progress(uint64_t done, uint64_t total, double t0)
 {
-	char a[32], b[32];
-	double secs = now_sec() - t0;
-
-	if (!isatty(STDERR_FILENO))
-		return;
-	fprintf(stderr, "\rlaying out the data set: %s of %s, %.2f GB/s   ",
-		bench_size(done, a, sizeof(a)), bench_size(total, b, sizeof(b)),
-		secs > 0 ? done / secs / 1e9 : 0.0);
+	progress_set(&layout_progress, done);
 }
 
 /* Open @name for writing: new (O_EXCL, then recorded) or ours to rewrite. */
@@ -321,8 +318,7 @@ static int write_file(struct bench_claim *c, const char *name, int ours, uint64_
 		if (ret)
 			break;
 		*done += len;
-		if (!(*done % (64u << 20)))
-			progress(*done, total, t0);
+		progress(*done, total, t0);	/* drawn a few times a second */
 	}
 	if (!ret && bench_stop)
 		ret = -EINTR;
@@ -398,16 +394,21 @@ int bench_layout(struct bench_run *run)
 	if (total)
 		fprintf(stderr, "laying out %s in %u files\n",
 			bench_size(total, a, sizeof(a)), run->nfiles);
+	progress_start(&layout_progress, !job->quiet, "laying out the data set", total);
 	for (unsigned int k = 0; k < run->nfiles; k++) {
 		struct bench_claim *c = file_claim(run, k, name, sizeof(name));
 		int what = classify(c, name, job->size), ret;
 
 		if (what == 1)
 			continue;
-		if (what < 0)
+		if (what < 0) {
+			progress_end(&layout_progress);
 			return error("'%s' appeared and was not made by pagecliff bench: "
 				     "refusing to touch it", run->files[k]);
+		}
 		ret = write_file(c, name, what == 2, job->size, k, &done, total, t0);
+		if (ret)
+			progress_end(&layout_progress);
 		if (ret == -EINTR)
 			return error("interrupted while laying out '%s'", run->files[k]);
 		if (ret)
@@ -416,9 +417,8 @@ int bench_layout(struct bench_run *run)
 	if (total) {
 		double secs = now_sec() - t0;
 
-		progress(done, total, t0);
-		fprintf(stderr, "%slaid out %s in %.1f s (%.2f GB/s)\n",
-			isatty(STDERR_FILENO) ? "\n" : "", bench_size(total, a, sizeof(a)),
+		progress_end(&layout_progress);
+		fprintf(stderr, "laid out %s in %.1f s (%.2f GB/s)\n", bench_size(total, a, sizeof(a)),
 			secs, secs > 0 ? total / secs / 1e9 : 0.0);
 	}
 	return 0;

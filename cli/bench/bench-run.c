@@ -24,6 +24,7 @@
 
 #include "bench.h"
 #include "cgroup.h"
+#include "progress.h"
 #include "sample.h"
 #include "trace.h"
 #include "util.h"
@@ -582,6 +583,9 @@ static void fill_row(const struct bench_run *run, unsigned int mode, double t0,
 		r->flushing += atomic_load(&w[k].flushing) && !atomic_load(&w[k].done);
 }
 
+/* The phase's line on a terminal (progress.h): a few redraws a second at most. */
+static struct progress phase_progress;
+
 static void status_line(const struct bench_run *run, const struct bench_phase *ph,
 			const struct bench_row *r)
 {
@@ -601,7 +605,8 @@ static void status_line(const struct bench_run *run, const struct bench_phase *p
 
 		eta = isnan(eta) ? left : fmin(eta, left);
 	}
-	fprintf(stderr, "\r%-10s %5.1f s  %6.2f GB/s now  %6.2f avg  cache %s  reclaim %7.0f pages/s  ETA %3.0f s ",
+	progress_status(&phase_progress, 0,
+		"%-10s %5.1f s  %6.2f GB/s now  %6.2f avg  cache %s  reclaim %7.0f pages/s  ETA %3.0f s",
 		pc_strategy_name(ph->mode), r->t, r->gbps, avg,
 		bench_size(r->cache, c, sizeof(c)), isnan(r->reclaim) ? 0 : r->reclaim,
 		isnan(eta) || eta < 0 ? 0 : eta);
@@ -703,6 +708,7 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 	double t0, next, done_at = NAN;	/* across hosts: when this rank's were done */
 	struct bench_row row;
 
+	progress_start(&phase_progress, !run->job.quiet && !run->hooks, NULL, 0);
 	take(run, w, a);
 	*first = *a;
 	t0 = next = a->t;
@@ -774,8 +780,9 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 		if (finished)
 			break;
 	}
-	if (tty)
+	if (tty && run->hooks)
 		fprintf(stderr, "\r%*s\r", 120, "");
+	progress_end(&phase_progress);
 	/* the rank's own active time: to its last sample, never a wait for others */
 	ph->secs = (isnan(done_at) ? a->t : done_at) - t0;
 	trace_phase(run, ph, first, a);

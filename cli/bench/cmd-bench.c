@@ -56,8 +56,8 @@ static const struct cmd_option bench_options[] = {
 	  "per mode through the write stream, each ended by\n"
 	  "fdatasync inside the phase (fio's end_fsync=1)" },
 	{ "readwrite", OPT_RW, CMD_ARG_REQUIRED, NULL, NULL },
-	{ "ioengine", OPT_IOENGINE, CMD_ARG_REQUIRED, "E",
-	  "sync, psync: direct mode keeps 1 read in flight;\n"
+	{ "ioengine", OPT_IOENGINE, CMD_ARG_REQUIRED, "sync|psync|io_uring",
+	  "\nsync, psync: direct mode keeps 1 read in flight;\n"
 	  "io_uring: --iodepth reads in flight (default 1);\n"
 	  "unset: the library's default (8); buffered modes\n"
 	  "always use pread/preadv2" },
@@ -93,7 +93,8 @@ static const struct cmd_option bench_options[] = {
 	{ "interval", OPT_INTERVAL, CMD_ARG_REQUIRED, "TIME",
 	  "sampling interval, 100ms to 1h (default 1s; 100ms in\n"
 	  "the built-in job)" },
-	{ "output-format", OPT_FORMAT, CMD_ARG_REQUIRED, "F", "text (default), json or csv" },
+	{ "output-format", OPT_FORMAT, CMD_ARG_REQUIRED, "text|json|csv",
+	  "the report's format (default text)" },
 	{ "output", 'o', CMD_ARG_REQUIRED, "FILE", "report to FILE instead of standard output" },
 	{ "timeline", OPT_TIMELINE, CMD_ARG_REQUIRED, "FILE", "every interval as CSV" },
 	{ "plot", OPT_PLOT, CMD_ARG_REQUIRED, "FILE", "SVG chart" },
