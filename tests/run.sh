@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: MIT
 # Run the test suite of one build folder with meson and end with the line
 # "N passed, N failed, N skipped".  Usage: tests/run.sh BUILDDIR [meson test args]
+# PAGECLIFF_LOGBASE names the log (meson-logs/NAME.json; default testlog).
 # Exit 0 when nothing failed.
 set -u
 builddir=${1:?usage: tests/run.sh BUILDDIR [meson test args]}
 shift
-log="$builddir/meson-logs/testlog.json"
+logbase=${PAGECLIFF_LOGBASE:-testlog}	# a second run's log beside the first's
+log="$builddir/meson-logs/$logbase.json"
 rm -f "$log"
-meson test -C "$builddir" --print-errorlogs --num-processes 2 "$@"
+meson test -C "$builddir" --print-errorlogs --num-processes 2 --logbase "$logbase" "$@"
 rc=$?
 if [ ! -f "$log" ]; then
 	echo "0 passed, 1 failed, 0 skipped"

@@ -20,21 +20,27 @@
 /* Below this many bytes a file is not worth an O_DIRECT pipeline. */
 #define AUTO_DIRECT_MIN (4 * PC_MIB)
 
+/* Said after a cached share that mincore counted: the kernel lacks cachestat. */
+static const char *by_mincore(const struct pc_probe *p)
+{
+	return p->cachestat ? "" : " (counted by mincore: no cachestat)";
+}
+
 static enum pc_strategy choose_cached(struct pc_stream *s,
 				      const struct pc_probe *p, unsigned int pct)
 {
 	if (p->dontcache) {
-		pcl_set_reason(s, "auto: %u%% of the file is cached: RWF_DONTCACHE reads use those pages and drop the ones they bring in",
-			      pct);
+		pcl_set_reason(s, "auto: %u%% of the file is cached%s: RWF_DONTCACHE reads use those pages and drop the ones they bring in",
+			      pct, by_mincore(p));
 		return PC_DONTCACHE;
 	}
 	if (pct >= 90) {
-		pcl_set_reason(s, "auto: %u%% of the file is cached and RWF_DONTCACHE is refused (%s): buffered reads from the cache",
-			      pct, strerror(-p->dontcache_err));
+		pcl_set_reason(s, "auto: %u%% of the file is cached%s and RWF_DONTCACHE is refused (%s): buffered reads from the cache",
+			      pct, by_mincore(p), strerror(-p->dontcache_err));
 		return PC_BUFFERED;
 	}
-	pcl_set_reason(s, "auto: %u%% of the file is cached and RWF_DONTCACHE is refused (%s): dropbehind keeps those pages",
-		      pct, strerror(-p->dontcache_err));
+	pcl_set_reason(s, "auto: %u%% of the file is cached%s and RWF_DONTCACHE is refused (%s): dropbehind keeps those pages",
+		      pct, by_mincore(p), strerror(-p->dontcache_err));
 	return PC_DROPBEHIND;
 }
 
@@ -79,7 +85,7 @@ enum pc_strategy pcl_auto_choose(struct pc_stream *s)
 	if (p.cached_bytes == PC_BYTES_UNKNOWN)
 		snprintf(share, sizeof(share), "residency unknown (not writable)");
 	else
-		snprintf(share, sizeof(share), "%u%% cached", pct);
+		snprintf(share, sizeof(share), "%u%% cached%s", pct, by_mincore(&p));
 	if (p.cached_bytes != PC_BYTES_UNKNOWN &&
 	    p.cached_bytes > pc_align_up(p.file_size, pc_page_size()) / 8)
 		return choose_cached(s, &p, pct);

@@ -4,7 +4,9 @@
  * anything: of the page-rounded size, never above 100%.  A 1-byte and a
  * 5000-byte file, cold, are 0% cached (the probe once said 409600% and 81%,
  * having read a byte first); the same files warm are 100%; and the probe
- * itself brings no page of a cold file in.
+ * itself brings no page of a cold file in.  Where the kernel lacks what auto
+ * would use (cachestat before 6.5, RWF_DONTCACHE before 6.14: refused here
+ * with seccomp, and met for real in tests/vm), the reason names it.
  */
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +27,9 @@ static long reason_pct(const char *reason)
 	return p == pct ? -1 : strtol(p, NULL, 10);
 }
 
+/* The reason of the last auto_pct(). */
+static char last_reason[256];
+
 static long auto_pct(const char *path, uint64_t size, uint64_t *ret_after_open)
 {
 	struct pc_stream *s;
@@ -39,6 +44,7 @@ static long auto_pct(const char *path, uint64_t size, uint64_t *ret_after_open)
 	pc_stream_stats(s, &st);
 	pc_stream_close(s);
 	pct = reason_pct(st.reason);
+	snprintf(last_reason, sizeof(last_reason), "%s", st.reason);
 	printf("%5llu bytes: %s\n", (unsigned long long)size, st.reason);
 	return pct;
 }
@@ -93,6 +99,27 @@ static void check_file(const char *dir, uint64_t size)
 		(unsigned long long)cached);
 	T_CHECK(pct == 100, "warm %llu-byte file: reason says %ld%%",
 		(unsigned long long)size, pct);
+	T_CHECK(!strstr(last_reason, "mincore"), "cachestat works, yet: %s", last_reason);
+}
+
+/* As on Linux 6.1: no cachestat, no RWF_DONTCACHE; the reason says both. */
+static int check_old_kernel(void *arg)
+{
+	const char *dir = arg;
+	char path[4200];
+	uint64_t after_open;
+
+	t_refuse(T_REFUSE_CACHESTAT);
+	t_refuse(T_REFUSE_DONTCACHE);
+	snprintf(path, sizeof(path), "%s/old", dir);
+	t_make_file(path, 5000, 5);
+	warm(path, 5000);
+	auto_pct(path, 5000, &after_open);
+	T_CHECK(strstr(last_reason, "no cachestat"), "reason does not name cachestat: %s",
+		last_reason);
+	T_CHECK(strstr(last_reason, "RWF_DONTCACHE is refused"),
+		"reason does not name RWF_DONTCACHE: %s", last_reason);
+	return T_EXIT_PASS;
 }
 
 int main(void)
@@ -102,6 +129,7 @@ int main(void)
 	t_tmpdir(dir, sizeof(dir), t_workdir());
 	check_file(dir, 1);
 	check_file(dir, 5000);
+	T_CHECK(t_in_child(check_old_kernel, dir) == T_EXIT_PASS, "old kernel's reason");
 	t_rmtree(dir);
 	printf("PASS\n");
 	return T_EXIT_PASS;

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# PID 1 of a rig guest, on the host's root: mount what a Linux host has
+# (proc, sys, cgroup2 with the memory controller, tracefs, bpf), a real file
+# system from the scratch disk (made by vm.sh) on /tmp, then run the job
+# and power off.  Modules whose devices exist only once loaded (loop) load
+# here, as a host's static nodes would have them loaded on first use.
+# Its exit status goes to the job folder and, as a last line, the console.
+job=$(dirname "$0")
+. "$job/env"
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t tmpfs -o mode=755 tmpfs /run
+mount -t devpts devpts /dev/pts 2>/dev/null
+mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm
+mount -t cgroup2 -o nsdelegate cgroup2 /sys/fs/cgroup
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t bpf bpf /sys/fs/bpf 2>/dev/null
+# Modules load from the unpacked kernel: the host has no /lib/modules.
+echo "$job/modprobe" >/proc/sys/kernel/modprobe
+export MODPROBE_OPTIONS="-d $PC_KDIR"
+ip link set lo up 2>/dev/null
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+
+rc=1
+echo "vm: booted in $(cut -d" " -f1 /proc/uptime) s"
+for m in loop xfs ext4 btrfs overlay fuse; do
+	modprobe -q "$m"
+done
+if ! mount -t "$PC_FS" /dev/vda /tmp; then
+	echo "vm: cannot mount the scratch disk"
+else
+	chmod 1777 /tmp
+	echo "vm: scratch ready at $(cut -d" " -f1 /proc/uptime) s"
+	cd "$PC_SRC" && bash "$job/cmd"
+	rc=$?
+	cd /
+	umount /tmp
+fi
+echo "$rc" >"$job/rc"
+sync
+echo "pagecliff-vm: exit $rc"
+echo o >/proc/sysrq-trigger
+sleep 10
