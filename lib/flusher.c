@@ -117,14 +117,18 @@ int pcl_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
 	f->batch = pc_align_up(batch ? batch : FLUSHER_BATCH_DEFAULT, f->page);
 	f->base = pc_align_down(pos, f->page);
 	f->cursor = pos;
+	pcl_residency_init(&res, fd);
+	f->blind = res.how != PC_RES_CACHESTAT;
 	if (wait_fd >= 0)
 		f->wait_fd = wait_fd;
 	else if (wait_fd == PC_FLUSHER_QUIET)
 		f->quiet = 1;
-	else
+	/*
+	 * A description of our own: to wait through, or, when quiet but blind,
+	 * only to map for mincore(2) (a write-only one cannot be mapped).
+	 */
+	if (wait_fd == -1 || (f->quiet && f->blind))
 		open_wait_fd(f);
-	pcl_residency_init(&res, fd);
-	f->blind = res.how != PC_RES_CACHESTAT;
 	f->syscalls += 3;
 	f->warm = !f->blind && !pcl_cachestat(fd, 0, 0, &cs) && cs.nr_cache;
 	if (f->warm)
@@ -292,6 +296,28 @@ static void wait_quietly(struct pc_flusher *f, uint64_t off, uint64_t len)
 }
 
 /*
+ * Quiet and blind (no cachestat(2) before Linux 6.5, or an overlay's empty
+ * mapping), nothing says when writeback ends, and a page still under
+ * writeback survives fadvise.  A batch that held nothing before is all ours:
+ * drop it until mincore(2) finds none of it resident, which waits for its
+ * writeback without reading or advancing any error sequence.
+ */
+static void drop_quietly_blind(struct pc_flusher *f, uint64_t k)
+{
+	const struct timespec tick = { 0, QUIET_POLL_NS };
+	uint64_t off = batch_off(f, k);
+
+	fadvise_dontneed(f, off, f->batch);
+	for (int i = 0; i < QUIET_POLLS; i++) {
+		if (snap_without_cachestat(f, k) == SNAP_CLEAN)
+			return;
+		nanosleep(&tick, NULL);
+		f->syscalls++;
+		posix_fadvise(f->fd, off, f->batch, POSIX_FADV_DONTNEED);
+	}
+}
+
+/*
  * Wait for the writeback started on batch @k through our own description
  * (the writer's error sequence stays untouched), or quietly, then evict it.
  */
@@ -300,6 +326,10 @@ static void wait_and_drop(struct pc_flusher *f, uint64_t k)
 	uint64_t off = batch_off(f, k);
 	int st = batch_state(f, k);
 
+	if (st == SNAP_CLEAN && f->quiet && f->blind && f->wait_fd >= 0) {
+		drop_quietly_blind(f, k);
+		return;
+	}
 	if (st != SNAP_NONE && st != SNAP_FOREIGN) {
 		if (f->quiet)
 			wait_quietly(f, off, f->batch);

@@ -7,7 +7,8 @@
  *
  * With "nocachestat" both run again with cachestat(2) refused (ENOSYS, as
  * before Linux 6.5): the flusher tells from mincore(2) which batches are
- * untouched and still keeps the cache small.
+ * untouched and still keeps the cache small, also as the shim drives it
+ * (the program's write-only descriptor, no wait of our own).
  *
  * usage: test-flusher seq|foreign|error|nocachestat
  */
@@ -26,6 +27,7 @@
 
 static char buf[4 * MIB];
 static int no_cachestat;		/* refuse cachestat(2) before the flusher starts */
+static int count_fd = -1;		/* count the cache through this one, not the writer's */
 
 /* Write [off, off + len) of pattern @seed in @chunk pieces through @f. */
 static int write_through(struct pc_flusher *f, int fd, uint64_t off,
@@ -47,7 +49,7 @@ static int write_through(struct pc_flusher *f, int fd, uint64_t off,
 		err = pcl_flusher_wrote(f, off, w);
 		off += w;
 		if (ret_peak) {
-			uint64_t c = wt_cached(fd, 0, 0);
+			uint64_t c = wt_cached(count_fd >= 0 ? count_fd : fd, 0, 0);
 
 			if (c > *ret_peak)
 				*ret_peak = c;
@@ -56,35 +58,47 @@ static int write_through(struct pc_flusher *f, int fd, uint64_t off,
 	return err;
 }
 
-static int test_seq(const char *dir)
+/*
+ * @quiet: as the shim drives it, on the program's write-only descriptor and
+ * with no wait through a description of our own (PC_FLUSHER_QUIET).
+ */
+static int test_seq(const char *dir, int quiet)
 {
 	uint64_t size = 40 * MIB + 3, peak = 0, bound = (PC_FLUSHER_INFLIGHT + 2) * BATCH;
 	struct pc_flusher f;
 	char path[600];
-	int fd;
+	int fd, cfd;
 
-	snprintf(path, sizeof(path), "%s/seq", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	snprintf(path, sizeof(path), "%s/seq%s", dir, quiet ? "-quiet" : "");
+	fd = open(path, (quiet ? O_WRONLY : O_RDWR) | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	T_CHECK(fd >= 0, "open: %s", strerror(errno));
+	cfd = quiet ? open(path, O_RDONLY | O_CLOEXEC) : fd;	/* to count through */
+	T_CHECK(cfd >= 0, "open: %s", strerror(errno));
 	if (no_cachestat)
 		t_refuse(T_REFUSE_CACHESTAT);
-	T_CHECK(!pcl_flusher_init(&f, fd, -1, BATCH, 0), "init");
-	T_CHECK(f.wait_fd >= 0, "no description to wait through: %s", strerror(-f.wait_err));
+	T_CHECK(!pcl_flusher_init(&f, fd, quiet ? PC_FLUSHER_QUIET : -1, BATCH, 0), "init");
+	T_CHECK(quiet || f.wait_fd >= 0, "no description to wait through: %s",
+		strerror(-f.wait_err));
+	count_fd = cfd;
 	T_CHECK(!write_through(&f, fd, 0, size, 256 * 1024 + 5, 1, &peak), "write");
 	T_CHECK(!pcl_flusher_finish(&f), "finish");
-	printf("seq: peak %llu KiB cached (bound %llu), dropped %llu, kept %llu, %llu syscalls\n",
-	       (unsigned long long)peak >> 10, (unsigned long long)bound >> 10,
+	printf("seq%s: peak %llu KiB cached (bound %llu), dropped %llu, kept %llu, %llu syscalls\n",
+	       quiet ? " quiet" : "", (unsigned long long)peak >> 10,
+	       (unsigned long long)bound >> 10,
 	       (unsigned long long)f.bytes_dropped, (unsigned long long)f.bytes_kept,
 	       (unsigned long long)f.syscalls);
 	T_CHECK(peak <= bound, "%llu bytes cached while writing", (unsigned long long)peak);
-	T_CHECK(wt_cached(fd, 0, 0) <= 2 * BATCH, "%llu bytes cached after finish",
-		(unsigned long long)wt_cached(fd, 0, 0));
+	T_CHECK(wt_cached(cfd, 0, 0) <= 2 * BATCH, "%llu bytes cached after finish",
+		(unsigned long long)wt_cached(cfd, 0, 0));
 	T_CHECK(f.bytes_dropped >= size - 2 * BATCH, "dropped %llu",
 		(unsigned long long)f.bytes_dropped);
 	T_CHECK(f.bytes_kept == 0, "kept %llu", (unsigned long long)f.bytes_kept);
 	pcl_flusher_release(&f);
 	T_CHECK(!fsync(fd), "fsync: %s", strerror(errno));
 	close(fd);
+	if (quiet)
+		close(cfd);
+	count_fd = -1;
 	wt_check_file(path, size, 1);
 	return 0;
 }
@@ -209,7 +223,7 @@ static int test_error(void)
 
 static int child_seq(void *dir)
 {
-	return test_seq(dir);
+	return test_seq(dir, 0) || test_seq(dir, 1);
 }
 
 
@@ -229,7 +243,8 @@ int main(int argc, char **argv)
 		no_cachestat = 1;
 		ret = t_in_child(child_seq, dir) || test_foreign_tries(dir);
 	} else {
-		ret = !strcmp(argv[1], "seq") ? test_seq(dir) : test_foreign_tries(dir);
+		ret = !strcmp(argv[1], "seq") ? test_seq(dir, 0) || test_seq(dir, 1) :
+						test_foreign_tries(dir);
 	}
 	t_rmtree(dir);
 	return ret;
