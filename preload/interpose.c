@@ -787,17 +787,48 @@ PL_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t 
 /*
  * stdio writers flush their buffer through libc's internal write(): when a
  * call's write pointer did not move by what it took, the buffer went out.
+ * How much went out is counted from the stream's own pointers, with no
+ * system call: what was pending before, plus what the call took, less what
+ * is pending after.  That is exact for a byte stream that only writes and
+ * met no error; for the rest (a stream that also reads, a wide stream, an
+ * error) the shim asks the kernel where the offset is.
  */
+#define PL_IO_NO_READS 0x0004	/* glibc's _IO_NO_READS: a stream that only writes */
+#ifndef _IO_ERR_SEEN
+#define _IO_ERR_SEEN 0x0020
+#endif
+
 struct stdio_wprobe {
 	FILE *fp;
 	char *ptr;
+	size_t pending;
 };
+
+static size_t wpending(const FILE *fp)
+{
+	return fp->_IO_write_ptr > fp->_IO_write_base ?
+	       (size_t)(fp->_IO_write_ptr - fp->_IO_write_base) : 0;
+}
 
 static void wprobe_before(struct stdio_wprobe *p, FILE *fp)
 {
 	p->fp = maybe_watching() && fp ? fp : NULL;
-	if (p->fp)
+	if (p->fp) {
 		p->ptr = fp->_IO_write_ptr;
+		p->pending = wpending(fp);
+	}
+}
+
+/* Bytes the call wrote to the fd, -1 when the pointers cannot tell. */
+static int64_t wprobe_count(const struct stdio_wprobe *p, size_t consumed)
+{
+	const FILE *fp = p->fp;
+	size_t now = wpending(fp);
+
+	if (consumed == (size_t)-1 || !(fp->_flags & PL_IO_NO_READS) || fp->_mode > 0 ||
+	    (fp->_flags & _IO_ERR_SEEN) || p->pending + consumed < now)
+		return -1;
+	return (int64_t)(p->pending + consumed - now);
 }
 
 static void wprobe_after(const struct stdio_wprobe *p, size_t consumed)
@@ -808,7 +839,7 @@ static void wprobe_after(const struct stdio_wprobe *p, size_t consumed)
 		return;
 	fd = fileno_unlocked(p->fp);
 	if (fd >= 0)
-		pl_note_stdio_write(fd);
+		pl_note_stdio_write(fd, wprobe_count(p, consumed));
 }
 
 #define STDIO_W(ret_type, name, fp_arg, consumed, params, ...)		\
@@ -843,8 +874,9 @@ STDIO_W(int, putc, fp, r != EOF, (int c, FILE *fp), c, fp)
 STDIO_W(int, _IO_putc, fp, r != EOF, (int c, FILE *fp), c, fp)
 STDIO_W(int, fputc_unlocked, fp, r != EOF, (int c, FILE *fp), c, fp)
 STDIO_W(int, putc_unlocked, fp, r != EOF, (int c, FILE *fp), c, fp)
-/* What the putc_unlocked() macro calls when the buffer is full. */
-STDIO_W(int, __overflow, fp, (size_t)-1, (FILE *fp, int c), fp, c)
+/* What the putc_unlocked() macro calls when the buffer is full (@c EOF:
+ * only flush). */
+STDIO_W(int, __overflow, fp, c != EOF && r != EOF ? 1 : 0, (FILE *fp, int c), fp, c)
 STDIO_W(int, fflush, fp, 0, (FILE *fp), fp)
 STDIO_W(int, puts, stdout, r >= 0 ? strlen(s) + 1 : 0, (const char *s), s)
 STDIO_W(int, vfprintf, fp, r > 0 ? (size_t)r : 0, (FILE *fp, const char *fmt, va_list ap),

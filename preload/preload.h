@@ -120,6 +120,9 @@ struct pl_file {
 	uint64_t bytes_written;
 	uint64_t wb_errors;	/* writeback errors the flusher saw */
 	uint64_t wruns;		/* write runs that got write-behind */
+	uint64_t wact_snap;	/* a write ending past this makes the flusher snap */
+	uint64_t wact_full;	/* ... one ending here or past it, start writeback */
+	uint64_t wact_cont;	/* ... one not starting here, restart (UINT64_MAX: any) */
 };
 
 /*
@@ -226,8 +229,9 @@ int pl_is_writer(int fd) PL_HIDDEN;
 void pl_write_begin(struct pl_write *w, int fd, int64_t off, uint64_t len) PL_HIDDEN;
 /* After it: @n bytes (or -1) were written.  Keeps errno. */
 void pl_write_end(struct pl_write *w, int64_t n) PL_HIDDEN;
-/* stdio flushed a stream on @fd through libc's internal write(). */
-void pl_note_stdio_write(int fd) PL_HIDDEN;
+/* stdio flushed @n bytes (-1: unknown) of a stream on @fd through libc's
+ * internal write(). */
+void pl_note_stdio_write(int fd, int64_t n) PL_HIDDEN;
 /* The writer @f is done (last close of @fd, still open, or exit): wait for
  * the writeback the flusher started, drop it.  Takes f->wlock. */
 void pl_writer_finish(struct pl_file *f, int fd) PL_HIDDEN;
