@@ -204,21 +204,36 @@ static int snap_without_cachestat(struct pc_flusher *f, uint64_t k)
 	return SNAP_CLEAN;
 }
 
+/* Pages of batch @k the writer wrote before they were snapped (adopted). */
+static uint64_t adopted_pages(const struct pc_flusher *f, uint64_t k)
+{
+	uint64_t off = batch_off(f, k), end = pc_align_up(f->adopted, f->page);
+
+	if (end <= off)
+		return 0;
+	return (end - off < f->batch ? end - off : f->batch) / f->page;
+}
+
 static int snap_state(struct pc_flusher *f, uint64_t k, unsigned char *vec)
 {
+	uint64_t own = adopted_pages(f, k) * f->page;
 	struct pcl_cachestat cs;
 
+	if (own == f->batch)
+		return SNAP_CLEAN;			/* all the writer's own */
 	if (f->blind)
-		return snap_without_cachestat(f, k);	/* overlayfs: its mapping is empty */
+		return own ? SNAP_KEEP : snap_without_cachestat(f, k);	/* overlayfs: its mapping is empty */
 	f->syscalls++;
-	if (pcl_cachestat(f->fd, batch_off(f, k), f->batch, &cs))
-		return snap_without_cachestat(f, k);
+	if (pcl_cachestat(f->fd, batch_off(f, k) + own, f->batch - own, &cs))
+		return own ? SNAP_KEEP : snap_without_cachestat(f, k);
 	if (cs.nr_dirty || cs.nr_writeback)
 		return SNAP_FOREIGN;
 	if (!cs.nr_cache)
 		return SNAP_CLEAN;
-	if (vec && !snap_pages(f, k, vec))
+	if (vec && !snap_pages(f, k, vec)) {
+		memset(vec, 0, adopted_pages(f, k));	/* the writer's own: not kept */
 		return SNAP_MIXED;
+	}
 	return SNAP_KEEP;
 }
 
@@ -331,6 +346,7 @@ static void restart(struct pc_flusher *f, uint64_t off)
 	finish_run(f);
 	f->base = pc_align_down(off, f->page);
 	f->cursor = off;
+	f->adopted = 0;
 	f->snapped = f->started = f->dropped = 0;
 	for (int i = 0; i < PC_FLUSHER_NSLOT; i++)
 		f->slot[i].valid = 0;
@@ -363,6 +379,12 @@ int pcl_flusher_wrote(struct pc_flusher *f, uint64_t off, uint64_t len)
 			wait_and_drop(f, f->dropped++);
 	}
 	return take_err(f);
+}
+
+void pcl_flusher_adopt(struct pc_flusher *f, uint64_t end)
+{
+	if (end == f->cursor && end > f->adopted)
+		f->adopted = end;
 }
 
 int pcl_flusher_finish(struct pc_flusher *f)

@@ -60,6 +60,8 @@ struct pc_flusher {
 	uint64_t snapped;		/* batches [0, snapped) of the run were snapped */
 	uint64_t started;		/* batches [0, started) had writeback started */
 	uint64_t dropped;		/* batches [0, dropped) were waited and dropped */
+	uint64_t adopted;		/* [base, adopted) was written by the writer
+					 * before it was snapped (pcl_flusher_adopt) */
 	struct {
 		uint64_t index;		/* batch index in the run, valid when set */
 		int valid;
@@ -92,6 +94,14 @@ int pcl_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
  * alone; writers should report pieces of at most a few batches.
  */
 void pcl_flusher_before(struct pc_flusher *f, uint64_t off, uint64_t len);
+
+/*
+ * The run up to @end was written by this writer before the flusher could
+ * snap it (a stdio stream, seen only after its buffer went out): snapshots
+ * take the pages below @end (rounded up to the page) as the writer's own,
+ * not as someone else's dirty pages.  Call after pcl_flusher_wrote().
+ */
+void pcl_flusher_adopt(struct pc_flusher *f, uint64_t end);
 
 /*
  * @len bytes were written at @off (after pcl_flusher_before()).  Starts

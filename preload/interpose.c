@@ -226,10 +226,30 @@ PL_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *fp)
 	return fopened(CALL(FILE *, freopen64, path, mode, fp), mode, path);
 }
 
+static size_t wpending(const FILE *fp);
+static int countable(const FILE *fp);
+
+/*
+ * fclose() writes what the stream holds, then closes: a writer is held
+ * open through a duplicate of its own (pl_writer_hold) until that last
+ * flush is counted and dropped.
+ */
 PL_EXPORT int fclose(FILE *fp)
 {
-	closing(fileno(fp));
-	return CALL(int, fclose, fp);
+	int fd = fileno(fp), held = -1, r;
+	int64_t n = -1;
+
+	if (fd >= 0 && watching()) {
+		if (wpending(fp))
+			held = pl_writer_hold(fd);
+		if (countable(fp))
+			n = (int64_t)wpending(fp);
+		pl_note_close(fd);
+	}
+	r = CALL(int, fclose, fp);
+	if (held >= 0)
+		pl_writer_unhold(held, r ? -1 : n);
+	return r;
 }
 
 PL_EXPORT int close(int fd)
@@ -819,16 +839,27 @@ static void wprobe_before(struct stdio_wprobe *p, FILE *fp)
 	}
 }
 
-/* Bytes the call wrote to the fd, -1 when the pointers cannot tell. */
+/*
+ * Bytes a call wrote to the fd: @pending before, @consumed taken, @now
+ * pending after; -1 when the pointers cannot tell.
+ */
+static int64_t stream_count(size_t pending, size_t consumed, size_t now)
+{
+	if (consumed == (size_t)-1 || pending + consumed < now)
+		return -1;
+	return (int64_t)(pending + consumed - now);
+}
+
+static int countable(const FILE *fp)
+{
+	return (fp->_flags & PL_IO_NO_READS) && fp->_mode <= 0 && !(fp->_flags & _IO_ERR_SEEN);
+}
+
 static int64_t wprobe_count(const struct stdio_wprobe *p, size_t consumed)
 {
-	const FILE *fp = p->fp;
-	size_t now = wpending(fp);
-
-	if (consumed == (size_t)-1 || !(fp->_flags & PL_IO_NO_READS) || fp->_mode > 0 ||
-	    (fp->_flags & _IO_ERR_SEEN) || p->pending + consumed < now)
+	if (!countable(p->fp))
 		return -1;
-	return (int64_t)(p->pending + consumed - now);
+	return stream_count(p->pending, consumed, wpending(p->fp));
 }
 
 static void wprobe_after(const struct stdio_wprobe *p, size_t consumed)
@@ -840,6 +871,22 @@ static void wprobe_after(const struct stdio_wprobe *p, size_t consumed)
 	fd = fileno_unlocked(p->fp);
 	if (fd >= 0)
 		pl_note_stdio_write(fd, wprobe_count(p, consumed));
+}
+
+void pl_flush_stdout(void)
+{
+	struct stdio_wprobe p;
+	int fd;
+
+	if (!stdout || !watching() || !wpending(stdout) || ftrylockfile(stdout))
+		return;		/* another thread writes it: left to exit() */
+	fd = fileno_unlocked(stdout);
+	if (fd >= 0 && pl_is_writer(fd)) {
+		wprobe_before(&p, stdout);
+		CALL(int, fflush_unlocked, stdout);
+		wprobe_after(&p, 0);
+	}
+	funlockfile(stdout);
 }
 
 #define STDIO_W(ret_type, name, fp_arg, consumed, params, ...)		\

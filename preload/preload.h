@@ -161,6 +161,9 @@ void pl_track_fd(int fd, const char *path) PL_HIDDEN;
  * Adds the system calls it made to *@syscalls.
  */
 struct stat;
+/* A close-on-exec duplicate of @fd out of the way of the program's own fd
+ * numbers (overlay.c), or -1; adds its system calls to *@syscalls. */
+int pl_dup_high(int fd, uint64_t *syscalls) PL_HIDDEN;
 int pl_overlay_real(int fd, struct stat *ret_st, uint64_t *syscalls) PL_HIDDEN;
 
 /* 1 when @fd is open on @f's file (same device and inode). */
@@ -232,6 +235,18 @@ void pl_write_end(struct pl_write *w, int64_t n) PL_HIDDEN;
 /* stdio flushed @n bytes (-1: unknown) of a stream on @fd through libc's
  * internal write(). */
 void pl_note_stdio_write(int fd, int64_t n) PL_HIDDEN;
+/*
+ * fclose() of a stream on @fd with data still buffered: before the real
+ * fclose, a duplicate of @fd that keeps the writer tracked while the stream
+ * flushes and closes; -1 when @fd is no writer.  After it,
+ * pl_writer_unhold() with the bytes the flush wrote (-1: unknown) counts
+ * them, then finishes the writer through the duplicate and closes it.
+ */
+int pl_writer_hold(int fd) PL_HIDDEN;
+void pl_writer_unhold(int held, int64_t n) PL_HIDDEN;
+/* The program exits (destructor): stdout's buffered data goes out now, so
+ * that the final drop and the stats include it (interpose.c). */
+void pl_flush_stdout(void) PL_HIDDEN;
 /* The writer @f is done (last close of @fd, still open, or exit): wait for
  * the writeback the flusher started, drop it.  Takes f->wlock. */
 void pl_writer_finish(struct pl_file *f, int fd) PL_HIDDEN;

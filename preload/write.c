@@ -394,13 +394,42 @@ void pl_note_stdio_write(int fd, int64_t n)
 		f->wcursor = to;
 		if (!f->have_flusher && to - f->wrun_start + pl_cfg.batch >= pl_cfg.min_size)
 			maybe_start(f, fd, to);
-		if (f->have_flusher && !f->wdone && flusher_fd(f, fd))
+		if (f->have_flusher && !f->wdone && flusher_fd(f, fd)) {
+			pcl_flusher_adopt(&f->fl, to);	/* written before it was snapped */
 			pcl_flusher_before(&f->fl, to, f->fl.batch);
+		}
 		publish(f);
 		wlock_give(f);
 	}
 	pl_write_end(&w, 0);
 out:
+	errno = saved;
+}
+
+int pl_writer_hold(int fd)
+{
+	struct pl_file *f = NULL;
+	int held = -1;
+	uint64_t calls = 0;
+
+	pl_lock();
+	if (pl_table_get(fd, &f) && f && f->writer && !f->finished && !f->mapped) {
+		held = pl_dup_high(fd, &calls);
+		f->wsyscalls += calls;
+		if (held >= 0)
+			pl_table_set(held, f);
+	}
+	pl_unlock();
+	return held;
+}
+
+void pl_writer_unhold(int held, int64_t n)
+{
+	int saved = errno;
+
+	pl_note_stdio_write(held, n);
+	pl_note_close(held);
+	syscall(SYS_close, held);
 	errno = saved;
 }
 
