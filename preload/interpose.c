@@ -925,6 +925,8 @@ STDIO_W(int, putc_unlocked, fp, r != EOF, (int c, FILE *fp), c, fp)
  * only flush). */
 STDIO_W(int, __overflow, fp, c != EOF && r != EOF ? 1 : 0, (FILE *fp, int c), fp, c)
 STDIO_W(int, fflush, fp, 0, (FILE *fp), fp)
+/* gnulib's unlocked-io.h makes coreutils call it for fflush() */
+STDIO_W(int, fflush_unlocked, fp, 0, (FILE *fp), fp)
 STDIO_W(int, puts, stdout, r >= 0 ? strlen(s) + 1 : 0, (const char *s), s)
 STDIO_W(int, vfprintf, fp, r > 0 ? (size_t)r : 0, (FILE *fp, const char *fmt, va_list ap),
 	fp, fmt, ap)

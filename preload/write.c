@@ -333,7 +333,8 @@ void pl_write_end(struct pl_write *w, int64_t n)
  * Under pl_lock(): the span [*@from, *@to) that a stdio flush of @n bytes
  * (-1: unknown) wrote at the fd's offset.  Counted in memory; the kernel is
  * asked (one lseek) only where the count is unknown or the flusher is about
- * to act on it.  0 when nothing was written.
+ * to act on it; an offset found ahead of the count is taken as flushes
+ * through calls the shim does not wrap.  0 when nothing was written.
  */
 static int stdio_span(struct pl_file *f, int fd, int64_t n, uint64_t *from, uint64_t *to)
 {
@@ -348,10 +349,12 @@ static int stdio_span(struct pl_file *f, int fd, int64_t n, uint64_t *from, uint
 	real = lseek(fd, 0, SEEK_CUR);
 	if (real < 0)
 		return n > 0;
-	if (n < 0 || (uint64_t)real < (uint64_t)n)
-		n = (uint64_t)real > *from ? (int64_t)(real - *from) : 0;
+	if (n < 0 || (uint64_t)real >= *from + n)
+		n = (uint64_t)real > *from ? (int64_t)(real - *from) : 0;	/* flushes the shim did not see */
+	else if ((uint64_t)real < (uint64_t)n)
+		n = real;
 	*to = real;
-	*from = real - n;	/* moved behind the shim's back: the flusher restarts */
+	*from = real - n;	/* seeked behind the shim's back: the flusher restarts */
 	return n > 0;
 }
 
