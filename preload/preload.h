@@ -90,6 +90,7 @@ struct pl_file {
 	const char *unseen_why;	/* read in ways the shim cannot follow */
 	int stdio;		/* read through fread(): fpos lags the fd */
 	int dontcache;		/* 1 usable, 0 refused, -1 not tried */
+	int hidden;		/* residency hidden from this user: never dropped */
 	int have_dropper;
 	struct pc_dropper drop;
 	struct pl_meter meter;	/* what the dropper's drops took out of the cache */
