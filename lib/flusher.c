@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,13 +59,68 @@ static int raw_sfr(struct pc_flusher *f, int fd, uint64_t off, uint64_t len,
 	return sync_file_range(fd, off, len, flags) < 0 ? -errno : 0;
 }
 
+/*
+ * The description residency is told through: our own read-only one where
+ * there is one, since on overlayfs only a mapping reaches the real file's
+ * pages and a write-only fd cannot be mapped.
+ */
+static int count_fd(const struct pc_flusher *f)
+{
+	return f->wait_fd >= 0 ? f->wait_fd : f->fd;
+}
+
+/* Bytes of [@off, @off + @len) cached now, through the residency found at init. */
+static int cached(struct pc_flusher *f, uint64_t off, uint64_t len, uint64_t *ret)
+{
+	struct pcl_cachestat cs;
+	int err;
+
+	f->syscalls += pcl_residency_count_calls(&f->res, len);
+	err = pcl_residency_count(&f->res, count_fd(f), off, len, &cs);
+	if (!err)
+		*ret = cs.nr_cache * f->res.page;
+	return err;
+}
+
+/*
+ * POSIX_FADV_DONTNEED skips dirty pages, pages under writeback and pages
+ * someone holds, and on tmpfs evicts nothing: what left the cache is
+ * counted before and after, or is unknown where residency cannot be told.
+ */
 static void fadvise_dontneed(struct pc_flusher *f, uint64_t off, uint64_t len)
 {
+	uint64_t before = 0, after = 0;
+	int known;
+
 	if (!len)
 		return;
+	known = !cached(f, off, len, &before);
+	if (known && !before)
+		return;		/* nothing of it is cached: nothing to drop */
 	f->syscalls++;
-	if (!posix_fadvise(f->fd, off, len, POSIX_FADV_DONTNEED))
-		f->bytes_dropped += len;
+	if (posix_fadvise(f->fd, off, len, POSIX_FADV_DONTNEED))
+		return;
+	if (known && !cached(f, off, len, &after))
+		f->bytes_dropped += before > after ? before - after : 0;
+	else
+		f->bytes_unknown += len;
+}
+
+#ifndef TMPFS_MAGIC
+#define TMPFS_MAGIC 0x01021994
+#endif
+#ifndef RAMFS_MAGIC
+#define RAMFS_MAGIC 0x858458f6
+#endif
+
+/* A file system that keeps files in memory: no writeback to start. */
+static int on_memory_fs(struct pc_flusher *f)
+{
+	struct statfs sf;
+
+	f->syscalls++;
+	return !fstatfs(f->fd, &sf) &&
+	       ((unsigned long)sf.f_type == TMPFS_MAGIC || (unsigned long)sf.f_type == RAMFS_MAGIC);
 }
 
 /*
@@ -108,7 +164,6 @@ int pcl_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
 		    uint64_t pos)
 {
 	struct pcl_cachestat cs;
-	struct pc_residency res;
 	long page = sysconf(_SC_PAGESIZE);
 	int ret = 0;
 
@@ -123,9 +178,11 @@ int pcl_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
 		f->quiet = 1;
 	else
 		open_wait_fd(f);
-	pcl_residency_init(&res, fd);
-	f->blind = res.how != PC_RES_CACHESTAT;
-	f->syscalls += 3;
+	pcl_residency_init(&f->res, count_fd(f));
+	f->syscalls += f->res.calls;
+	f->blind = f->res.how != PC_RES_CACHESTAT;
+	f->memory_fs = on_memory_fs(f);
+	f->syscalls += 1;
 	f->warm = !f->blind && !pcl_cachestat(fd, 0, 0, &cs) && cs.nr_cache;
 	if (f->warm)
 		ret = alloc_vecs(f);
@@ -253,7 +310,7 @@ static void start_range(struct pc_flusher *f, uint64_t k, uint64_t off, uint64_t
 {
 	int st = batch_state(f, k);
 
-	if (st == SNAP_NONE || st == SNAP_FOREIGN || !len)
+	if (st == SNAP_NONE || st == SNAP_FOREIGN || !len || f->memory_fs)
 		return;
 	note_err(f, raw_sfr(f, f->fd, off, len, SYNC_FILE_RANGE_WRITE));
 	f->bytes_flushed += len;

@@ -38,6 +38,8 @@
 
 #include <stdint.h>
 
+#include "internal.h"
+
 /* Batches with writeback started that are not waited for yet. */
 #define PC_FLUSHER_INFLIGHT 3
 /* Batches a flusher remembers: in flight, being written, and snapped ahead. */
@@ -68,7 +70,11 @@ struct pc_flusher {
 		int state;		/* enum in flusher.c */
 		unsigned char *vec;	/* warm files: one byte per page, bit 0 cached */
 	} slot[PC_FLUSHER_NSLOT];
-	uint64_t bytes_dropped;		/* bytes handed to POSIX_FADV_DONTNEED */
+	struct pc_residency res;	/* how its drops are counted */
+	int memory_fs;			/* tmpfs, ramfs: no writeback, nothing to evict */
+	uint64_t bytes_dropped;		/* bytes that left the cache in its drops, counted
+					 * before and after each (not what it asked) */
+	uint64_t bytes_unknown;		/* bytes asked to drop that could not be counted */
 	uint64_t bytes_kept;		/* bytes left: someone else's, cached before */
 	uint64_t bytes_flushed;		/* bytes whose writeback the flusher started */
 	uint64_t syscalls;

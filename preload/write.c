@@ -460,17 +460,22 @@ void pl_writer_finish(struct pl_file *f, int fd)
 
 void pl_writer_stats(const struct pl_file *f, char *line, size_t size)
 {
-	char dropped[24];
+	char dropped[24], early[48];
 
+	if (f->have_flusher && f->fl.memory_fs)
+		snprintf(early, sizeof(early), "no writeback (a file system in memory)");
+	else
+		snprintf(early, sizeof(early), "%" PRIu64 " bytes written back early",
+			 f->fl.bytes_flushed);
 	snprintf(line, size,
-		 "pagecliff: %s: %" PRIu64 " bytes written, %" PRIu64 " write-behind runs, mode %s, %"
-		 PRIu64 " bytes written back early, %s bytes dropped, %" PRIu64
+		 "pagecliff: %s: %" PRIu64 " bytes written, %" PRIu64 " write-behind runs, mode %s, "
+		 "%s, %s bytes dropped, %" PRIu64
 		 " bytes kept cached, %" PRIu64 " writeback errors seen (the program's fsync "
 		 "reports them), %" PRIu64 " syscalls\n",
 		 f->path ? f->path : "?", f->bytes_written, f->wruns,
 		 f->mapped ? "none (mapped or not followed)" :
 		 f->wruns ? "writebehind" : "none (no sequential run)",
-		 f->fl.bytes_flushed, pl_meter_str(&f->wmeter, dropped, sizeof(dropped)),
+		 early, pl_meter_str(&f->wmeter, dropped, sizeof(dropped)),
 		 f->fl.bytes_kept, f->wb_errors,
 		 f->fl.syscalls + f->wmeter.syscalls + f->wsyscalls);
 }
