@@ -71,7 +71,7 @@ struct pc_flusher {
 		unsigned char *vec;	/* warm files: one byte per page, bit 0 cached */
 	} slot[PC_FLUSHER_NSLOT];
 	struct pc_residency res;	/* how its drops are counted */
-	int memory_fs;			/* tmpfs, ramfs: no writeback, nothing to evict */
+	int memory_fs;			/* tmpfs, ramfs: no writeback to start */
 	uint64_t bytes_dropped;		/* bytes that left the cache in its drops, counted
 					 * before and after each (not what it asked) */
 	uint64_t bytes_unknown;		/* bytes asked to drop that could not be counted */

@@ -41,7 +41,7 @@ int pcl_wflush_init(struct pc_wstream *s, struct pc_flusher *f, int wait_fd)
 		pcl_wadd_reason(s, "no description of its own to wait through (%s): evicts only what finished writeback",
 			       strerror(-f->wait_err));
 	if (f->memory_fs)
-		pcl_wadd_reason(s, "a file system in memory (tmpfs): no writeback, its pages cannot be dropped");
+		pcl_wadd_reason(s, "tmpfs: no writeback to start");
 	s->stats.syscalls += f->syscalls;
 	return 0;
 }
