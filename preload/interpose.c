@@ -647,12 +647,26 @@ static void stdio_after(const struct stdio_probe *p, size_t consumed, int refill
 		pl_note_stdio(fd);
 }
 
-#define STDIO_CHAR(name, ...)						\
+/*
+ * A byte already in the buffer is handed out here, as libc's getc does
+ * (glibc takes the stream's lock only once the process has a second thread,
+ * _IO_FLAGS2_NEED_LOCK): a getc loop pays for the shim only per refill.
+ */
+#define PL_IO_FLAGS2_NEED_LOCK 128
+enum { PL_UNLOCKED, PL_LOCKED, PL_REFILL };	/* which kind of getc */
+#define BUFFERED(fp, kind)						\
+	((kind) != PL_REFILL && (fp) &&					\
+	 ((kind) == PL_UNLOCKED || !((fp)->_flags2 & PL_IO_FLAGS2_NEED_LOCK)) && \
+	 (fp)->_IO_read_ptr < (fp)->_IO_read_end)
+
+#define STDIO_CHAR(name, kind, ...)					\
 	PL_EXPORT int name(FILE *fp)					\
 	{								\
 		struct stdio_probe p;					\
 		int c;							\
 									\
+		if (BUFFERED(fp, kind))					\
+			return *(unsigned char *)fp->_IO_read_ptr++;	\
 		stdio_before(&p, fp);					\
 		c = CALL(int, name, fp);				\
 		stdio_after(&p, c != EOF, __VA_ARGS__);			\
@@ -665,14 +679,14 @@ static void stdio_after(const struct stdio_probe *p, size_t consumed, int refill
 int _IO_getc(FILE *fp);
 int __uflow(FILE *fp);
 int __underflow(FILE *fp);
-STDIO_CHAR(getc, 0)
-STDIO_CHAR(fgetc, 0)
-STDIO_CHAR(_IO_getc, 0)
-STDIO_CHAR(getc_unlocked, 0)
-STDIO_CHAR(fgetc_unlocked, 0)
+STDIO_CHAR(getc, PL_LOCKED, 0)
+STDIO_CHAR(fgetc, PL_LOCKED, 0)
+STDIO_CHAR(_IO_getc, PL_LOCKED, 0)
+STDIO_CHAR(getc_unlocked, PL_UNLOCKED, 0)
+STDIO_CHAR(fgetc_unlocked, PL_UNLOCKED, 0)
 /* What the getc_unlocked() macro calls when the buffer is empty. */
-STDIO_CHAR(__uflow, 1)
-STDIO_CHAR(__underflow, 1)
+STDIO_CHAR(__uflow, PL_REFILL, 1)
+STDIO_CHAR(__underflow, PL_REFILL, 1)
 
 ssize_t __getdelim(char **line, size_t *n, int delim, FILE *fp);
 
