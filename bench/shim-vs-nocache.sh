@@ -17,7 +17,10 @@
 # tar where sha256sum (about 0.2 GB/s here) would not; one sha256sum run per
 # way checks `... tar cf - DIR | sha256sum` at the end.  Then the start-up
 # cost: /bin/true spawned 200 times plainly, with each library preloaded, and
-# through `pagecliff run`.
+# through `pagecliff run`.  Last, stdio writers that flush every 4 KiB (seq,
+# awk, tail -c +1, a C program writing with fprintf/fputs/fwrite/putc): time
+# per way and its ratio to the plain run, and what of the output stays
+# cached.  ONLY=stdio runs that part alone.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-}
@@ -43,6 +46,85 @@ done
 work=$(mktemp -d "${DIR:-/var/tmp}/pagecliff-bench-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM
+
+median() {
+	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+# interleave FN TAG: REPS rounds of FN WAY JOB for each of $jobs and each
+# way, appended to $work/TAG.JOB.WAY.
+interleave() {
+	r=1
+	while [ $r -le "$REPS" ]; do
+		for job in $jobs; do
+			for way in plain nocache pagecliff; do
+				"$1" $way "$job" >> "$work/$2.$job.$way"
+			done
+		done
+		r=$((r + 1))
+	done
+}
+
+# The command prefix of WAY: plain, nocache, pagecliff.
+prefix() {
+	case $1 in
+	nocache) echo nocache ;;
+	pagecliff) echo "$PAGECLIFF run --" ;;
+	esac
+}
+
+# Stdio writers: one WAY JOB in a fresh cgroup; prints "secs after sum".
+STDIO=$build/tests/field/field-stdio
+sone() {
+	way=$1
+	job=$2
+	pre=$(prefix "$way")
+	rm -f "$work/s.out"
+	"$PAGESTAT" evict "$work/s.in"
+	case $job in
+	seq) cmd="seq 1 20000000 > $work/s.out" ;;
+	awk) cmd="awk '{ print \$1, \$1 }' $work/s.in > $work/s.out" ;;
+	tail) cmd="tail -c +1 $work/s.in > $work/s.out" ;;
+	stdio) cmd="$STDIO write $work/s.out 256" ;;
+	esac
+	# shellcheck disable=SC2086
+	"$CGRUN" "$CAP" "$work/rep" $pre sh -c "$cmd"
+	secs=$(awk '/^seconds/ { print $2 }' "$work/rep")
+	echo "$secs $("$PAGESTAT" cached "$work/s.out") $(sha256sum < "$work/s.out" | cut -c1-16)"
+}
+
+stdio_writers() {
+	seq 1 8000000 > "$work/s.in"	# 64 MB of text lines
+	jobs="seq awk tail"
+	[ -x "$STDIO" ] && jobs="$jobs stdio"
+	interleave sone s
+	printf '\n| stdio writer | how | seconds | x plain | output cached after MiB | same sha256 |\n'
+	printf '|---|---|---|---|---|---|\n'
+	for job in $jobs; do
+		plain=$(awk '{ print $1 }' "$work/s.$job.plain" | median)
+		ref=$(awk 'NR == 1 { print $3 }' "$work/s.$job.plain")
+		for way in plain nocache pagecliff; do
+			f=$work/s.$job.$way
+			secs=$(awk '{ print $1 }' "$f" | median)
+			after=$(awk '{ print $2 }' "$f" | median)
+			same=no
+			[ "$(awk '{ print $3 }' "$f" | sort -u)" = "$ref" ] && same=yes
+			case $job in
+			seq) what="seq 1 20000000 > OUT" ;;
+			awk) what="awk '{ print \$1, \$1 }' IN > OUT" ;;
+			tail) what="tail -c +1 IN > OUT" ;;
+			stdio) what="field-stdio write OUT 256" ;;
+			esac
+			printf '| %s | %s | %s | %.2f | %d | %s |\n' "$what" "$way" "$secs" \
+				"$(echo "$secs $plain" | awk '{ print $1 / $2 }')" $((after >> 20)) "$same"
+		done
+	done
+}
+
+if [ "${ONLY:-}" = stdio ]; then
+	stdio_writers
+	exit 0
+fi
 mkdir "$work/big"
 i=0
 while [ $i -lt "$NFILES" ]; do
@@ -65,21 +147,13 @@ cached_all() {
 one() {
 	way=$1
 	sum=$2
-	case $way in
-	plain) pre= ;;
-	nocache) pre=nocache ;;
-	pagecliff) pre="$PAGECLIFF run --" ;;
-	esac
+	pre=$(prefix "$way")
 	evict_all
 	# shellcheck disable=SC2086
 	out=$("$CGRUN" "$CAP" "$work/rep" $pre tar cf - -C "$work" big | $sum | cut -d' ' -f1)
 	peak=$(awk '/^peak_cache/ { print $2 }' "$work/rep")
 	secs=$(awk '/^seconds/ { print $2 }' "$work/rep")
 	echo "$peak $secs $(cached_all) $out"
-}
-
-median() {
-	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
 echo "tar of $NFILES files of $FILE_MIB MiB ($total MiB) in a memory cgroup capped at $CAP;"
@@ -130,11 +204,7 @@ cached_tree() {
 wone() {
 	way=$1
 	job=$2
-	case $way in
-	plain) pre= ;;
-	nocache) pre=nocache ;;
-	pagecliff) pre="$PAGECLIFF run --" ;;
-	esac
+	pre=$(prefix "$way")
 	rm -rf "$work/out"
 	mkdir "$work/out"
 	evict_all
@@ -153,15 +223,7 @@ wone() {
 }
 
 if command -v rsync >/dev/null; then jobs="cp tarx rsync"; else jobs="cp tarx"; fi
-r=1
-while [ $r -le "$REPS" ]; do
-	for job in $jobs; do
-		for way in plain nocache pagecliff; do
-			wone $way $job >> "$work/w.$job.$way"
-		done
-	done
-	r=$((r + 1))
-done
+interleave wone w
 printf '\n| writer | how | peak page cache MiB | seconds | MB/s | source and copy cached after MiB | same sha256 |\n'
 printf '|---|---|---|---|---|---|---|\n'
 for job in $jobs; do
@@ -182,6 +244,8 @@ for job in $jobs; do
 			"$(echo "$total $secs" | awk '{ print $1 * 1048576 / $2 / 1e6 }')" $((after >> 20)) "$same"
 	done
 done
+
+stdio_writers
 
 # Start-up: /bin/true spawned 200 times each way, interleaved, median in us.
 py=$(command -v python3 || true)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,13 +59,68 @@ static int raw_sfr(struct pc_flusher *f, int fd, uint64_t off, uint64_t len,
 	return sync_file_range(fd, off, len, flags) < 0 ? -errno : 0;
 }
 
+/*
+ * The description residency is told through: our own read-only one where
+ * there is one, since on overlayfs only a mapping reaches the real file's
+ * pages and a write-only fd cannot be mapped.
+ */
+static int count_fd(const struct pc_flusher *f)
+{
+	return f->wait_fd >= 0 ? f->wait_fd : f->fd;
+}
+
+/* Bytes of [@off, @off + @len) cached now, through the residency found at init. */
+static int cached(struct pc_flusher *f, uint64_t off, uint64_t len, uint64_t *ret)
+{
+	struct pcl_cachestat cs;
+	int err;
+
+	f->syscalls += pcl_residency_count_calls(&f->res, len);
+	err = pcl_residency_count(&f->res, count_fd(f), off, len, &cs);
+	if (!err)
+		*ret = cs.nr_cache * f->res.page;
+	return err;
+}
+
+/*
+ * POSIX_FADV_DONTNEED skips dirty pages, pages under writeback and pages
+ * someone holds, and on tmpfs evicts nothing: what left the cache is
+ * counted before and after, or is unknown where residency cannot be told.
+ */
 static void fadvise_dontneed(struct pc_flusher *f, uint64_t off, uint64_t len)
 {
+	uint64_t before = 0, after = 0;
+	int known;
+
 	if (!len)
 		return;
+	known = !cached(f, off, len, &before);
+	if (known && !before)
+		return;		/* nothing of it is cached: nothing to drop */
 	f->syscalls++;
-	if (!posix_fadvise(f->fd, off, len, POSIX_FADV_DONTNEED))
-		f->bytes_dropped += len;
+	if (posix_fadvise(f->fd, off, len, POSIX_FADV_DONTNEED))
+		return;
+	if (known && !cached(f, off, len, &after))
+		f->bytes_dropped += before > after ? before - after : 0;
+	else
+		f->bytes_unknown += len;
+}
+
+#ifndef TMPFS_MAGIC
+#define TMPFS_MAGIC 0x01021994
+#endif
+#ifndef RAMFS_MAGIC
+#define RAMFS_MAGIC 0x858458f6
+#endif
+
+/* A file system that keeps files in memory: no writeback to start. */
+static int on_memory_fs(struct pc_flusher *f)
+{
+	struct statfs sf;
+
+	f->syscalls++;
+	return !fstatfs(f->fd, &sf) &&
+	       ((unsigned long)sf.f_type == TMPFS_MAGIC || (unsigned long)sf.f_type == RAMFS_MAGIC);
 }
 
 /*
@@ -108,7 +164,6 @@ int pcl_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
 		    uint64_t pos)
 {
 	struct pcl_cachestat cs;
-	struct pc_residency res;
 	long page = sysconf(_SC_PAGESIZE);
 	int ret = 0;
 
@@ -117,19 +172,26 @@ int pcl_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
 	f->batch = pc_align_up(batch ? batch : FLUSHER_BATCH_DEFAULT, f->page);
 	f->base = pc_align_down(pos, f->page);
 	f->cursor = pos;
-	pcl_residency_init(&res, fd);
-	f->blind = res.how != PC_RES_CACHESTAT;
 	if (wait_fd >= 0)
 		f->wait_fd = wait_fd;
 	else if (wait_fd == PC_FLUSHER_QUIET)
 		f->quiet = 1;
 	/*
-	 * A description of our own: to wait through, or, when quiet but blind,
-	 * only to map for mincore(2) (a write-only one cannot be mapped).
+	 * A description of our own: to wait through, or, when quiet and the
+	 * writer's own cannot be counted by cachestat, only to map for mincore(2)
+	 * (a write-only one cannot be mapped).
 	 */
-	if (wait_fd == -1 || (f->quiet && f->blind))
+	if (f->quiet) {
+		pcl_residency_init(&f->res, fd);
+		f->syscalls += f->res.calls;
+	}
+	if (wait_fd == -1 || (f->quiet && f->res.how != PC_RES_CACHESTAT))
 		open_wait_fd(f);
-	f->syscalls += 3;
+	pcl_residency_init(&f->res, count_fd(f));
+	f->syscalls += f->res.calls;
+	f->blind = f->res.how != PC_RES_CACHESTAT;
+	f->memory_fs = on_memory_fs(f);
+	f->syscalls += 1;
 	f->warm = !f->blind && !pcl_cachestat(fd, 0, 0, &cs) && cs.nr_cache;
 	if (f->warm)
 		ret = alloc_vecs(f);
@@ -208,21 +270,36 @@ static int snap_without_cachestat(struct pc_flusher *f, uint64_t k)
 	return SNAP_CLEAN;
 }
 
+/* Pages of batch @k the writer wrote before they were snapped (adopted). */
+static uint64_t adopted_pages(const struct pc_flusher *f, uint64_t k)
+{
+	uint64_t off = batch_off(f, k), end = pc_align_up(f->adopted, f->page);
+
+	if (end <= off)
+		return 0;
+	return (end - off < f->batch ? end - off : f->batch) / f->page;
+}
+
 static int snap_state(struct pc_flusher *f, uint64_t k, unsigned char *vec)
 {
+	uint64_t own = adopted_pages(f, k) * f->page;
 	struct pcl_cachestat cs;
 
+	if (own == f->batch)
+		return SNAP_CLEAN;			/* all the writer's own */
 	if (f->blind)
-		return snap_without_cachestat(f, k);	/* overlayfs: its mapping is empty */
+		return own ? SNAP_KEEP : snap_without_cachestat(f, k);	/* overlayfs: its mapping is empty */
 	f->syscalls++;
-	if (pcl_cachestat(f->fd, batch_off(f, k), f->batch, &cs))
-		return snap_without_cachestat(f, k);
+	if (pcl_cachestat(f->fd, batch_off(f, k) + own, f->batch - own, &cs))
+		return own ? SNAP_KEEP : snap_without_cachestat(f, k);
 	if (cs.nr_dirty || cs.nr_writeback)
 		return SNAP_FOREIGN;
 	if (!cs.nr_cache)
 		return SNAP_CLEAN;
-	if (vec && !snap_pages(f, k, vec))
+	if (vec && !snap_pages(f, k, vec)) {
+		memset(vec, 0, adopted_pages(f, k));	/* the writer's own: not kept */
 		return SNAP_MIXED;
+	}
 	return SNAP_KEEP;
 }
 
@@ -242,7 +319,7 @@ static void start_range(struct pc_flusher *f, uint64_t k, uint64_t off, uint64_t
 {
 	int st = batch_state(f, k);
 
-	if (st == SNAP_NONE || st == SNAP_FOREIGN || !len)
+	if (st == SNAP_NONE || st == SNAP_FOREIGN || !len || f->memory_fs)
 		return;
 	note_err(f, raw_sfr(f, f->fd, off, len, SYNC_FILE_RANGE_WRITE));
 	f->bytes_flushed += len;
@@ -305,16 +382,20 @@ static void wait_quietly(struct pc_flusher *f, uint64_t off, uint64_t len)
 static void drop_quietly_blind(struct pc_flusher *f, uint64_t k)
 {
 	const struct timespec tick = { 0, QUIET_POLL_NS };
-	uint64_t off = batch_off(f, k);
+	uint64_t off = batch_off(f, k), before = 0, after = 0;
+	int known = !cached(f, off, f->batch, &before);
 
-	fadvise_dontneed(f, off, f->batch);
-	for (int i = 0; i < QUIET_POLLS; i++) {
-		if (snap_without_cachestat(f, k) == SNAP_CLEAN)
-			return;
-		nanosleep(&tick, NULL);
+	for (int i = 0;; i++) {
 		f->syscalls++;
 		posix_fadvise(f->fd, off, f->batch, POSIX_FADV_DONTNEED);
+		if (snap_without_cachestat(f, k) == SNAP_CLEAN || i == QUIET_POLLS)
+			break;
+		nanosleep(&tick, NULL);
 	}
+	if (known && !cached(f, off, f->batch, &after))
+		f->bytes_dropped += before > after ? before - after : 0;
+	else
+		f->bytes_unknown += f->batch;
 }
 
 /*
@@ -326,7 +407,7 @@ static void wait_and_drop(struct pc_flusher *f, uint64_t k)
 	uint64_t off = batch_off(f, k);
 	int st = batch_state(f, k);
 
-	if (st == SNAP_CLEAN && f->quiet && f->blind && f->wait_fd >= 0) {
+	if (st == SNAP_CLEAN && f->quiet && f->blind && !f->memory_fs && f->wait_fd >= 0) {
 		drop_quietly_blind(f, k);
 		return;
 	}
@@ -361,6 +442,7 @@ static void restart(struct pc_flusher *f, uint64_t off)
 	finish_run(f);
 	f->base = pc_align_down(off, f->page);
 	f->cursor = off;
+	f->adopted = 0;
 	f->snapped = f->started = f->dropped = 0;
 	for (int i = 0; i < PC_FLUSHER_NSLOT; i++)
 		f->slot[i].valid = 0;
@@ -393,6 +475,12 @@ int pcl_flusher_wrote(struct pc_flusher *f, uint64_t off, uint64_t len)
 			wait_and_drop(f, f->dropped++);
 	}
 	return take_err(f);
+}
+
+void pcl_flusher_adopt(struct pc_flusher *f, uint64_t end)
+{
+	if (end == f->cursor && end > f->adopted)
+		f->adopted = end;
 }
 
 int pcl_flusher_finish(struct pc_flusher *f)

@@ -38,6 +38,8 @@
 
 #include <stdint.h>
 
+#include "internal.h"
+
 /* Batches with writeback started that are not waited for yet. */
 #define PC_FLUSHER_INFLIGHT 3
 /* Batches a flusher remembers: in flight, being written, and snapped ahead. */
@@ -60,13 +62,19 @@ struct pc_flusher {
 	uint64_t snapped;		/* batches [0, snapped) of the run were snapped */
 	uint64_t started;		/* batches [0, started) had writeback started */
 	uint64_t dropped;		/* batches [0, dropped) were waited and dropped */
+	uint64_t adopted;		/* [base, adopted) was written by the writer
+					 * before it was snapped (pcl_flusher_adopt) */
 	struct {
 		uint64_t index;		/* batch index in the run, valid when set */
 		int valid;
 		int state;		/* enum in flusher.c */
 		unsigned char *vec;	/* warm files: one byte per page, bit 0 cached */
 	} slot[PC_FLUSHER_NSLOT];
-	uint64_t bytes_dropped;		/* bytes handed to POSIX_FADV_DONTNEED */
+	struct pc_residency res;	/* how its drops are counted */
+	int memory_fs;			/* tmpfs, ramfs: no writeback to start */
+	uint64_t bytes_dropped;		/* bytes that left the cache in its drops, counted
+					 * before and after each (not what it asked) */
+	uint64_t bytes_unknown;		/* bytes asked to drop that could not be counted */
 	uint64_t bytes_kept;		/* bytes left: someone else's, cached before */
 	uint64_t bytes_flushed;		/* bytes whose writeback the flusher started */
 	uint64_t syscalls;
@@ -92,6 +100,14 @@ int pcl_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
  * alone; writers should report pieces of at most a few batches.
  */
 void pcl_flusher_before(struct pc_flusher *f, uint64_t off, uint64_t len);
+
+/*
+ * The run up to @end was written by this writer before the flusher could
+ * snap it (a stdio stream, seen only after its buffer went out): snapshots
+ * take the pages below @end (rounded up to the page) as the writer's own,
+ * not as someone else's dirty pages.  Call after pcl_flusher_wrote().
+ */
+void pcl_flusher_adopt(struct pc_flusher *f, uint64_t end);
 
 /*
  * @len bytes were written at @off (after pcl_flusher_before()).  Starts

@@ -15,9 +15,17 @@
 #include "internal.h"
 #include "wstrategy.h"
 
-/* Mirror the flusher's counts in the stream's statistics. */
+/*
+ * Mirror the flusher's counts in the stream's statistics: bytes_dropped is
+ * what left the cache (counted before and after each drop), and where that
+ * could not be counted the reason says so, once.
+ */
 static void sync_stats(struct pc_wstream *s, struct pc_flusher *f, uint64_t calls)
 {
+	static const char unknown[] = "residency unknown: what its drops evicted is not counted";
+
+	if (f->bytes_unknown && !strstr(s->stats.reason, unknown))
+		pcl_wadd_reason(s, "%s", unknown);
 	s->stats.bytes_dropped = f->bytes_dropped;
 	s->stats.bytes_kept = f->bytes_kept;
 	s->stats.syscalls += f->syscalls - calls;
@@ -32,6 +40,8 @@ int pcl_wflush_init(struct pc_wstream *s, struct pc_flusher *f, int wait_fd)
 	if (f->wait_fd < 0)
 		pcl_wadd_reason(s, "no description of its own to wait through (%s): evicts only what finished writeback",
 			       strerror(-f->wait_err));
+	if (f->memory_fs)
+		pcl_wadd_reason(s, "tmpfs: no writeback to start");
 	s->stats.syscalls += f->syscalls;
 	return 0;
 }

@@ -226,10 +226,30 @@ PL_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *fp)
 	return fopened(CALL(FILE *, freopen64, path, mode, fp), mode, path);
 }
 
+static size_t wpending(const FILE *fp);
+static int countable(const FILE *fp);
+
+/*
+ * fclose() writes what the stream holds, then closes: a writer is held
+ * open through a duplicate of its own (pl_writer_hold) until that last
+ * flush is counted and dropped.
+ */
 PL_EXPORT int fclose(FILE *fp)
 {
-	closing(fileno(fp));
-	return CALL(int, fclose, fp);
+	int fd = fileno(fp), held = -1, r;
+	int64_t n = -1;
+
+	if (fd >= 0 && watching()) {
+		if (wpending(fp))
+			held = pl_writer_hold(fd);
+		if (countable(fp))
+			n = (int64_t)wpending(fp);
+		pl_note_close(fd);
+	}
+	r = CALL(int, fclose, fp);
+	if (held >= 0)
+		pl_writer_unhold(held, r ? -1 : n);
+	return r;
 }
 
 PL_EXPORT int close(int fd)
@@ -627,12 +647,26 @@ static void stdio_after(const struct stdio_probe *p, size_t consumed, int refill
 		pl_note_stdio(fd);
 }
 
-#define STDIO_CHAR(name, ...)						\
+/*
+ * A byte already in the buffer is handed out here, as libc's getc does
+ * (glibc takes the stream's lock only once the process has a second thread,
+ * _IO_FLAGS2_NEED_LOCK): a getc loop pays for the shim only per refill.
+ */
+#define PL_IO_FLAGS2_NEED_LOCK 128
+enum { PL_UNLOCKED, PL_LOCKED, PL_REFILL };	/* which kind of getc */
+#define BUFFERED(fp, kind)						\
+	((kind) != PL_REFILL && (fp) &&					\
+	 ((kind) == PL_UNLOCKED || !((fp)->_flags2 & PL_IO_FLAGS2_NEED_LOCK)) && \
+	 (fp)->_IO_read_ptr < (fp)->_IO_read_end)
+
+#define STDIO_CHAR(name, kind, ...)					\
 	PL_EXPORT int name(FILE *fp)					\
 	{								\
 		struct stdio_probe p;					\
 		int c;							\
 									\
+		if (BUFFERED(fp, kind))					\
+			return *(unsigned char *)fp->_IO_read_ptr++;	\
 		stdio_before(&p, fp);					\
 		c = CALL(int, name, fp);				\
 		stdio_after(&p, c != EOF, __VA_ARGS__);			\
@@ -645,14 +679,14 @@ static void stdio_after(const struct stdio_probe *p, size_t consumed, int refill
 int _IO_getc(FILE *fp);
 int __uflow(FILE *fp);
 int __underflow(FILE *fp);
-STDIO_CHAR(getc, 0)
-STDIO_CHAR(fgetc, 0)
-STDIO_CHAR(_IO_getc, 0)
-STDIO_CHAR(getc_unlocked, 0)
-STDIO_CHAR(fgetc_unlocked, 0)
+STDIO_CHAR(getc, PL_LOCKED, 0)
+STDIO_CHAR(fgetc, PL_LOCKED, 0)
+STDIO_CHAR(_IO_getc, PL_LOCKED, 0)
+STDIO_CHAR(getc_unlocked, PL_UNLOCKED, 0)
+STDIO_CHAR(fgetc_unlocked, PL_UNLOCKED, 0)
 /* What the getc_unlocked() macro calls when the buffer is empty. */
-STDIO_CHAR(__uflow, 1)
-STDIO_CHAR(__underflow, 1)
+STDIO_CHAR(__uflow, PL_REFILL, 1)
+STDIO_CHAR(__underflow, PL_REFILL, 1)
 
 ssize_t __getdelim(char **line, size_t *n, int delim, FILE *fp);
 
@@ -787,17 +821,59 @@ PL_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t 
 /*
  * stdio writers flush their buffer through libc's internal write(): when a
  * call's write pointer did not move by what it took, the buffer went out.
+ * How much went out is counted from the stream's own pointers, with no
+ * system call: what was pending before, plus what the call took, less what
+ * is pending after.  That is exact for a byte stream that only writes and
+ * met no error; for the rest (a stream that also reads, a wide stream, an
+ * error) the shim asks the kernel where the offset is.
  */
+#define PL_IO_NO_READS 0x0004	/* glibc's _IO_NO_READS: a stream that only writes */
+#ifndef _IO_ERR_SEEN
+#define _IO_ERR_SEEN 0x0020
+#endif
+
 struct stdio_wprobe {
 	FILE *fp;
 	char *ptr;
+	size_t pending;
 };
+
+static size_t wpending(const FILE *fp)
+{
+	return fp->_IO_write_ptr > fp->_IO_write_base ?
+	       (size_t)(fp->_IO_write_ptr - fp->_IO_write_base) : 0;
+}
 
 static void wprobe_before(struct stdio_wprobe *p, FILE *fp)
 {
 	p->fp = maybe_watching() && fp ? fp : NULL;
-	if (p->fp)
+	if (p->fp) {
 		p->ptr = fp->_IO_write_ptr;
+		p->pending = wpending(fp);
+	}
+}
+
+/*
+ * Bytes a call wrote to the fd: @pending before, @consumed taken, @now
+ * pending after; -1 when the pointers cannot tell.
+ */
+static int64_t stream_count(size_t pending, size_t consumed, size_t now)
+{
+	if (consumed == (size_t)-1 || pending + consumed < now)
+		return -1;
+	return (int64_t)(pending + consumed - now);
+}
+
+static int countable(const FILE *fp)
+{
+	return (fp->_flags & PL_IO_NO_READS) && fp->_mode <= 0 && !(fp->_flags & _IO_ERR_SEEN);
+}
+
+static int64_t wprobe_count(const struct stdio_wprobe *p, size_t consumed)
+{
+	if (!countable(p->fp))
+		return -1;
+	return stream_count(p->pending, consumed, wpending(p->fp));
 }
 
 static void wprobe_after(const struct stdio_wprobe *p, size_t consumed)
@@ -808,7 +884,23 @@ static void wprobe_after(const struct stdio_wprobe *p, size_t consumed)
 		return;
 	fd = fileno_unlocked(p->fp);
 	if (fd >= 0)
-		pl_note_stdio_write(fd);
+		pl_note_stdio_write(fd, wprobe_count(p, consumed));
+}
+
+void pl_flush_stdout(void)
+{
+	struct stdio_wprobe p;
+	int fd;
+
+	if (!stdout || !watching() || !wpending(stdout) || ftrylockfile(stdout))
+		return;		/* another thread writes it: left to exit() */
+	fd = fileno_unlocked(stdout);
+	if (fd >= 0 && pl_is_writer(fd)) {
+		wprobe_before(&p, stdout);
+		CALL(int, fflush_unlocked, stdout);
+		wprobe_after(&p, 0);
+	}
+	funlockfile(stdout);
 }
 
 #define STDIO_W(ret_type, name, fp_arg, consumed, params, ...)		\
@@ -843,9 +935,12 @@ STDIO_W(int, putc, fp, r != EOF, (int c, FILE *fp), c, fp)
 STDIO_W(int, _IO_putc, fp, r != EOF, (int c, FILE *fp), c, fp)
 STDIO_W(int, fputc_unlocked, fp, r != EOF, (int c, FILE *fp), c, fp)
 STDIO_W(int, putc_unlocked, fp, r != EOF, (int c, FILE *fp), c, fp)
-/* What the putc_unlocked() macro calls when the buffer is full. */
-STDIO_W(int, __overflow, fp, (size_t)-1, (FILE *fp, int c), fp, c)
+/* What the putc_unlocked() macro calls when the buffer is full (@c EOF:
+ * only flush). */
+STDIO_W(int, __overflow, fp, c != EOF && r != EOF ? 1 : 0, (FILE *fp, int c), fp, c)
 STDIO_W(int, fflush, fp, 0, (FILE *fp), fp)
+/* gnulib's unlocked-io.h makes coreutils call it for fflush() */
+STDIO_W(int, fflush_unlocked, fp, 0, (FILE *fp), fp)
 STDIO_W(int, puts, stdout, r >= 0 ? strlen(s) + 1 : 0, (const char *s), s)
 STDIO_W(int, vfprintf, fp, r > 0 ? (size_t)r : 0, (FILE *fp, const char *fmt, va_list ap),
 	fp, fmt, ap)

@@ -193,17 +193,23 @@ static int is_upper(const struct stat *st, const struct stat *real)
 }
 
 /* Out of the way of the program's own numbers: at 512 to 1024 and up. */
-static int move_high(int fd, uint64_t *syscalls)
+int pl_dup_high(int fd, uint64_t *syscalls)
 {
 	struct rlimit rl;
 	long base = 1024;
-	int high;
 
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur / 2 < (rlim_t)base)
 		base = (long)(rl.rlim_cur / 2);
-	high = fcntl(fd, F_DUPFD_CLOEXEC, (int)base);
+	*syscalls += 2;
+	return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (int)base);
+}
+
+static int move_high(int fd, uint64_t *syscalls)
+{
+	int high = pl_dup_high(fd, syscalls);
+
 	syscall(SYS_close, fd);
-	*syscalls += 3;
+	*syscalls += 1;
 	return high;
 }
 

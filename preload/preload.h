@@ -90,6 +90,7 @@ struct pl_file {
 	const char *unseen_why;	/* read in ways the shim cannot follow */
 	int stdio;		/* read through fread(): fpos lags the fd */
 	int dontcache;		/* 1 usable, 0 refused, -1 not tried */
+	int hidden;		/* residency hidden from this user: never dropped */
 	int have_dropper;
 	struct pc_dropper drop;
 	struct pl_meter meter;	/* what the dropper's drops took out of the cache */
@@ -120,6 +121,9 @@ struct pl_file {
 	uint64_t bytes_written;
 	uint64_t wb_errors;	/* writeback errors the flusher saw */
 	uint64_t wruns;		/* write runs that got write-behind */
+	uint64_t wact_snap;	/* a write ending past this makes the flusher snap */
+	uint64_t wact_full;	/* ... one ending here or past it, start writeback */
+	uint64_t wact_cont;	/* ... one not starting here, restart (UINT64_MAX: any) */
 };
 
 /*
@@ -158,6 +162,9 @@ void pl_track_fd(int fd, const char *path) PL_HIDDEN;
  * Adds the system calls it made to *@syscalls.
  */
 struct stat;
+/* A close-on-exec duplicate of @fd out of the way of the program's own fd
+ * numbers (overlay.c), or -1; adds its system calls to *@syscalls. */
+int pl_dup_high(int fd, uint64_t *syscalls) PL_HIDDEN;
 int pl_overlay_real(int fd, struct stat *ret_st, uint64_t *syscalls) PL_HIDDEN;
 
 /* 1 when @fd is open on @f's file (same device and inode). */
@@ -226,8 +233,21 @@ int pl_is_writer(int fd) PL_HIDDEN;
 void pl_write_begin(struct pl_write *w, int fd, int64_t off, uint64_t len) PL_HIDDEN;
 /* After it: @n bytes (or -1) were written.  Keeps errno. */
 void pl_write_end(struct pl_write *w, int64_t n) PL_HIDDEN;
-/* stdio flushed a stream on @fd through libc's internal write(). */
-void pl_note_stdio_write(int fd) PL_HIDDEN;
+/* stdio flushed @n bytes (-1: unknown) of a stream on @fd through libc's
+ * internal write(). */
+void pl_note_stdio_write(int fd, int64_t n) PL_HIDDEN;
+/*
+ * fclose() of a stream on @fd with data still buffered: before the real
+ * fclose, a duplicate of @fd that keeps the writer tracked while the stream
+ * flushes and closes; -1 when @fd is no writer.  After it,
+ * pl_writer_unhold() with the bytes the flush wrote (-1: unknown) counts
+ * them, then finishes the writer through the duplicate and closes it.
+ */
+int pl_writer_hold(int fd) PL_HIDDEN;
+void pl_writer_unhold(int held, int64_t n) PL_HIDDEN;
+/* The program exits (destructor): stdout's buffered data goes out now, so
+ * that the final drop and the stats include it (interpose.c). */
+void pl_flush_stdout(void) PL_HIDDEN;
 /* The writer @f is done (last close of @fd, still open, or exit): wait for
  * the writeback the flusher started, drop it.  Takes f->wlock. */
 void pl_writer_finish(struct pl_file *f, int fd) PL_HIDDEN;

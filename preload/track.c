@@ -40,6 +40,10 @@ static void stats_out(const char *line, size_t len)
 
 static const char *mode_name(const struct pl_file *f)
 {
+	if (f->hidden && f->bytes_dontcache)
+		return "dontcache (residency hidden: nothing dropped)";
+	if (f->hidden)
+		return f->runs ? "none (residency hidden: left alone)" : "none (no sequential run)";
 	if (f->mapped && f->unseen_why)
 		return strncmp(f->unseen_why, "mapped", 6) ? "none (not followed)" : "none (mapped)";
 	if (f->mapped)
@@ -319,7 +323,21 @@ static void start_dropper(struct pl_file *f, int fd, uint64_t from)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t need = readahead_of(f->dev) * 4 / PC_DROPPER_SNAP_AHEAD + 1;
+	struct pc_residency res;
 
+	/*
+	 * A file this user may not write hides its residency (cachestat
+	 * refuses, mincore says all resident): the shim cannot tell the pages
+	 * others had cached from the ones the program brought in, so it drops
+	 * nothing.  Reads of a run go with RWF_DONTCACHE instead where the file
+	 * system takes it (it adds nothing and keeps what was cached), or the
+	 * file is left alone; the stats line says which.
+	 */
+	pcl_residency_init(&res, fd);
+	if (res.how == PC_RES_UNKNOWN) {
+		f->hidden = 1;
+		return;
+	}
 	f->have_dropper = !pcl_dropper_init(&f->drop, fd, pl_cfg.batch, from);
 	if (!f->have_dropper || !f->drop.warm || need <= f->drop.batch)
 		return;
@@ -431,7 +449,7 @@ static void account(struct pl_file *f, int fd, uint64_t off, uint64_t n,
 			f->mapped = 1;	/* fd reused behind the shim's back: hands off */
 			return;
 		}
-		if (!f->have_dropper)
+		if (!f->have_dropper && !f->hidden)
 			late_dropper(f, fd);
 		f->active = 1;
 		f->runs++;
@@ -481,7 +499,7 @@ void pl_read_begin(struct pl_read *r, int fd, int64_t off, uint64_t len)
 		f->inflight += len;
 	r->use_dontcache = !huge && f->active && f->dontcache != 0 && !f->mapped &&
 			   (pl_cfg.mode == PL_MODE_DONTCACHE ||
-			    (pl_cfg.mode == PL_MODE_AUTO && len >= AUTO_DONTCACHE_MIN));
+			    (pl_cfg.mode == PL_MODE_AUTO && (len >= AUTO_DONTCACHE_MIN || f->hidden)));
 	if (f->have_dropper && r->off == f->cursor)
 		pcl_dropper_before(&f->drop, fd, r->off, len);
 out:
@@ -718,7 +736,13 @@ void pl_track_exit(void)
 	errno = saved;
 }
 
+/*
+ * exit() runs the destructors before it flushes stdio's buffers: stdout's
+ * last buffer is written here, a moment early, so that it is counted and
+ * dropped (an error there reaches no one either way: the status is set).
+ */
 __attribute__((destructor)) static void pl_at_exit(void)
 {
+	pl_flush_stdout();
 	pl_track_exit();
 }

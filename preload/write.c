@@ -20,14 +20,68 @@
 
 #include "preload.h"
 
+/*
+ * Where the next write at the fd's offset lands: for O_APPEND the end of the
+ * file, otherwise the offset.  -1 when it cannot be told.
+ */
+static int64_t offset_now(const struct pl_file *f, int fd)
+{
+	struct stat st;
+
+	if (f->append)
+		return fstat(fd, &st) ? -1 : (int64_t)st.st_size;
+	return lseek(fd, 0, SEEK_CUR);
+}
+
+/*
+ * The shim follows a writer's offset in memory, from the bytes each write
+ * returned, and asks the kernel only where the flusher is about to act (a
+ * new run, a new batch to snap or to write back: once per batch): another
+ * process sharing the description, an fseek() through libc's internal
+ * lseek(), or an appender elsewhere moves the offset behind its back, and
+ * then the flusher restarts where the kernel says.  The thresholds the
+ * flusher acts at are kept here (set under f->wlock, read under pl_lock()).
+ */
+static void publish(struct pl_file *f)
+{
+	const struct pc_flusher *fl = &f->fl;
+	uint64_t snap = UINT64_MAX, full = UINT64_MAX, cont = UINT64_MAX;
+
+	if (f->have_flusher && !f->wdone) {
+		snap = fl->base + fl->snapped * fl->batch;
+		full = fl->base + (fl->started + 1) * fl->batch;
+		cont = fl->cursor;
+	} else if (!f->wdone && !f->mapped) {
+		/* not started: where maybe_start() would start it */
+		full = f->wrun_start + (pl_cfg.min_size > pl_cfg.batch ?
+					pl_cfg.min_size - pl_cfg.batch : 0);
+		snap = full;
+	}
+	__atomic_store_n(&f->wact_snap, snap, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->wact_full, full, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->wact_cont, cont, __ATOMIC_RELAXED);
+}
+
+/* Will the flusher act on a write of [@off, @end) that snaps @ahead more? */
+static int acts_at(const struct pl_file *f, uint64_t off, uint64_t end, uint64_t ahead)
+{
+	uint64_t cont = __atomic_load_n(&f->wact_cont, __ATOMIC_RELAXED);
+
+	return (cont != UINT64_MAX && off != cont) ||
+	       end + ahead > __atomic_load_n(&f->wact_snap, __ATOMIC_RELAXED) ||
+	       end >= __atomic_load_n(&f->wact_full, __ATOMIC_RELAXED);
+}
+
 void pl_writer_init(struct pl_file *f, int fd, int flags)
 {
-	off_t pos = lseek(fd, 0, SEEK_CUR);
+	int64_t pos;
 
 	f->writer = 1;
 	f->append = !!(flags & O_APPEND);
+	pos = offset_now(f, fd);
 	f->fpos = f->wcursor = f->wrun_start = pos > 0 ? (uint64_t)pos : 0;
 	pthread_mutex_init(&f->wlock, NULL);
+	publish(f);
 }
 
 void pl_writer_forked(struct pl_file *f)
@@ -42,6 +96,8 @@ void pl_writer_forked(struct pl_file *f)
 		 * may be half updated, so this child leaves the file alone */
 		pthread_mutex_init(&f->wlock, NULL);
 		f->mapped = 1;
+		f->wdone = 1;
+		publish(f);
 		return;
 	}
 	pthread_mutex_unlock(&f->wlock);
@@ -166,8 +222,8 @@ static void wb_error(struct pl_file *f, int err)
 void pl_write_begin(struct pl_write *w, int fd, int64_t off, uint64_t len)
 {
 	struct pl_file *f = NULL;
-	struct stat st;
 	int saved = errno;
+	int64_t real;
 
 	*w = (struct pl_write){ .fd = fd };
 	if (pl_cfg.mode == PL_MODE_OFF || fd < 0)
@@ -185,10 +241,16 @@ void pl_write_begin(struct pl_write *w, int fd, int64_t off, uint64_t len)
 	w->len = len;
 	if (w->positional)
 		w->off = off;
-	else if (f->append)
-		w->off = !fstat(fd, &st) ? (uint64_t)st.st_size : f->fpos;
 	else
 		w->off = f->fpos + f->winflight;
+	/* checked only where the flusher acts, and not while other threads'
+	 * writes of the same offset are running */
+	if (!w->positional && !f->winflight &&
+	    acts_at(f, w->off, w->off + (len < PL_WRITE_PIECE ? len : PL_WRITE_PIECE), 0) &&
+	    (real = offset_now(f, fd)) >= 0) {
+		f->wsyscalls++;
+		w->off = f->fpos = real;
+	}
 	if (!w->positional)
 		f->winflight += len;
 out:
@@ -200,6 +262,7 @@ out:
 		maybe_start(f, fd, w->off);
 		if (f->have_flusher && !f->wdone && flusher_fd(f, fd))
 			pcl_flusher_before(&f->fl, w->off, len < PL_WRITE_PIECE ? len : PL_WRITE_PIECE);
+		publish(f);
 		wlock_give(f);
 	}
 	errno = saved;
@@ -226,8 +289,7 @@ static void settle_offset(struct pl_write *w, struct pl_file *f, int64_t n)
 	if (w->positional)
 		return;
 	f->winflight -= f->winflight < w->len ? f->winflight : w->len;
-	if (!f->append)
-		w->off = f->fpos;	/* threads sharing the offset: see track.c */
+	w->off = f->fpos;	/* threads sharing the offset: see track.c */
 	if (n > 0)
 		f->fpos = w->off + n;
 }
@@ -257,6 +319,7 @@ void pl_write_end(struct pl_write *w, int64_t n)
 			if (count)
 				pl_meter_end(&f->wmeter, f->fl.fd);
 		}
+		publish(f);
 		wlock_give(f);
 	}
 	pl_lock();
@@ -267,46 +330,109 @@ void pl_write_end(struct pl_write *w, int64_t n)
 }
 
 /*
- * stdio wrote its buffer through libc's internal write(): the fd's offset
- * says how far.  That data was not snapped before it was written, so each
- * time the shim snaps one batch ahead of the stream; the batch the stream
- * was in when first seen is left to the kernel.
+ * Under pl_lock(): the span [*@from, *@to) that a stdio flush of @n bytes
+ * (-1: unknown) wrote at the fd's offset.  Counted in memory; the kernel is
+ * asked (one lseek) only where the count is unknown or the flusher is about
+ * to act on it; an offset found ahead of the count is taken as flushes
+ * through calls the shim does not wrap.  0 when nothing was written.
  */
-void pl_note_stdio_write(int fd)
+static int stdio_span(struct pl_file *f, int fd, int64_t n, uint64_t *from, uint64_t *to)
+{
+	uint64_t ahead = f->have_flusher ? f->fl.batch : pl_cfg.batch;
+	off_t real;
+
+	*from = f->fpos;	/* where the stream's data was known to end */
+	*to = n >= 0 ? *from + n : *from;
+	if (n >= 0 && !f->winflight && !acts_at(f, *from, *to, ahead))
+		return n > 0;
+	f->wsyscalls++;
+	real = lseek(fd, 0, SEEK_CUR);
+	if (real < 0)
+		return n > 0;
+	if (n < 0 || (uint64_t)real >= *from + n)
+		n = (uint64_t)real > *from ? (int64_t)(real - *from) : 0;	/* flushes the shim did not see */
+	else if ((uint64_t)real < (uint64_t)n)
+		n = real;
+	*to = real;
+	*from = real - n;	/* seeked behind the shim's back: the flusher restarts */
+	return n > 0;
+}
+
+/*
+ * stdio wrote @n bytes (-1: unknown) of its buffer through libc's internal
+ * write().  That data was not snapped before it was written, so each time
+ * the shim snaps one batch ahead of the stream; what the stream wrote before
+ * the shim first saw it is left to the kernel.
+ */
+void pl_note_stdio_write(int fd, int64_t n)
 {
 	struct pl_write w;
-	off_t real;
-	int saved = errno;
+	struct pl_file *f;
+	uint64_t from, to;
+	int saved = errno, wrote;
 
 	pl_write_begin(&w, fd, -1, 0);
 	if (!w.file)
 		goto out;
+	f = w.file;
 	pl_lock();
-	w.off = w.file->fpos;	/* where the stream's data was known to end */
+	wrote = stdio_span(f, fd, n, &from, &to);
+	if (wrote)
+		f->fpos = to;
 	pl_unlock();
-	real = lseek(fd, 0, SEEK_CUR);
-	if (real >= 0 && (uint64_t)real > w.off) {
-		struct pl_file *f = w.file;
-
+	if (wrote) {
 		wlock_take(f);
-		if (f->have_flusher && !f->wdone && flusher_fd(f, fd) && w.off == f->fl.cursor) {
-			meter_begin(f);
-			wb_error(f, pcl_flusher_wrote(&f->fl, w.off, real - w.off));
-			pl_meter_end(&f->wmeter, f->fl.fd);
+		if (f->have_flusher && !f->wdone && flusher_fd(f, fd) && from == f->fl.cursor) {
+			int count = may_drop(f, from, to - from);
+
+			if (count)
+				meter_begin(f);
+			wb_error(f, pcl_flusher_wrote(&f->fl, from, to - from));
+			if (count)
+				pl_meter_end(&f->wmeter, f->fl.fd);
 		}
-		f->bytes_written += real - w.off;
-		f->wcursor = real;
-		if (!f->have_flusher && real - f->wrun_start + pl_cfg.batch >= pl_cfg.min_size)
-			maybe_start(f, fd, real);
-		if (f->have_flusher && !f->wdone && flusher_fd(f, fd))
-			pcl_flusher_before(&f->fl, real, f->fl.batch);
+		f->bytes_written += to - from;
+		if (from != f->wcursor)
+			f->wrun_start = from;
+		f->wcursor = to;
+		if (!f->have_flusher && to - f->wrun_start + pl_cfg.batch >= pl_cfg.min_size)
+			maybe_start(f, fd, to);
+		if (f->have_flusher && !f->wdone && flusher_fd(f, fd)) {
+			pcl_flusher_adopt(&f->fl, to);	/* written before it was snapped */
+			pcl_flusher_before(&f->fl, to, f->fl.batch);
+		}
+		publish(f);
 		wlock_give(f);
-		pl_lock();
-		f->fpos = real;
-		pl_unlock();
 	}
 	pl_write_end(&w, 0);
 out:
+	errno = saved;
+}
+
+int pl_writer_hold(int fd)
+{
+	struct pl_file *f = NULL;
+	int held = -1;
+	uint64_t calls = 0;
+
+	pl_lock();
+	if (pl_table_get(fd, &f) && f && f->writer && !f->finished && !f->mapped) {
+		held = pl_dup_high(fd, &calls);
+		f->wsyscalls += calls;
+		if (held >= 0)
+			pl_table_set(held, f);
+	}
+	pl_unlock();
+	return held;
+}
+
+void pl_writer_unhold(int held, int64_t n)
+{
+	int saved = errno;
+
+	pl_note_stdio_write(held, n);
+	pl_note_close(held);
+	syscall(SYS_close, held);
 	errno = saved;
 }
 
@@ -334,17 +460,22 @@ void pl_writer_finish(struct pl_file *f, int fd)
 
 void pl_writer_stats(const struct pl_file *f, char *line, size_t size)
 {
-	char dropped[24];
+	char dropped[24], early[48];
 
+	if (f->have_flusher && f->fl.memory_fs)
+		snprintf(early, sizeof(early), "no writeback (a file system in memory)");
+	else
+		snprintf(early, sizeof(early), "%" PRIu64 " bytes written back early",
+			 f->fl.bytes_flushed);
 	snprintf(line, size,
-		 "pagecliff: %s: %" PRIu64 " bytes written, %" PRIu64 " write-behind runs, mode %s, %"
-		 PRIu64 " bytes written back early, %s bytes dropped, %" PRIu64
+		 "pagecliff: %s: %" PRIu64 " bytes written, %" PRIu64 " write-behind runs, mode %s, "
+		 "%s, %s bytes dropped, %" PRIu64
 		 " bytes kept cached, %" PRIu64 " writeback errors seen (the program's fsync "
 		 "reports them), %" PRIu64 " syscalls\n",
 		 f->path ? f->path : "?", f->bytes_written, f->wruns,
 		 f->mapped ? "none (mapped or not followed)" :
 		 f->wruns ? "writebehind" : "none (no sequential run)",
-		 f->fl.bytes_flushed, pl_meter_str(&f->wmeter, dropped, sizeof(dropped)),
+		 early, pl_meter_str(&f->wmeter, dropped, sizeof(dropped)),
 		 f->fl.bytes_kept, f->wb_errors,
 		 f->fl.syscalls + f->wmeter.syscalls + f->wsyscalls);
 }

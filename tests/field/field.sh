@@ -9,11 +9,23 @@
 # 64 MiB cached per file after the run; for its documented limits (git
 # hash-object reads through mmap) the exact --stats line instead.  Each
 # command runs through sh -c, plainly and under the shim alike.
+# For programs that write or read through stdio's small buffers (seq, awk,
+# tail, a C stdio writer and readers, tail -f behind a writer) also the
+# time: under the shim at most 1.5 times the plain run's plus 0.3 s, the
+# better of three interleaved pairs (the machine is shared; a ratio within
+# one test, never an absolute time; for writers both runs end with `sync` of
+# the output, as the shim writes back what it keeps out of the cache); and
+# for writers that --stats counts every byte of the output.
 set -u
 prog=$1
 CAP=256m
 MAX_FILE=$((64 << 20))
 MIB=320
+RATIO=1.5
+SLACK=0.3
+case $prog in
+awk|getc) MIB=48 ;;	# a few seconds plainly
+esac
 
 for v in PAGECLIFF SHIM_CGRUN SHIM_PAGESTAT; do
 	eval "[ -n \"\${$v:-}\" ]" || { echo "FAIL: $v is not set"; exit 1; }
@@ -62,7 +74,25 @@ git) need git; cmd="git hash-object --no-filters $src" ;;
 nobody) need setpriv; chown nobody "$src"
 	cmd="setpriv --reuid=nobody --regid=nogroup --clear-groups cat $src" ;;
 redirect) cmd="cat $src > $dir/out"; outs=out ;;	# the program never opens out
+seq) cmd="seq 1 14000000 > $dir/out"; outs=out; timed=1 ;;	# stdio, 4 KiB flushes
+awk) cmd="awk '{ print \$1, \$1 }' $src > $dir/out"; outs=out; timed=1 ;;
+tail-c) cmd="tail -c +1 $src > $dir/out"; outs=out; timed=1 ;;	# fwrite of 8 KiB reads
+stdio-c) cmd="$FIELD_STDIO write $dir/out 160"; outs=out; timed=1 ;;
+tail-f) need timeout	# a follower behind a stdio writer; ends when the writer does
+	cmd="$FIELD_STDIO write $dir/out 160 & w=\$!; timeout 60 tail -q -s 0.05 --pid=\$w -c +1 -F $dir/out > $dir/copy; wait \$w"
+	outs="out copy"; timed=1 ;;
+fread-4k) cmd="$FIELD_STDIO fread $src"; timed=1 ;;
+getc) cmd="$FIELD_STDIO getc $src"; timed=1 ;;
 *) fail "no command for it" ;;
+esac
+timed=${timed:-}
+[ -z "$timed" ] || [ -n "${FIELD_STDIO:-}" ] || fail "FIELD_STDIO is not set"
+# A timed writer's time includes writing its output back (sync FILE), in both
+# runs: to keep at most a few batches cached the shim must wait for the disk,
+# which the plain run leaves to later; on a busy shared disk that wait, not
+# the shim's work per call, would decide the ratio.
+case $prog in
+seq|awk|tail-c|stdio-c|tail-f) cmd="$cmd; sync $dir/out" ;;
 esac
 
 # run LABEL [pagecliff run ...]: one run in a fresh cgroup, stdout into
@@ -83,6 +113,7 @@ run() {
 
 run plain
 run shim "$PAGECLIFF" run --stats="$dir/stats" --
+[ "$prog" != tail-f ] || cmp -s "$dir/out" "$dir/copy" || fail "tail -f under the shim did not copy the whole file"
 cmp -s "$dir/plain.rc" "$dir/shim.rc" || fail "exit status $(cat "$dir/plain.rc") plain, $(cat "$dir/shim.rc") with the shim"
 [ "$(cat "$dir/plain.rc")" = 0 ] || fail "exit status $(cat "$dir/plain.rc"): $(head -c 300 "$dir/plain.err")"
 cmp -s "$dir/plain.sums" "$dir/shim.sums" || fail "output differs with the shim"
@@ -92,6 +123,31 @@ report="peak $(peak plain) MiB plain, $(peak shim) MiB with the shim (cap $CAP)"
 while read -r f bytes; do
 	report="$report; $(basename "$f") $((bytes >> 20)) MiB left"
 done < "$dir/shim.cached"
+
+# timed programs: the better of three interleaved pairs within the bound
+secs() { awk '/^seconds/ { print $2 }' "$dir/$1.rep"; }
+if [ -n "$timed" ]; then
+	best_p=$(secs plain)
+	best_s=$(secs shim)
+	try=1
+	while ! awk -v p="$best_p" -v s="$best_s" -v r=$RATIO -v c=$SLACK \
+		'BEGIN { exit !(s <= r * p + c) }'; do
+		[ $try -lt 3 ] || fail "$best_s s with the shim against $best_p s plainly (bound $RATIO x + $SLACK s; best of 3)"
+		try=$((try + 1))
+		run plain
+		run shim "$PAGECLIFF" run --stats="$dir/stats" --
+		best_p=$(printf '%s\n%s\n' "$best_p" "$(secs plain)" | sort -g | head -1)
+		best_s=$(printf '%s\n%s\n' "$best_s" "$(secs shim)" | sort -g | head -1)
+	done
+	report="$report; $best_s s with the shim, $best_p s plainly"
+	# a writer's stats line counts every byte it wrote, the last buffer too
+	case $prog in
+	seq|awk|tail-c|stdio-c|tail-f)
+		size=$(stat -c %s "$dir/out")
+		grep -q "^pagecliff: $dir/out: $size bytes written, " "$dir/stats" ||
+			fail "--stats does not count the $size bytes written: $(cat "$dir/stats")" ;;
+	esac
+fi
 
 case $prog in
 git)	# git hash-object maps files it can: a documented limit
