@@ -34,7 +34,7 @@ void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_f
 	ssize_t n;
 
 	*s = (struct pco_stream){ .pid = pid, .fd = fd, .fi = *fi, .own = -1, .seen = 1 };
-	s->last = fi->pos;
+	s->last = s->raw_last = fi->pos;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
 	if (stat(path, &st) || !S_ISREG(st.st_mode) || (fi->flags & O_DIRECT)) {
 		s->state = PCO_SKIP;
@@ -124,7 +124,8 @@ static void activate(struct pco_stream *s, int pidfd, uint64_t pos)
 	struct pco_fdinfo now;
 	struct stat st;
 
-	s->own = open_own(s, pidfd);
+	if (s->own < 0)
+		s->own = open_own(s, pidfd);
 	if (s->own < 0 || fstat(s->own, &st)) {
 		s->state = PCO_SKIP;
 		return;
@@ -133,8 +134,11 @@ static void activate(struct pco_stream *s, int pidfd, uint64_t pos)
 	 * The size first, then the position: a write in progress has grown
 	 * the file before it moves the position, by at most one write.
 	 */
-	if (acc != O_RDONLY && !pco_fdinfo_read(s->pid, s->fd, &now) && now.ino == s->fi.ino)
+	if (acc != O_RDONLY && !pco_fdinfo_read(s->pid, s->fd, &now) && now.ino == s->fi.ino &&
+	    now.pos > pos)
 		pos = now.pos;
+	if (s->sized && (uint64_t)st.st_size > pos)
+		pos = st.st_size;	/* written where the position does not move */
 	if (acc != O_RDONLY && pos + PCO_WRITE_SLACK >= (uint64_t)st.st_size)
 		start_writer(s, pos, pos);
 	else if (acc == O_WRONLY)
@@ -221,10 +225,104 @@ static void look_writer(struct pco_stream *s, uint64_t pos)
 	pcl_flusher_before(&s->fl, pos, PCO_WRITE_AHEAD * s->fl.batch);
 }
 
+/* Bytes of [@off, end of file) cached, or 0 when it cannot be told. */
+static uint64_t cached_from(int fd, uint64_t off)
+{
+	struct pcl_cachestat cs;
+
+	return pcl_cachestat(fd, off, 0, &cs) ? 0 : cs.nr_cache * pc_page_size();
+}
+
+/*
+ * A writable descriptor whose position stands while its file grows is
+ * written without moving it (pwrite, one long copy_file_range or sendfile):
+ * the end of the file is where its writer is.
+ */
+static uint64_t size_cursor(struct pco_stream *s, uint64_t pos)
+{
+	char path[64];
+	struct stat st;
+	int ret;
+
+	if (s->own >= 0) {
+		ret = fstat(s->own, &st);
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)s->pid, s->fd);
+		ret = stat(path, &st);
+	}
+	if (ret || (uint64_t)st.st_size <= pos || (uint64_t)st.st_size <= s->size)
+		return pos;
+	return st.st_size;
+}
+
+/*
+ * A reader whose position stands while the file fills the cache reads
+ * without moving it (pread, copy_file_range or sendfile with offsets, one
+ * long call, io_uring, AIO).  Only a file that was cold but for a prefix
+ * is followed that way: everything cached is then its reader's, and the
+ * cursor is taken as the end of the cached prefix less readahead.  Dropping
+ * a page not read yet costs a read again, never a wrong byte.
+ */
+static uint64_t residency_cursor(struct pco_stream *s, int pidfd, const struct pco_ctx *c)
+{
+	uint64_t cached, frontier;
+
+	if (s->own < 0) {
+		if (++s->still < 2 || s->size < c->min_size)
+			return s->last;
+		s->own = open_own(s, pidfd);
+		if (s->own < 0) {
+			s->state = PCO_SKIP;
+			return s->last;
+		}
+		s->c0 = cached_from(s->own, 0);
+		return s->last;
+	}
+	if (s->state == PCO_CANDIDATE) {
+		cached = cached_from(s->own, 0);
+		if (cached < s->c0 + c->min_size)
+			return s->last;
+		if (cached_from(s->own, pc_align_up(cached + PCO_READAHEAD, pc_page_size()))) {
+			s->state = PCO_SKIP;	/* cached before: hands off */
+			return s->last;
+		}
+		s->resid = 1;
+		s->state = PCO_READER;
+		s->runs = 1;
+		s->have_drop = !pcl_dropper_init(&s->drop, s->own, 0, 0);
+		if (s->have_drop)
+			s->drop.warm = 0;
+	}
+	frontier = s->drop.dropped_to + cached_from(s->own, s->drop.dropped_to);
+	frontier = frontier > PCO_READAHEAD ? frontier - PCO_READAHEAD : 0;
+	return frontier > s->last ? frontier : s->last;
+}
+
+/* Where the stream is: its position, or where a cursor that stands must be. */
+static uint64_t cursor(struct pco_stream *s, int pidfd, const struct pco_fdinfo *fi,
+		       const struct pco_ctx *c)
+{
+	unsigned int acc = fi->flags & O_ACCMODE;
+	int stands = fi->pos == s->raw_last;
+
+	s->raw_last = fi->pos;
+	if (!stands || s->state == PCO_SKIP || (s->state == PCO_READER && !s->resid) ||
+	    (s->state == PCO_WRITER && !s->append))
+		return fi->pos > s->last || !s->resid ? fi->pos : s->last;
+	if (acc != O_RDONLY) {
+		uint64_t pos = size_cursor(s, fi->pos);
+
+		if (pos > fi->pos && pos > s->last)
+			s->sized = 1;
+		return pos > s->last ? pos : fi->pos;
+	}
+	return residency_cursor(s, pidfd, c);
+}
+
 void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *fi, double now,
 		     const struct pco_ctx *c)
 {
-	uint64_t pos = fi->pos;
+	uint64_t pos = cursor(s, pidfd, fi, c);
 
 	s->fi.flags = fi->flags;
 	if (pos > s->last) {

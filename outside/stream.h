@@ -44,7 +44,12 @@ struct pco_stream {
 	int own;		/* our own read-only description, or -1 */
 	uint64_t size;		/* at the first look (candidates) */
 	uint64_t run_start;	/* the sequential run began here */
-	uint64_t last;		/* position at the last look */
+	uint64_t last;		/* position at the last look (or where it must be) */
+	uint64_t raw_last;	/* the descriptor's own position at the last look */
+	int still;		/* looks its position stood */
+	int sized;		/* a writer followed by the file's size */
+	int resid;		/* a reader followed by residency (see stream.c) */
+	uint64_t c0;		/* bytes cached when it was first opened by us */
 	double t_last, rate;	/* when, and bytes per second (smoothed) */
 	uint64_t bytes;		/* bytes the cursor moved forward */
 	uint64_t runs, seeks;

@@ -23,7 +23,7 @@
 #include "stream.h"
 
 /* Ticks are at most this far apart, and at least this close. */
-#define PCO_IDLE 0.1
+#define PCO_IDLE 0.05
 #define PCO_FASTEST 0.001
 /* New members of a cgroup or of the host are looked for this often. */
 #define PCO_DISCOVER_CGROUP 0.1
