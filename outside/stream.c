@@ -225,6 +225,23 @@ static void look_writer(struct pco_stream *s, uint64_t pos)
 	pcl_flusher_before(&s->fl, pos, PCO_WRITE_AHEAD * s->fl.batch);
 }
 
+/*
+ * A writer that moves before it passed the minimum: keep a description of
+ * its file, so that if it closes the file (or exits) before the next look
+ * finds it past the minimum, what it appended can still be written back
+ * and dropped (restic writes and closes a 16 MiB pack file in one go).
+ */
+static void hold_writer(struct pco_stream *s, int pidfd, uint64_t pos)
+{
+	struct stat st;
+
+	if ((s->fi.flags & O_ACCMODE) == O_RDONLY || s->own >= 0)
+		return;
+	s->own = open_own(s, pidfd);
+	if (s->own >= 0 && !fstat(s->own, &st))
+		s->appending = pos + PCO_WRITE_SLACK >= (uint64_t)st.st_size;
+}
+
 /* Bytes of [@off, end of file) cached, or 0 when it cannot be told. */
 static uint64_t cached_from(int fd, uint64_t off)
 {
@@ -314,7 +331,9 @@ static uint64_t cursor(struct pco_stream *s, int pidfd, const struct pco_fdinfo 
 
 		if (pos > fi->pos && pos > s->last)
 			s->sized = 1;
-		return pos > s->last ? pos : fi->pos;
+		if (pos > s->last)
+			return pos;
+		return s->sized ? s->last : fi->pos;
 	}
 	return residency_cursor(s, pidfd, c);
 }
@@ -336,6 +355,8 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 		s->run_start = pos;
 	}
 	s->t_last = now;
+	if (s->state == PCO_CANDIDATE && pos > s->last)
+		hold_writer(s, pidfd, pos);
 	switch (s->state) {
 	case PCO_CANDIDATE:
 		if (pos - s->run_start >= c->min_size)
@@ -363,6 +384,14 @@ int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 	if (s->own < 0)
 		return 0;
 	size = fstat(s->own, &st) ? s->last : (uint64_t)st.st_size;
+	if (s->state == PCO_CANDIDATE && s->appending && size >= c->min_size) {
+		/* Closed between two looks: it appended all of it. */
+		s->state = PCO_WRITER;
+		s->append = 1;
+		s->runs = 1;
+		s->bytes = size;
+		s->clean = (struct pco_cleaner){ .wb = 1 };
+	}
 	if (s->state == PCO_READER && s->have_drop) {
 		/* Cold file: all that is cached past the cursor is its readahead. */
 		pcl_dropper_advance(&s->drop, s->own, s->drop.warm ? s->last : size, 1);

@@ -47,6 +47,7 @@ struct pco_stream {
 	uint64_t last;		/* position at the last look (or where it must be) */
 	uint64_t raw_last;	/* the descriptor's own position at the last look */
 	int still;		/* looks its position stood */
+	int appending;		/* a candidate writer at the end of its file */
 	int sized;		/* a writer followed by the file's size */
 	int resid;		/* a reader followed by residency (see stream.c) */
 	uint64_t c0;		/* bytes cached when it was first opened by us */
