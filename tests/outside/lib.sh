@@ -30,9 +30,9 @@ mkfile() {
 cached() { "$SHIM_PAGESTAT" cached "$@"; }
 # at_most PATH: the file has at most LIMIT bytes cached.
 at_most() {
-	c=$(cached "$1") || exit $?
-	[ "$c" -le "$LIMIT" ] || fail "$1: $((c / MIB)) MiB cached after the run (at most $((LIMIT / MIB)))"
-	report="$report $(basename "$1") $((c / MIB)) MiB"
+	_c=$(cached "$1") || exit $?
+	[ "$_c" -le "$LIMIT" ] || fail "$1: $((_c / MIB)) MiB cached after the run (at most $((LIMIT / MIB)))"
+	report="$report $(basename "$1") $((_c / MIB)) MiB"
 }
 report=
 # pos_of PID FD: the descriptor's position, or 0.
