@@ -47,7 +47,7 @@ int pco_watcher_add(struct pco_watcher *w, pid_t pid, char *why, size_t size);
  */
 double pco_watcher_tick(struct pco_watcher *w);
 
-/* How many targets are still alive (a cgroup or --all never ends: 1). */
+/* Are targets left?  (--all always; a cgroup until it is removed.) */
 int pco_watcher_alive(const struct pco_watcher *w);
 
 /* Wait up to @secs for a target to exit or a signal; returns at once on either. */

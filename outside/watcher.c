@@ -24,6 +24,8 @@
 
 /* Ticks are at most this far apart, and at least this close. */
 #define PCO_IDLE 0.05
+/* The host guard looks at every descriptor of every process: less often. */
+#define PCO_IDLE_ALL 0.5
 #define PCO_FASTEST 0.001
 /* New members of a cgroup or of the host are looked for this often. */
 #define PCO_DISCOVER_CGROUP 0.1
@@ -47,6 +49,7 @@ struct pco_watcher {
 	struct pco_stream *drain;	/* ended streams whose cleaner still works */
 	int ndrain, capdrain;
 	double discovered;
+	int cgroup_gone;
 	int fds[PCO_MAX_FDS];
 	pid_t *pids;
 };
@@ -330,6 +333,8 @@ static void discover(struct pco_watcher *w, double now)
 		snprintf(path, sizeof(path), "%s/cgroup.procs", w->o.cgroup);
 		n = pco_pid_list(path, w->pids, PCO_MAX_PIDS);
 		w->discovered = now;
+		if (n == -ENOENT || n == -ENODEV)
+			w->cgroup_gone = 1;	/* removed: its processes are gone */
 	} else if (w->o.all && now - w->discovered >= PCO_DISCOVER_ALL) {
 		n = pco_pid_list(NULL, w->pids, PCO_MAX_PIDS);
 		w->discovered = now;
@@ -373,7 +378,7 @@ static void drain(struct pco_watcher *w)
 
 double pco_watcher_tick(struct pco_watcher *w)
 {
-	double now = mono(), next = PCO_IDLE;
+	double now = mono(), next = w->o.all ? PCO_IDLE_ALL : PCO_IDLE;
 
 	discover(w, now);
 	for (int i = 0; i < w->n; i++) {
@@ -397,7 +402,7 @@ double pco_watcher_tick(struct pco_watcher *w)
 
 int pco_watcher_alive(const struct pco_watcher *w)
 {
-	if (w->o.cgroup || w->o.all)
+	if (w->o.all || (w->o.cgroup && !w->cgroup_gone))
 		return 1;
 	for (int i = 0; i < w->n; i++)
 		if (!w->t[i].dead)
