@@ -19,7 +19,8 @@ packages=(build-essential meson ninja-build pkg-config liburing-dev
 	  libbpf-dev clang bpftool	# kernel-event tracing (meson -Dbpf=auto)
 	  libopenmpi-dev openmpi-bin)	# pagecliff-mpi and tests/mpi (meson -Dmpi=auto)
 test_packages=(fio libfuse3-dev fuse3 clang nocache valgrind chromium bc time rsync pv cpio git
-	btrfs-progs)
+	btrfs-progs
+	golang-go restic)	# tests/outside: a Go program and restic under the watcher
 
 # install_missing PACKAGE...
 install_missing() {
