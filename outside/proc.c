@@ -198,3 +198,30 @@ int pco_yama_scope(void)
 		return -1;
 	return atoi(buf);
 }
+
+/* A mapping of program code or libraries, not of data a program streams. */
+static int is_code(const char *perms, const char *path)
+{
+	return perms[2] == 'x' || !strncmp(path, "/usr/", 5) || !strncmp(path, "/lib", 4) ||
+	       strstr(path, ".so") != NULL;
+}
+
+int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, uint64_t ino), void *arg)
+{
+	char path[64], line[4400], perms[8], file[4097];
+	unsigned long long ino;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*x-%*x %7s %*x %*x:%*x %llu %4096[^\n]", perms, &ino, file) != 3)
+			continue;
+		if (ino && file[0] == '/' && !is_code(perms, file))
+			fn(arg, file, ino);
+	}
+	fclose(f);
+	return 0;
+}

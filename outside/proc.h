@@ -38,6 +38,12 @@ int pco_children(pid_t pid, pid_t *pids, int max);
 /* The pids listed in @path (a cgroup.procs file), or /proc's when NULL. */
 int pco_pid_list(const char *path, pid_t *pids, int max);
 
+/*
+ * Call @fn for each data file @pid maps (inode set, not executable, an
+ * absolute path outside /usr and /lib, not a .so); 0 or -errno.
+ */
+int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, uint64_t ino), void *arg);
+
 /* Yama's ptrace_scope, or -1 without Yama. */
 int pco_yama_scope(void);
 

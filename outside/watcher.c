@@ -33,10 +33,17 @@
 #define PCO_MAX_FDS 4096
 #define PCO_MAX_PIDS 65536
 
+#define PCO_MAPPED_MAX 32
+/* Mappings are looked at this often per process. */
+#define PCO_MAPS_EVERY 0.1
+
 struct pco_target {
 	pid_t pid;
 	int pidfd;
 	int dead;
+	double maps_seen;		/* when /proc/PID/maps was read last */
+	uint64_t mapped[PCO_MAPPED_MAX];	/* inodes said to be mapped */
+	int nmapped;
 	struct pco_stream *streams;
 	int n, cap;
 };
@@ -306,6 +313,43 @@ static void look_fd(struct pco_watcher *w, struct pco_target *t, int fd, double 
 	pco_stream_look(s, t->pidfd, &fi, now, &w->ctx);
 }
 
+struct mapped_ctx {
+	struct pco_watcher *w;
+	struct pco_target *t;
+};
+
+/* A file mapped: out of reach; said once per process in --stats. */
+static void on_mapped(void *arg, const char *path, uint64_t ino)
+{
+	struct mapped_ctx *m = arg;
+	struct pco_target *t = m->t;
+	char line[4400];
+	struct stat st;
+	int n;
+
+	for (int i = 0; i < t->nmapped; i++)
+		if (t->mapped[i] == ino)
+			return;
+	if (t->nmapped == PCO_MAPPED_MAX || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_ino != ino || (uint64_t)st.st_size < m->w->o.min_size)
+		return;
+	t->mapped[t->nmapped++] = ino;
+	n = snprintf(line, sizeof(line), "pagecliff: %s: mapped with mmap(2) by pid %d: out of "
+		     "the watcher's reach, its pages are not dropped\n", path, (int)t->pid);
+	if (n > 0 && n < (int)sizeof(line) && write(m->w->ctx.stats_fd, line, n) < 0)
+		return;
+}
+
+static void look_maps(struct pco_watcher *w, struct pco_target *t, double now)
+{
+	struct mapped_ctx m = { w, t };
+
+	if (w->ctx.stats_fd < 0 || w->o.all || now - t->maps_seen < PCO_MAPS_EVERY)
+		return;
+	t->maps_seen = now;
+	pco_maps(t->pid, on_mapped, &m);
+}
+
 static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 {
 	int n = pco_fds(t->pid, w->fds, PCO_MAX_FDS);
@@ -319,6 +363,7 @@ static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 	for (int i = 0; i < n; i++)
 		look_fd(w, t, w->fds[i], now);
 	sweep(w, t);
+	look_maps(w, t, now);
 	if (pco_pidfd_alive(t->pidfd))
 		target_gone(w, t);	/* exited (or a zombie): its files are closed */
 }
