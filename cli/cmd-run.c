@@ -502,8 +502,6 @@ static int run_outside(char **argv, const struct run_opts *o)
 		exec_child(argv);
 	}
 	wo.stats_fd = fd = stats_fd(o);
-	if (pco_watcher_new(&wo, &w))
-		return error("out of memory");
 	fflush(NULL);
 	run_child = fork();
 	if (run_child < 0)
@@ -511,8 +509,15 @@ static int run_outside(char **argv, const struct run_opts *o)
 	if (run_child == 0)
 		exec_child(argv);
 	catch_forward();
-	if (pco_watcher_add(w, run_child, why, sizeof(why)))
+	/* After the fork: the watcher raises its own descriptor limit, not CMD's. */
+	if (pco_watcher_new(&wo, &w))
+		error("the watcher cannot act: out of memory");
+	else if (pco_watcher_add(w, run_child, why, sizeof(why)))
 		error("the watcher cannot act on %s", why);
+	if (!w) {
+		waitpid(run_child, &status, 0);
+		return pass_status(status);
+	}
 	pco_watcher_loop(w, run_child, 0, &run_stop, &status);
 	pco_watcher_free(w);
 	if (fd > 2)

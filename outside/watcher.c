@@ -194,6 +194,8 @@ static int add_target(struct pco_watcher *w, pid_t pid, char *why, size_t size)
 	if (pidfd < 0)
 		return refusal(pid, pidfd, why, size);
 	err = probe(pidfd, pid);
+	if (err && pco_pidfd_alive(pidfd))
+		err = 0;	/* exited meanwhile (a zombie has no fds): nothing to do */
 	if (err) {
 		close(pidfd);
 		return refusal(pid, err, why, size);
