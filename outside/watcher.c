@@ -23,7 +23,7 @@
 #include "stream.h"
 
 /* Ticks are at most this far apart, and at least this close. */
-#define PCO_IDLE 0.05
+#define PCO_IDLE 0.02
 /* The host guard looks at every descriptor of every process: less often. */
 #define PCO_IDLE_ALL 0.5
 #define PCO_FASTEST 0.001
