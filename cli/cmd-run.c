@@ -552,7 +552,7 @@ static int cmd_run(int argc, char **argv)
 
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
-	.summary = "run a program with the page-cache shim preloaded",
+	.summary = "run a program with the page-cache shim, or the watcher where it cannot act",
 	.usage = "[--via WAY] [--mode MODE] [--min-size SIZE] [--stats[=FILE]] -- CMD [ARGS...]",
 	.about = "Run CMD with the page-cache shim preloaded: files it reads sequentially\n"
 		 "past SIZE are read with RWF_DONTCACHE or dropped behind the reader, files\n"
