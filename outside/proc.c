@@ -225,3 +225,24 @@ int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, uint64_t ino), v
 	fclose(f);
 	return 0;
 }
+
+double pco_start_time(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0, boot = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+		return 0;
+	/* After the name: state is field 3, starttime field 22. */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+			  "%*d %*d %llu", &start) != 1)
+		return 0;
+	if (read_small("/proc/stat", buf, sizeof(buf)) <= 0)
+		return 0;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, "btime ", 6))
+			boot = strtoull(p + 6, NULL, 10);
+	return boot && hz > 0 ? boot + (double)start / hz : 0;
+}

@@ -44,6 +44,9 @@ int pco_pid_list(const char *path, pid_t *pids, int max);
  */
 int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, uint64_t ino), void *arg);
 
+/* When @pid started, in seconds since the epoch; 0 when unknown. */
+double pco_start_time(pid_t pid);
+
 /* Yama's ptrace_scope, or -1 without Yama. */
 int pco_yama_scope(void);
 

@@ -34,7 +34,7 @@ void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_f
 	ssize_t n;
 
 	*s = (struct pco_stream){ .pid = pid, .fd = fd, .fi = *fi, .own = -1, .seen = 1 };
-	s->last = s->raw_last = fi->pos;
+	s->first = s->last = s->raw_last = fi->pos;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
 	if (stat(path, &st) || !S_ISREG(st.st_mode) || (fi->flags & O_DIRECT)) {
 		s->state = PCO_SKIP;
@@ -103,14 +103,33 @@ static void start_reader(struct pco_stream *s, uint64_t pos, uint64_t size)
  * is for writers inside a file; where the watcher looks too late for that,
  * the batch counts as someone else's and is kept.
  */
+/*
+ * Where an appender's own pages begin: 0 when the file was born after its
+ * process started (it made the file), else where the watcher first saw it:
+ * an older file (a log) holds others' pages, cached or dirty, below that.
+ */
+static uint64_t own_from(const struct pco_stream *s)
+{
+	struct statx stx;
+	double start = pco_start_time(s->pid);
+
+	if (start > 0 && !statx(s->own, "", AT_EMPTY_PATH, STATX_BTIME, &stx) &&
+	    (stx.stx_mask & STATX_BTIME) && stx.stx_btime.tv_sec + 1 >= start)
+		return 0;
+	return pc_align_down(s->first, pc_page_size());
+}
+
 static void start_writer(struct pco_stream *s, uint64_t pos, uint64_t size)
 {
 	s->state = PCO_WRITER;
 	s->runs = 1;
 	if (pos >= size) {
 		s->append = 1;
-		s->clean = (struct pco_cleaner){ .hi = pc_align_down(pos, PCL_DROP_BATCH), .wb = 1,
+		s->clean = (struct pco_cleaner){ .lo = own_from(s),
+						  .hi = pc_align_down(pos, PCL_DROP_BATCH), .wb = 1,
 						  .looks = PCO_DRAIN_LOOKS };
+		if (s->clean.hi < s->clean.lo)
+			s->clean.hi = s->clean.lo;
 		return;
 	}
 	s->have_fl = !pcl_flusher_init(&s->fl, s->own, PC_FLUSHER_QUIET, 0, pos);
@@ -211,7 +230,7 @@ static void look_writer(struct pco_stream *s, uint64_t pos)
 	if (s->append) {
 		if (pos < s->last)
 			s->append = 0;	/* went back: what it wrote so far is cleaned */
-		else
+		else if (pc_align_down(pos, PCL_DROP_BATCH) > s->clean.hi)
 			s->clean.hi = pc_align_down(pos, PCL_DROP_BATCH);
 		s->clean.looks = PCO_DRAIN_LOOKS;
 		return;
@@ -390,13 +409,14 @@ int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 		s->append = 1;
 		s->runs = 1;
 		s->bytes = size;
-		s->clean = (struct pco_cleaner){ .wb = 1 };
+		s->clean = (struct pco_cleaner){ .lo = own_from(s), .wb = 1 };
 	}
 	if (s->state == PCO_READER && s->have_drop) {
 		/* Cold file: all that is cached past the cursor is its readahead. */
 		pcl_dropper_advance(&s->drop, s->own, s->drop.warm ? s->last : size, 1);
 	} else if (s->state == PCO_WRITER && s->append) {
-		s->clean.hi = pc_align_up(size, pc_page_size());
+		if (pc_align_up(size, pc_page_size()) > s->clean.hi)
+			s->clean.hi = pc_align_up(size, pc_page_size());
 		s->clean.looks = PCO_DRAIN_LOOKS;
 	} else if (s->state == PCO_WRITER && s->have_fl) {
 		if (size > s->fl.cursor && s->fl.cursor >= s->last)

@@ -44,6 +44,7 @@ struct pco_stream {
 	int own;		/* our own read-only description, or -1 */
 	uint64_t size;		/* at the first look (candidates) */
 	uint64_t run_start;	/* the sequential run began here */
+	uint64_t first;		/* position at the first look */
 	uint64_t last;		/* position at the last look (or where it must be) */
 	uint64_t raw_last;	/* the descriptor's own position at the last look */
 	int still;		/* looks its position stood */
