@@ -231,6 +231,7 @@ double pco_start_time(pid_t pid)
 	char path[64], buf[1024], *p;
 	unsigned long long start = 0, boot = 0;
 	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if (read_small(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
@@ -239,10 +240,13 @@ double pco_start_time(pid_t pid)
 	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
 			  "%*d %*d %llu", &start) != 1)
 		return 0;
-	if (read_small("/proc/stat", buf, sizeof(buf)) <= 0)
+	/* /proc/stat is long (a line per CPU, interrupts): read it by lines. */
+	f = fopen("/proc/stat", "re");
+	if (!f)
 		return 0;
-	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, "btime ", 6))
-			boot = strtoull(p + 6, NULL, 10);
+	while (fgets(buf, sizeof(buf), f))
+		if (!strncmp(buf, "btime ", 6))
+			boot = strtoull(buf + 6, NULL, 10);
+	fclose(f);
 	return boot && hz > 0 ? boot + (double)start / hz : 0;
 }

@@ -415,6 +415,12 @@ int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 		/* Cold file: all that is cached past the cursor is its readahead. */
 		pcl_dropper_advance(&s->drop, s->own, s->drop.warm ? s->last : size, 1);
 	} else if (s->state == PCO_WRITER && s->append) {
+		/*
+		 * Once more over all it appended: a drop while pages were still
+		 * being added (or held in a CPU's LRU batch) left some behind.
+		 */
+		s->clean.lo = own_from(s);
+		s->clean.started = 0;
 		if (pc_align_up(size, pc_page_size()) > s->clean.hi)
 			s->clean.hi = pc_align_up(size, pc_page_size());
 		s->clean.looks = PCO_DRAIN_LOOKS;

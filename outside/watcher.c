@@ -224,6 +224,7 @@ int pco_watcher_add(struct pco_watcher *w, pid_t pid, char *why, size_t size)
 /* Hand an ended stream's unfinished cleaning to the drain list, or release it. */
 static void end_stream(struct pco_watcher *w, struct pco_stream *s)
 {
+	if (getenv("PCO_DEBUG") && strstr(s->path, "/data/")) fprintf(stderr, "end fd %d state %d last %lu first %lu size0 %lu app %d appending %d sized %d clean %lu-%lu %s\n", s->fd, s->state, (unsigned long)s->last, (unsigned long)s->first, (unsigned long)s->size, s->append, s->appending, s->sized, (unsigned long)s->clean.lo, (unsigned long)s->clean.hi, s->path + strlen(s->path) - 12);
 	if (pco_stream_end(s, &w->ctx) && w->ndrain < 4096) {
 		if (w->ndrain == w->capdrain) {
 			int cap = w->capdrain ? 2 * w->capdrain : 16;
