@@ -41,6 +41,7 @@ struct pco_stream {
 	struct pco_fdinfo fi;	/* as last read */
 	enum pco_state state;
 	int seen;		/* in this look's listing */
+	unsigned int skipped;	/* looks a PCO_SKIP stream was not read */
 	int own;		/* our own read-only description, or -1 */
 	uint64_t size;		/* at the first look (candidates) */
 	uint64_t run_start;	/* the sequential run began here */

@@ -31,6 +31,7 @@
 #define PCO_DISCOVER_CGROUP 0.1
 #define PCO_DISCOVER_ALL 1.0
 #define PCO_MAX_FDS 4096
+#define PCO_SKIP_LOOKS 8
 #define PCO_MAX_PIDS 65536
 
 #define PCO_MAPPED_MAX 32
@@ -57,6 +58,7 @@ struct pco_watcher {
 	int ndrain, capdrain;
 	double discovered;
 	int cgroup_gone;
+	pid_t self;
 	int fds[PCO_MAX_FDS];
 	pid_t *pids;
 };
@@ -93,6 +95,7 @@ int pco_watcher_new(const struct pco_opts *o, struct pco_watcher **ret_w)
 		return -ENOMEM;
 	}
 	w->o = *o;
+	w->self = getpid();
 	w->ctx = (struct pco_ctx){ .min_size = o->min_size, .budget = o->budget,
 				   .stats_fd = o->stats_fd };
 	/* A pidfd per target: --all needs more than the usual 1024. */
@@ -188,7 +191,7 @@ static int add_target(struct pco_watcher *w, pid_t pid, char *why, size_t size)
 	struct pco_target *t;
 	int pidfd, err;
 
-	if (pid == getpid() || find_target(w, pid))
+	if (pid == w->self || find_target(w, pid))
 		return 0;
 	pidfd = pco_pidfd_open(pid);
 	if (pidfd < 0)
@@ -294,11 +297,20 @@ static void target_gone(struct pco_watcher *w, struct pco_target *t)
 static void look_fd(struct pco_watcher *w, struct pco_target *t, int fd, double now)
 {
 	struct pco_fdinfo fi;
-	struct pco_stream *s;
+	struct pco_stream *s = find_stream(t, fd);
 
+	/*
+	 * A descriptor left alone (a pipe, a socket, a tty) is read again
+	 * only every PCO_SKIP_LOOKS looks: whether its number now names a
+	 * regular file is found a few looks late, and what the new stream
+	 * passed meanwhile is caught up behind it.
+	 */
+	if (s && s->state == PCO_SKIP && ++s->skipped % PCO_SKIP_LOOKS) {
+		s->seen = 1;
+		return;
+	}
 	if (pco_fdinfo_read(t->pid, fd, &fi))
 		return;		/* closed since the listing: swept as unseen */
-	s = find_stream(t, fd);
 	if (s && (s->fi.mnt_id != fi.mnt_id || s->fi.ino != fi.ino)) {
 		end_stream(w, s);	/* the number was reused for another file */
 		pco_stream_init(s, t->pid, fd, &fi);
