@@ -70,7 +70,10 @@ struct pco_ctx {
 	int stats_fd;
 };
 
-/* A new stream of @pid's @fd, as @fi says; 0 or -errno. */
+/*
+ * A new stream of @pid's @fd, as @fi says: a candidate, or left alone (not
+ * a regular file, O_DIRECT).
+ */
 void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_fdinfo *fi);
 
 /* The position moved to @fi->pos at @now: act. */
