@@ -22,7 +22,8 @@ test_packages=(fio libfuse3-dev fuse3 clang nocache valgrind chromium bc time rs
 	btrfs-progs
 	dpkg-dev debhelper lintian fakeroot man-db	# tests/pkg: build, check, install the .debs
 	python3-prometheus-client	# tests/ops: watch's OpenMetrics, by a strict parser
-	qemu-system-x86 busybox-static kmod xz-utils zstd)	# tests/vm: Debian's 6.1 and 6.12 kernels
+	qemu-system-x86 busybox-static kmod xz-utils zstd	# tests/vm: Debian's 6.1 and 6.12 kernels
+	golang-go restic)	# tests/outside: a Go program and restic under the watcher
 
 # install_missing PACKAGE...
 install_missing() {

@@ -68,6 +68,7 @@ struct cmd_entry {
 	int (*exec)(int argc, char **argv);
 };
 
+extern const struct cmd_entry cmd_attach_entry;
 extern const struct cmd_entry cmd_bench_entry;
 extern const struct cmd_entry cmd_cat_entry;
 extern const struct cmd_entry cmd_cp_entry;

@@ -18,6 +18,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_doctor_entry,
 	&cmd_watch_entry,
 	&cmd_run_entry,
+	&cmd_attach_entry,
 };
 
 static void usage(FILE *out)

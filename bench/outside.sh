@@ -1,0 +1,129 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The watcher (pagecliff run --via outside, pagecliff attach) against the two
+# kinds of program the shim cannot reach: restic (Go: its own system calls)
+# backing up NFILES files into a fresh repository, and a statically linked
+# copier (tests/outside/prog.c) copying them.  Four ways, interleaved, each
+# in a fresh memory cgroup capped at CAP: plain, `pagecliff run` (the
+# watcher), `pagecliff attach` started ATTACH_AFTER seconds in, and nocache.
+# Reported per program and way (medians of REPS): seconds, the cgroup's peak
+# page cache, what stays cached of the sources and of what was written, and
+# for attach the watcher's own CPU seconds per GiB moved.  "plain + sync" is
+# the plain run's seconds plus a `sync` right after it, the time the data
+# took to reach the disk without the watcher.
+#
+#   sudo bench/outside.sh [BUILD_DIR]          (default build)
+#
+# Settings by environment: CAP (1g), NFILES (2), FILE_MIB (2048), REPS (3),
+# ATTACH_AFTER (1), DIR (/var/tmp).
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+PAGECLIFF=$build/cli/pagecliff
+CGRUN=$build/tests/shim/shim-cgrun
+PAGESTAT=$build/tests/shim/shim-pagestat
+COPIER=$build/tests/outside/outside-prog-static
+CAP=${CAP:-1g}
+NFILES=${NFILES:-2}
+FILE_MIB=${FILE_MIB:-2048}
+REPS=${REPS:-3}
+ATTACH_AFTER=${ATTACH_AFTER:-1}
+[ "$(id -u)" = 0 ] || { echo "needs root (memory cgroups)" >&2; exit 77; }
+for x in "$PAGECLIFF" "$CGRUN" "$PAGESTAT" "$COPIER"; do
+	[ -x "$x" ] || { echo "missing $x: build first (ninja -C $build)" >&2; exit 2; }
+done
+command -v restic >/dev/null || { echo "needs restic (apt-get install restic)" >&2; exit 77; }
+have_nocache=0
+command -v nocache >/dev/null && have_nocache=1
+
+work=$(mktemp -d "${DIR:-/var/tmp}/pagecliff-outside-bench-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+trap 'exit 1' INT TERM
+export RESTIC_PASSWORD=pagecliff-bench RESTIC_CACHE_DIR="$work/cache" TMPDIR="$work/tmp"
+mkdir "$work/src" "$work/tmp"
+i=0
+while [ $i -lt "$NFILES" ]; do
+	head -c "${FILE_MIB}M" /dev/urandom > "$work/src/f$i"
+	i=$((i + 1))
+done
+total=$((NFILES * FILE_MIB))
+
+cached_in() {
+	s=0
+	for f in $(find "$@" -type f 2>/dev/null); do s=$((s + $("$PAGESTAT" cached "$f"))); done
+	echo $s
+}
+evict_all() {
+	for f in $(find "$work/src" "$work/out" -type f 2>/dev/null); do "$PAGESTAT" evict "$f"; done
+}
+
+# The job as one shell command; $1 prog, run in "$work/out".
+job() {
+	case $1 in
+	restic) echo "restic -q --repo '$work/out/repo' backup '$work/src'" ;;
+	copy) echo "for f in '$work'/src/*; do '$COPIER' copy \"\$f\" '$work/out/'\$(basename \"\$f\") >/dev/null || exit 1; done" ;;
+	esac
+}
+
+# one PROG WAY: prints "secs peak src_after out_after watcher_cpu sync_secs"
+one() {
+	prog=$1 way=$2 cpu=0 syncs=0
+	rm -rf "$work/out"
+	mkdir "$work/out"
+	[ "$prog" = restic ] && restic -q init --repo "$work/out/repo" >/dev/null
+	sync
+	evict_all
+	case $way in
+	plain) "$CGRUN" "$CAP" "$work/rep" sh -c "$(job "$prog")" ;;
+	run) "$CGRUN" "$CAP" "$work/rep" "$PAGECLIFF" run --via outside -- sh -c "$(job "$prog")" ;;
+	nocache) "$CGRUN" "$CAP" "$work/rep" nocache sh -c "$(job "$prog")" ;;
+	attach)
+		rm -f "$work/pid"
+		"$CGRUN" "$CAP" "$work/rep" sh -c "echo \$\$ > '$work/pid'; $(job "$prog")" &
+		cg=$!
+		sleep "$ATTACH_AFTER"
+		/usr/bin/time -f "%U %S" -o "$work/cpu" "$PAGECLIFF" attach "$(cat "$work/pid")" &
+		wait $cg
+		wait $!
+		cpu=$(awk '{ print $1 + $2 }' "$work/cpu") ;;
+	esac
+	if [ "$way" = plain ]; then
+		t0=$(date +%s.%N)
+		sync
+		syncs=$(echo "$(date +%s.%N) $t0" | awk '{ print $1 - $2 }')
+	fi
+	echo "$(awk '/^seconds/ { print $2 }' "$work/rep") $(awk '/^peak_cache/ { print $2 }' "$work/rep")" \
+		"$(cached_in "$work/src") $(cached_in "$work/out") $cpu $syncs"
+}
+
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+ways="plain run attach"
+[ $have_nocache = 1 ] && ways="$ways nocache"
+echo "restic backup and a static copy of $NFILES x $FILE_MIB MiB in a memory cgroup capped at $CAP;"
+echo "$REPS interleaved runs per way, medians; attach $ATTACH_AFTER s in; kernel $(uname -r), $(nproc) CPUs"
+r=1
+while [ $r -le "$REPS" ]; do
+	for prog in restic copy; do
+		for way in $ways; do
+			one $prog $way >> "$work/res.$prog.$way"
+		done
+	done
+	r=$((r + 1))
+done
+
+printf '\n| program | way | seconds | plain + sync | peak cache MiB | sources cached after MiB | written cached after MiB | watcher CPU s per GiB |\n'
+printf '|---|---|---|---|---|---|---|---|\n'
+for prog in restic copy; do
+	ps=$(awk '{ print $1 + $6 }' "$work/res.$prog.plain" | median)
+	for way in $ways; do
+		f=$work/res.$prog.$way
+		col() { awk "{ print \$$1 }" "$f" | median; }
+		cpu=-
+		[ "$way" = attach ] && cpu=$(echo "$(col 5) $total" | awk '{ printf "%.3f", $1 / ($2 / 1024) }')
+		printf '| %s | %s | %.2f | %.2f | %d | %d | %d | %s |\n' "$prog" "$way" "$(col 1)" "$ps" \
+			$(($(col 2) >> 20)) $(($(col 3) >> 20)) $(($(col 4) >> 20)) "$cpu"
+	done
+done

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pagecliff attach: follow running processes (by pid, a cgroup's members or
+ * the whole host) from outside and drop the pages of the files they stream
+ * behind their cursors, with the watcher (outside/).  Nothing is changed in
+ * the processes themselves.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "outside.h"
+#include "util.h"
+
+struct attach_opts {
+	struct pco_opts w;
+	double secs;
+	const char *stats;
+};
+
+enum { ATTACH_STATS = CMD_LONG, ATTACH_CGROUP, ATTACH_ALL, ATTACH_FOR, ATTACH_NO_CHILDREN };
+
+static const struct cmd_option attach_options[] = {
+	{ "cgroup", ATTACH_CGROUP, CMD_ARG_REQUIRED, "PATH",
+	  "follow the processes of a cgroup (v1 or v2),\nalso those started in it later" },
+	{ "all", ATTACH_ALL, CMD_ARG_NONE, NULL, "follow every process of the host" },
+	{ "for", ATTACH_FOR, CMD_ARG_REQUIRED, "TIME", "stop after TIME (30s, 5m, 2h)" },
+	{ "min-size", 's', CMD_ARG_REQUIRED, "SIZE",
+	  "sequential bytes before acting, fio units; default 8m" },
+	{ "no-children", ATTACH_NO_CHILDREN, CMD_ARG_NONE, NULL,
+	  "do not follow children started later" },
+	{ "stats", ATTACH_STATS, CMD_ARG_OPTIONAL, "[=FILE]",
+	  "a line per stream at its end, on stderr\nor appended to FILE" },
+	{ 0 },
+};
+
+static void attach_option(void *state, int key, const char *arg)
+{
+	struct attach_opts *o = state;
+	uint64_t size;
+
+	switch (key) {
+	case ATTACH_CGROUP:
+		o->w.cgroup = arg;
+		break;
+	case ATTACH_ALL:
+		o->w.all = 1;
+		break;
+	case ATTACH_FOR:
+		if (parse_duration(arg, &o->secs) || o->secs <= 0)
+			usage_error("bad --for '%s': a time such as 30s, 5m or 2h", arg);
+		break;
+	case 's':
+		if (parse_size(arg, &size))
+			usage_error("bad --min-size '%s': a size such as 8m or 1g", arg);
+		o->w.min_size = size;
+		break;
+	case ATTACH_NO_CHILDREN:
+		o->w.follow_children = 0;
+		break;
+	case ATTACH_STATS:
+		o->stats = arg && *arg ? arg : "";
+		break;
+	}
+}
+
+static volatile sig_atomic_t attach_stop;
+
+static void on_stop(int sig)
+{
+	attach_stop = sig;
+}
+
+/* SIGINT, SIGTERM and SIGHUP end attach cleanly: streams finished, fds closed. */
+static void catch_stop(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static int open_stats(const char *stats)
+{
+	int fd;
+
+	if (!stats)
+		return -1;
+	if (!*stats)
+		return 2;
+	fd = open(stats, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return error("cannot open stats file '%s': %s", stats, strerror(errno)) - 1;
+	return fd;
+}
+
+static int check_cgroup(const char *path)
+{
+	char procs[PATH_MAX];
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", path);
+	if (access(procs, R_OK))
+		return error("cannot follow cgroup '%s': %s", path,
+			     errno == ENOENT ? "not a cgroup (no cgroup.procs)" : strerror(errno));
+	return 0;
+}
+
+static int add_pids(struct pco_watcher *w, int argc, char **argv)
+{
+	char why[256], *end;
+
+	for (int i = 0; i < argc; i++) {
+		long pid = strtol(argv[i], &end, 10);
+
+		if (*end || pid <= 0 || pid > INT_MAX)
+			return error("bad process id '%s'", argv[i]);
+		if (pco_watcher_add(w, (pid_t)pid, why, sizeof(why)))
+			return error("cannot attach to %s", why);
+	}
+	return 0;
+}
+
+static int cmd_attach(int argc, char **argv)
+{
+	struct attach_opts o = { 0 };
+	struct pco_watcher *w = NULL;
+	char why[256];
+	int first, ret = 1;
+
+	pco_opts_init(&o.w);
+	first = cmd_parse(&cmd_attach_entry, argc, argv, &o);
+	if (first == argc && !o.w.cgroup && !o.w.all)
+		usage_error("nothing to attach to: give PIDs, --cgroup PATH or --all");
+	if (!!o.w.cgroup + o.w.all + (first < argc) > 1)
+		usage_error("give PIDs, --cgroup PATH or --all, one of them");
+	if (pco_check_kernel(why, sizeof(why)))
+		return error("cannot attach: %s", why);
+	if (o.w.cgroup && check_cgroup(o.w.cgroup))
+		return 1;
+	o.w.stats_fd = open_stats(o.stats);
+	if (o.w.stats_fd < -1)
+		return 1;
+	if (pco_watcher_new(&o.w, &w))
+		goto out;
+	if (add_pids(w, argc - first, argv + first))
+		goto out;
+	catch_stop();
+	pco_watcher_loop(w, 0, o.secs, &attach_stop, NULL);
+	ret = 0;
+out:
+	pco_watcher_free(w);
+	if (o.w.stats_fd > 2)
+		close(o.w.stats_fd);
+	return ret;
+}
+
+const struct cmd_entry cmd_attach_entry = {
+	.name = "attach",
+	.summary = "keep running programs from flooding the page cache, from outside",
+	.usage = "[--for TIME] [--stats[=FILE]] PID... | --cgroup PATH | --all",
+	.about = "Follow running processes from outside and drop the pages of the files\n"
+		 "they read or write sequentially past SIZE behind their cursors (written\n"
+		 "back first for writers), as `pagecliff run` does; pages cached before\n"
+		 "a stream reached them and pages others dirtied stay cached.  Runs until\n"
+		 "the processes exit, TIME has passed, or SIGINT/SIGTERM.  Children started\n"
+		 "later are followed.  Programs reading through mmap are out of reach.",
+	.options = attach_options,
+	.width = 19,
+	.operands = { 0, -1 },
+	.option = attach_option,
+	.exec = cmd_attach,
+};

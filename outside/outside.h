@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The watcher: act on other processes' file streams from outside.  It polls
+ * the processes' descriptors (/proc/PID/fdinfo: position, flags, mount id,
+ * inode), and behind each regular file read or written sequentially past the
+ * minimum size it drops pages (lib/dropper.c) or writes back and drops them
+ * (lib/flusher.c, polling cachestat(2): no wait, no fsync, no error sequence
+ * touched), through a read-only description of its own of the same file.
+ * That description is reopened from a duplicate taken with pidfd_getfd(2),
+ * which is closed at once: the program's descriptor table, offsets, flags
+ * and locks are never changed.  Internal to the command: pco_ names.
+ */
+#ifndef PC_OUTSIDE_H
+#define PC_OUTSIDE_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct pco_watcher;
+
+struct pco_opts {
+	uint64_t min_size;	/* sequential bytes before acting (8 MiB) */
+	uint64_t budget;	/* read or written but not dropped, per stream */
+	int follow_children;	/* add children of the targets as they appear */
+	int stats_fd;		/* a --stats line per stream at its end; -1: none */
+	const char *cgroup;	/* follow the processes of this cgroup, or NULL */
+	int all;		/* follow every process of the host */
+};
+
+/* The defaults: 8 MiB, PAGECLIFF_BUDGET or 64 MiB, children followed. */
+void pco_opts_init(struct pco_opts *o);
+
+/* A watcher with no targets yet; 0 or -errno. */
+int pco_watcher_new(const struct pco_opts *o, struct pco_watcher **ret_w);
+
+/*
+ * Follow process @pid.  Checks up front what would refuse it later; returns
+ * 0 or -errno, with one line saying why in @why (ESRCH: gone; EPERM or
+ * EACCES: another user's or Yama; ENOSYS: no pidfd_getfd).
+ */
+int pco_watcher_add(struct pco_watcher *w, pid_t pid, char *why, size_t size);
+
+/*
+ * Check the targets once and act behind every stream; returns the seconds
+ * until the next look, by the fastest stream's rate and the budget.
+ */
+double pco_watcher_tick(struct pco_watcher *w);
+
+/* Are targets left?  (--all always; a cgroup until it is removed.) */
+int pco_watcher_alive(const struct pco_watcher *w);
+
+/* Wait up to @secs for a target to exit or a signal; returns at once on either. */
+void pco_watcher_wait(struct pco_watcher *w, double secs);
+
+/*
+ * Tick until every target has exited, @secs have passed (0: no limit), or
+ * *@stop is set (by a signal handler).  With @child > 0, also until that
+ * child of ours exits: it is reaped and its wait status stored in
+ * *@ret_status.  Returns 1 when it stopped for *@stop, else 0.
+ */
+int pco_watcher_loop(struct pco_watcher *w, pid_t child, double secs,
+		     volatile sig_atomic_t *stop, int *ret_status);
+
+/* Finish every stream (drop what was passed), print their stats, free all. */
+void pco_watcher_free(struct pco_watcher *w);
+
+/* Can the watcher run here at all?  0, or -errno with @why. */
+int pco_check_kernel(char *why, size_t size);
+
+#endif

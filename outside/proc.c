@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The watcher's readers of /proc and its pidfd calls: descriptors and their
+ * positions, children, cgroup members.  Every reader returns 0 or -errno.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "proc.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+
+int pco_pidfd_open(pid_t pid)
+{
+	long fd = syscall(SYS_pidfd_open, pid, 0);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int pco_pidfd_getfd(int pidfd, int fd)
+{
+	long ret = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+
+	return ret < 0 ? -errno : (int)ret;
+}
+
+/* A pidfd polls readable once its process has exited (a zombie included). */
+int pco_pidfd_alive(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) != 0 ? -ESRCH : 0;
+}
+
+/* Read a small /proc file whole into @buf; bytes or -errno. */
+static int read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	err = errno;
+	close(fd);
+	if (n < 0)
+		return -err;
+	buf[n] = 0;
+	return (int)n;
+}
+
+int pco_fdinfo_read(pid_t pid, int fd, struct pco_fdinfo *ret)
+{
+	char path[64], buf[1024], *p;
+	struct pco_fdinfo fi = { 0 };
+	int n, got = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, "pos:", 4))
+			got |= sscanf(p + 4, "%" SCNu64, &fi.pos) == 1;
+		else if (!strncmp(p, "flags:", 6))
+			got |= (sscanf(p + 6, "%o", &fi.flags) == 1) << 1;
+		else if (!strncmp(p, "mnt_id:", 7))
+			got |= (sscanf(p + 7, "%" SCNu64, &fi.mnt_id) == 1) << 2;
+		else if (!strncmp(p, "ino:", 4))
+			got |= (sscanf(p + 4, "%" SCNu64, &fi.ino) == 1) << 3;
+	}
+	if ((got & 7) != 7)
+		return -EPROTO;
+	*ret = fi;
+	return 0;
+}
+
+int pco_fds(pid_t pid, int *fds, int max)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && n < max)
+		if (isdigit((unsigned char)de->d_name[0]))
+			fds[n++] = atoi(de->d_name);
+	closedir(d);
+	return n;
+}
+
+/* Append the numbers in @text to @pids. */
+static int add_numbers(const char *text, pid_t *pids, int n, int max)
+{
+	char *end;
+
+	for (const char *p = text; *p && n < max; p = end) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p) {
+			end = (char *)p + 1;
+			continue;
+		}
+		if (v > 0)
+			pids[n++] = (pid_t)v;
+	}
+	return n;
+}
+
+int pco_children(pid_t pid, pid_t *pids, int max)
+{
+	char path[320], buf[4096];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/children", (int)pid, de->d_name);
+		if (read_small(path, buf, sizeof(buf)) > 0)
+			n = add_numbers(buf, pids, n, max);
+	}
+	closedir(d);
+	return n;
+}
+
+int pco_pid_list(const char *path, pid_t *pids, int max)
+{
+	struct dirent *de;
+	char *buf;
+	DIR *d;
+	int n = 0, fd;
+	ssize_t len = 0, r;
+	size_t cap = 1 << 16;
+
+	if (!path) {
+		d = opendir("/proc");
+		if (!d)
+			return -errno;
+		while ((de = readdir(d)) && n < max)
+			if (isdigit((unsigned char)de->d_name[0]))
+				pids[n++] = atoi(de->d_name);
+		closedir(d);
+		return n;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap);
+	while (buf && (r = read(fd, buf + len, cap - 1 - len)) > 0) {
+		len += r;
+		if ((size_t)len == cap - 1) {
+			char *more = realloc(buf, cap * 2);
+
+			if (!more)
+				break;
+			buf = more;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	if (!buf)
+		return -ENOMEM;
+	buf[len] = 0;
+	n = add_numbers(buf, pids, 0, max);
+	free(buf);
+	return n;
+}
+
+int pco_yama_scope(void)
+{
+	char buf[16];
+
+	if (read_small("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf)) <= 0)
+		return -1;
+	return atoi(buf);
+}
+
+/* A mapping of program code or libraries, not of data a program streams. */
+static int is_code(const char *perms, const char *path)
+{
+	return perms[2] == 'x' || !strncmp(path, "/usr/", 5) || !strncmp(path, "/lib", 4) ||
+	       strstr(path, ".so") != NULL;
+}
+
+int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, uint64_t ino), void *arg)
+{
+	char path[64], line[4400], perms[8], file[4097];
+	unsigned long long ino;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*x-%*x %7s %*x %*x:%*x %llu %4096[^\n]", perms, &ino, file) != 3)
+			continue;
+		if (ino && file[0] == '/' && !is_code(perms, file))
+			fn(arg, file, ino);
+	}
+	fclose(f);
+	return 0;
+}
+
+double pco_start_time(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0, boot = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+		return 0;
+	/* After the name: state is field 3, starttime field 22. */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+			  "%*d %*d %llu", &start) != 1)
+		return 0;
+	/* /proc/stat is long (a line per CPU, interrupts): read it by lines. */
+	f = fopen("/proc/stat", "re");
+	if (!f)
+		return 0;
+	while (fgets(buf, sizeof(buf), f))
+		if (!strncmp(buf, "btime ", 6))
+			boot = strtoull(buf + 6, NULL, 10);
+	fclose(f);
+	return boot && hz > 0 ? boot + (double)start / hz : 0;
+}

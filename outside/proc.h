@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the watcher reads of other processes: /proc/PID/fdinfo, children,
+ * cgroup members, and the pidfd system calls (Linux 5.6).
+ */
+#ifndef PC_OUTSIDE_PROC_H
+#define PC_OUTSIDE_PROC_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* One descriptor as /proc/PID/fdinfo/N says. */
+struct pco_fdinfo {
+	uint64_t pos;
+	unsigned int flags;	/* open flags, O_ACCMODE included */
+	uint64_t mnt_id;
+	uint64_t ino;
+};
+
+int pco_pidfd_open(pid_t pid);
+/* A duplicate of @pid's @fd (shares its open file description), or -errno. */
+int pco_pidfd_getfd(int pidfd, int fd);
+/* 0 while the process behind @pidfd runs, -ESRCH once it has exited. */
+int pco_pidfd_alive(int pidfd);
+
+/* Parse /proc/@pid/fdinfo/@fd; 0 or -errno (-ENOENT: closed). */
+int pco_fdinfo_read(pid_t pid, int fd, struct pco_fdinfo *ret);
+
+/*
+ * The numbers of @pid's descriptors, into @fds (up to @max); returns how
+ * many or -errno (-ENOENT: gone, -EACCES: not ours to see).
+ */
+int pco_fds(pid_t pid, int *fds, int max);
+
+/* Children of every thread of @pid, into @pids (up to @max); how many. */
+int pco_children(pid_t pid, pid_t *pids, int max);
+
+/* The pids listed in @path (a cgroup.procs file), or /proc's when NULL. */
+int pco_pid_list(const char *path, pid_t *pids, int max);
+
+/*
+ * Call @fn for each data file @pid maps (inode set, not executable, an
+ * absolute path outside /usr and /lib, not a .so); 0 or -errno.
+ */
+int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, uint64_t ino), void *arg);
+
+/* When @pid started, in seconds since the epoch; 0 when unknown. */
+double pco_start_time(pid_t pid);
+
+/* Yama's ptrace_scope, or -1 without Yama. */
+int pco_yama_scope(void);
+
+#endif

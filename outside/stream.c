@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One followed descriptor: from its positions in /proc/PID/fdinfo to the
+ * dropper and the flusher, acting through a read-only description of the
+ * same file that the watcher opens from a pidfd_getfd(2) duplicate and
+ * closes when the stream ends.  Nothing here touches the program's
+ * descriptor, offset, flags or the file's writeback error sequence: the
+ * flusher waits by polling cachestat(2) (PC_FLUSHER_QUIET).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "stream.h"
+
+/* Readahead reaches this far ahead of a reader (8 MiB read_ahead_kb, doubled, twice). */
+#define PCO_READAHEAD (32ull << 20)
+/* Batches the flusher snapshots ahead of a writer's cursor. */
+#define PCO_WRITE_AHEAD 6
+/* A writer this close to the end of the file appends (one write in progress). */
+#define PCO_WRITE_SLACK (8ull << 20)
+/* Looks an ended stream's cleaner may wait for writeback. */
+#define PCO_DRAIN_LOOKS 400
+
+void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_fdinfo *fi)
+{
+	struct stat st;
+	char path[64];
+	ssize_t n;
+
+	*s = (struct pco_stream){ .pid = pid, .fd = fd, .fi = *fi, .own = -1, .seen = 1 };
+	s->first = s->last = s->raw_last = fi->pos;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || (fi->flags & O_DIRECT)) {
+		s->state = PCO_SKIP;
+		return;
+	}
+	s->size = st.st_size;
+	n = readlink(path, s->path, sizeof(s->path) - 1);
+	s->path[n > 0 ? n : 0] = 0;
+}
+
+/* Our own read-only description of the file behind @s->fd, or -errno. */
+static int open_own(struct pco_stream *s, int pidfd)
+{
+	char path[64];
+	struct stat st;
+	int dup = pco_pidfd_getfd(pidfd, s->fd), own;
+
+	if (dup < 0)
+		return dup;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", dup);
+	own = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (own < 0)
+		own = -errno;
+	close(dup);
+	if (own >= 0 && (fstat(own, &st) || st.st_ino != s->fi.ino || !S_ISREG(st.st_mode))) {
+		close(own);
+		return -ESTALE;
+	}
+	return own;
+}
+
+/* Pages cached where the reader has not been: the file was cached before it. */
+static int warm_ahead(int fd, uint64_t pos, uint64_t size)
+{
+	uint64_t from = pc_align_up(pos + PCO_READAHEAD, pc_page_size());
+	struct pcl_cachestat cs;
+
+	if (from >= size)
+		return 0;
+	return pcl_cachestat(fd, from, 0, &cs) || cs.nr_cache;
+}
+
+static void start_reader(struct pco_stream *s, uint64_t pos, uint64_t size)
+{
+	int warm = warm_ahead(s->own, pos, size);
+
+	s->state = PCO_READER;
+	s->have_drop = !pcl_dropper_init(&s->drop, s->own, 0, pos);
+	if (!s->have_drop)
+		return;
+	/*
+	 * Cold beyond the cursor: what is cached behind it the stream read
+	 * itself; drop it (never what is dirty) and treat the file as cold.
+	 */
+	if (!warm) {
+		s->drop.warm = 0;
+		s->clean = (struct pco_cleaner){ .hi = s->drop.dropped_to, .looks = 1 };
+	}
+	pcl_dropper_before(&s->drop, s->own, pos, 0);
+}
+
+/*
+ * A writer at the end of the file appends: all it leaves behind it it wrote
+ * itself, so the cleaner writes it back and drops it, with no snapshot.  The
+ * flusher, whose snapshots must be taken before the writer reaches a batch,
+ * is for writers inside a file; where the watcher looks too late for that,
+ * the batch counts as someone else's and is kept.
+ */
+/*
+ * Where an appender's own pages begin: 0 when the file was born after its
+ * process started (it made the file), else where the watcher first saw it:
+ * an older file (a log) holds others' pages, cached or dirty, below that.
+ */
+static uint64_t own_from(const struct pco_stream *s)
+{
+	struct statx stx;
+	double start = pco_start_time(s->pid);
+
+	if (start > 0 && !statx(s->own, "", AT_EMPTY_PATH, STATX_BTIME, &stx) &&
+	    (stx.stx_mask & STATX_BTIME) && stx.stx_btime.tv_sec + 1 >= start)
+		return 0;
+	return pc_align_down(s->first, pc_page_size());
+}
+
+static void start_writer(struct pco_stream *s, uint64_t pos, uint64_t size)
+{
+	s->state = PCO_WRITER;
+	s->runs = 1;
+	if (pos >= size) {
+		s->append = 1;
+		s->clean = (struct pco_cleaner){ .lo = own_from(s),
+						  .hi = pc_align_down(pos, PCL_DROP_BATCH), .wb = 1,
+						  .looks = PCO_DRAIN_LOOKS };
+		if (s->clean.hi < s->clean.lo)
+			s->clean.hi = s->clean.lo;
+		return;
+	}
+	s->have_fl = !pcl_flusher_init(&s->fl, s->own, PC_FLUSHER_QUIET, 0, pos);
+	if (s->have_fl)
+		pcl_flusher_before(&s->fl, pos, PCO_WRITE_AHEAD * s->fl.batch);
+}
+
+static void activate(struct pco_stream *s, int pidfd, uint64_t pos)
+{
+	unsigned int acc = s->fi.flags & O_ACCMODE;
+	struct pco_fdinfo now;
+	struct stat st;
+
+	if (s->own < 0)
+		s->own = open_own(s, pidfd);
+	if (s->own < 0 || fstat(s->own, &st)) {
+		s->state = PCO_SKIP;
+		return;
+	}
+	/*
+	 * The size first, then the position: a write in progress has grown
+	 * the file before it moves the position, by at most one write.
+	 */
+	if (acc != O_RDONLY && !pco_fdinfo_read(s->pid, s->fd, &now) && now.ino == s->fi.ino &&
+	    now.pos > pos)
+		pos = now.pos;
+	if (s->sized && (uint64_t)st.st_size > pos)
+		pos = st.st_size;	/* written where the position does not move */
+	if (acc != O_RDONLY && pos + PCO_WRITE_SLACK >= (uint64_t)st.st_size)
+		start_writer(s, pos, pos);
+	else if (acc == O_WRONLY)
+		start_writer(s, pos, st.st_size);
+	else
+		start_reader(s, pos, st.st_size);
+	if (s->state == PCO_READER)
+		s->runs = 1;
+}
+
+/*
+ * One look of a cleaner: batch by batch from lo, drop what is clean, keep
+ * what someone dirtied (or start its writeback and wait for it, @wb).
+ */
+static int clean_look(struct pco_stream *s)
+{
+	struct pco_cleaner *c = &s->clean;
+	uint64_t batch = PCL_DROP_BATCH;
+	struct pcl_cachestat cs;
+
+	if (c->wb && c->started < c->hi) {
+		uint64_t from = c->started > c->lo ? c->started : c->lo;
+
+		s->syscalls++;
+		if (!sync_file_range(s->own, from, c->hi - from, SYNC_FILE_RANGE_WRITE))
+			s->flushed += c->hi - from;
+		c->started = c->hi;
+	}
+	while (c->lo < c->hi) {
+		uint64_t len = c->hi - c->lo < batch ? c->hi - c->lo : batch;
+
+		s->syscalls++;
+		if (pcl_cachestat(s->own, c->lo, len, &cs))
+			break;
+		if (c->wb && (cs.nr_dirty || cs.nr_writeback))
+			break;		/* its writeback is not done yet */
+		if (cs.nr_dirty || cs.nr_writeback) {
+			s->kept += len;
+		} else if (cs.nr_cache) {
+			s->syscalls++;
+			if (!posix_fadvise(s->own, c->lo, len, POSIX_FADV_DONTNEED))
+				s->dropped += len;
+		}
+		c->lo += len;
+	}
+	if (c->lo < c->hi && --c->looks <= 0) {
+		s->kept += c->hi - c->lo;
+		c->lo = c->hi;
+	}
+	return c->lo < c->hi;
+}
+
+static void look_reader(struct pco_stream *s, uint64_t pos)
+{
+	if (!s->have_drop)
+		return;
+	if (pos < s->last) {
+		pcl_dropper_advance(&s->drop, s->own, s->last, 0);
+		pcl_dropper_reset(&s->drop, pos);
+		s->seeks++;
+		s->runs++;
+	} else {
+		pcl_dropper_advance(&s->drop, s->own, pos, 0);
+	}
+	pcl_dropper_before(&s->drop, s->own, pos, 0);
+}
+
+static void look_writer(struct pco_stream *s, uint64_t pos)
+{
+	if (s->append) {
+		if (pos < s->last)
+			s->append = 0;	/* went back: what it wrote so far is cleaned */
+		else if (pc_align_down(pos, PCL_DROP_BATCH) > s->clean.hi)
+			s->clean.hi = pc_align_down(pos, PCL_DROP_BATCH);
+		s->clean.looks = PCO_DRAIN_LOOKS;
+		return;
+	}
+	if (!s->have_fl)
+		return;
+	if (pos > s->fl.cursor)
+		pcl_flusher_wrote(&s->fl, s->fl.cursor, pos - s->fl.cursor);
+	else if (pos < s->fl.cursor)
+		s->runs++;
+	pcl_flusher_before(&s->fl, pos, PCO_WRITE_AHEAD * s->fl.batch);
+}
+
+/*
+ * A writer that moves before it passed the minimum: keep a description of
+ * its file, so that if it closes the file (or exits) before the next look
+ * finds it past the minimum, what it appended can still be written back
+ * and dropped (restic writes and closes a 16 MiB pack file in one go).
+ */
+static void hold_writer(struct pco_stream *s, int pidfd, uint64_t pos)
+{
+	struct stat st;
+
+	if ((s->fi.flags & O_ACCMODE) == O_RDONLY || s->own >= 0)
+		return;
+	s->own = open_own(s, pidfd);
+	if (s->own >= 0 && !fstat(s->own, &st))
+		s->appending = pos + PCO_WRITE_SLACK >= (uint64_t)st.st_size;
+}
+
+/* Bytes of [@off, end of file) cached, or 0 when it cannot be told. */
+static uint64_t cached_from(int fd, uint64_t off)
+{
+	struct pcl_cachestat cs;
+
+	return pcl_cachestat(fd, off, 0, &cs) ? 0 : cs.nr_cache * pc_page_size();
+}
+
+/*
+ * A writable descriptor whose position stands while its file grows is
+ * written without moving it (pwrite, one long copy_file_range or sendfile):
+ * the end of the file is where its writer is.
+ */
+static uint64_t size_cursor(struct pco_stream *s, uint64_t pos)
+{
+	char path[64];
+	struct stat st;
+	int ret;
+
+	if (s->own >= 0) {
+		ret = fstat(s->own, &st);
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)s->pid, s->fd);
+		ret = stat(path, &st);
+	}
+	if (ret || (uint64_t)st.st_size <= pos || (uint64_t)st.st_size <= s->size)
+		return pos;
+	return st.st_size;
+}
+
+/*
+ * A reader whose position stands while the file fills the cache reads
+ * without moving it (pread, copy_file_range or sendfile with offsets, one
+ * long call, io_uring, AIO).  Only a file that was cold but for a prefix
+ * is followed that way: everything cached is then its reader's, and the
+ * cursor is taken as the end of the cached prefix less readahead.  Dropping
+ * a page not read yet costs a read again, never a wrong byte.
+ */
+static uint64_t residency_cursor(struct pco_stream *s, int pidfd, const struct pco_ctx *c)
+{
+	uint64_t cached, frontier;
+
+	if (s->own < 0) {
+		if (++s->still < 2 || s->size < c->min_size)
+			return s->last;
+		s->own = open_own(s, pidfd);
+		if (s->own < 0) {
+			s->state = PCO_SKIP;
+			return s->last;
+		}
+		s->c0 = cached_from(s->own, 0);
+		return s->last;
+	}
+	if (s->state == PCO_CANDIDATE) {
+		cached = cached_from(s->own, 0);
+		if (cached < s->c0 + c->min_size)
+			return s->last;
+		if (cached_from(s->own, pc_align_up(cached + PCO_READAHEAD, pc_page_size()))) {
+			s->state = PCO_SKIP;	/* cached before: hands off */
+			return s->last;
+		}
+		s->resid = 1;
+		s->state = PCO_READER;
+		s->runs = 1;
+		s->have_drop = !pcl_dropper_init(&s->drop, s->own, 0, 0);
+		if (s->have_drop)
+			s->drop.warm = 0;
+	}
+	frontier = s->drop.dropped_to + cached_from(s->own, s->drop.dropped_to);
+	frontier = frontier > PCO_READAHEAD ? frontier - PCO_READAHEAD : 0;
+	return frontier > s->last ? frontier : s->last;
+}
+
+/* Where the stream is: its position, or where a cursor that stands must be. */
+static uint64_t cursor(struct pco_stream *s, int pidfd, const struct pco_fdinfo *fi,
+		       const struct pco_ctx *c)
+{
+	unsigned int acc = fi->flags & O_ACCMODE;
+	int stands = fi->pos == s->raw_last;
+
+	s->raw_last = fi->pos;
+	if (!stands || s->state == PCO_SKIP || (s->state == PCO_READER && !s->resid) ||
+	    (s->state == PCO_WRITER && !s->append))
+		return fi->pos > s->last || !s->resid ? fi->pos : s->last;
+	if (acc != O_RDONLY) {
+		uint64_t pos = size_cursor(s, fi->pos);
+
+		if (pos > fi->pos && pos > s->last)
+			s->sized = 1;
+		if (pos > s->last)
+			return pos;
+		return s->sized ? s->last : fi->pos;
+	}
+	return residency_cursor(s, pidfd, c);
+}
+
+void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *fi, double now,
+		     const struct pco_ctx *c)
+{
+	uint64_t pos = cursor(s, pidfd, fi, c);
+
+	s->fi.flags = fi->flags;
+	if (pos > s->last) {
+		double dt = now - s->t_last;
+
+		s->bytes += pos - s->last;
+		if (s->t_last > 0 && dt > 0)
+			s->rate = s->rate ? 0.5 * s->rate + 0.5 * (pos - s->last) / dt :
+				  (pos - s->last) / dt;
+	} else if (pos < s->last) {
+		s->run_start = pos;
+	}
+	s->t_last = now;
+	if (s->state == PCO_CANDIDATE && pos > s->last)
+		hold_writer(s, pidfd, pos);
+	switch (s->state) {
+	case PCO_CANDIDATE:
+		if (pos - s->run_start >= c->min_size)
+			activate(s, pidfd, pos);
+		break;
+	case PCO_READER:
+		look_reader(s, pos);
+		break;
+	case PCO_WRITER:
+		look_writer(s, pos);
+		break;
+	case PCO_SKIP:
+		break;
+	}
+	if ((s->state == PCO_READER || s->state == PCO_WRITER) && s->clean.lo < s->clean.hi)
+		clean_look(s);
+	s->last = pos;
+}
+
+int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
+{
+	struct stat st;
+	uint64_t size;
+
+	if (s->own < 0)
+		return 0;
+	size = fstat(s->own, &st) ? s->last : (uint64_t)st.st_size;
+	if (s->state == PCO_CANDIDATE && s->appending && size >= c->min_size) {
+		/* Closed between two looks: it appended all of it. */
+		s->state = PCO_WRITER;
+		s->append = 1;
+		s->runs = 1;
+		s->bytes = size;
+		s->clean = (struct pco_cleaner){ .lo = own_from(s), .wb = 1 };
+	}
+	if (s->state == PCO_READER && s->have_drop) {
+		/* Cold file: all that is cached past the cursor is its readahead. */
+		pcl_dropper_advance(&s->drop, s->own, s->drop.warm ? s->last : size, 1);
+	} else if (s->state == PCO_WRITER && s->append) {
+		/*
+		 * Once more over all it appended: a drop while pages were still
+		 * being added (or held in a CPU's LRU batch) left some behind.
+		 */
+		s->clean.lo = own_from(s);
+		s->clean.started = 0;
+		if (pc_align_up(size, pc_page_size()) > s->clean.hi)
+			s->clean.hi = pc_align_up(size, pc_page_size());
+		s->clean.looks = PCO_DRAIN_LOOKS;
+	} else if (s->state == PCO_WRITER && s->have_fl) {
+		if (size > s->fl.cursor && s->fl.cursor >= s->last)
+			pcl_flusher_wrote(&s->fl, s->fl.cursor, size - s->fl.cursor);
+		pcl_flusher_finish(&s->fl);
+	}
+	return s->clean.lo < s->clean.hi ? clean_look(s) : 0;
+}
+
+int pco_stream_drain(struct pco_stream *s)
+{
+	return s->own >= 0 && s->clean.lo < s->clean.hi ? clean_look(s) : 0;
+}
+
+static void stats_line(const struct pco_stream *s, const struct pco_ctx *c)
+{
+	char line[600];
+	int n = 0;
+
+	if (s->state == PCO_READER && s->have_drop)
+		n = snprintf(line, sizeof(line),
+			     "pagecliff: %s: %" PRIu64 " bytes read, %" PRIu64
+			     " sequential runs, %" PRIu64 " seeks, mode dropbehind (outside, pid %d),"
+			     " 0 bytes read uncached, %" PRIu64 "%s bytes dropped, %" PRIu64
+			     " bytes kept cached, %" PRIu64 " syscalls\n",
+			     s->path, s->bytes, s->runs, s->seeks, (int)s->pid,
+			     s->drop.bytes_dropped + s->dropped,
+			     s->drop.bytes_unknown ? " (residency unknown)" : "",
+			     s->drop.bytes_kept + s->kept, s->drop.syscalls + s->syscalls);
+	else if (s->state == PCO_WRITER)
+		n = snprintf(line, sizeof(line),
+			     "pagecliff: %s: %" PRIu64 " bytes written, %" PRIu64
+			     " write-behind runs, mode writebehind (outside, pid %d), %" PRIu64
+			     " bytes written back early, %" PRIu64 " bytes dropped, %" PRIu64
+			     " bytes kept cached, 0 writeback errors seen (the program's fsync "
+			     "reports them), %" PRIu64 " syscalls\n",
+			     s->path, s->bytes, s->runs, (int)s->pid, s->fl.bytes_flushed + s->flushed,
+			     s->fl.bytes_dropped + s->dropped, s->fl.bytes_kept + s->kept,
+			     s->fl.syscalls + s->syscalls);
+	if (n <= 0)
+		return;
+	if ((size_t)n >= sizeof(line)) {
+		n = sizeof(line) - 1;
+		line[n - 1] = '\n';
+	}
+	if (write(c->stats_fd, line, n) < 0)
+		return;
+}
+
+void pco_stream_release(struct pco_stream *s, const struct pco_ctx *c)
+{
+	if (c->stats_fd >= 0)
+		stats_line(s, c);
+	if (s->have_drop)
+		pcl_dropper_release(&s->drop);
+	if (s->have_fl)
+		pcl_flusher_release(&s->fl);
+	s->have_drop = s->have_fl = 0;
+	if (s->own >= 0)
+		close(s->own);
+	s->own = -1;
+}
+
+double pco_stream_interval(const struct pco_stream *s, const struct pco_ctx *c)
+{
+	uint64_t hold, room;
+
+	if (s->state == PCO_SKIP || s->rate <= 0)
+		return 1e9;
+	hold = s->state == PCO_WRITER ? (PC_FLUSHER_INFLIGHT + 2) * (uint64_t)PCL_DROP_BATCH :
+	       2 * (uint64_t)PCL_DROP_BATCH;
+	room = c->budget > hold + PCL_DROP_BATCH ? c->budget - hold : PCL_DROP_BATCH;
+	if (s->state == PCO_CANDIDATE)
+		room = c->min_size > s->last - s->run_start ?
+		       c->min_size - (s->last - s->run_start) + room : room;
+	return room / s->rate;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One descriptor of a followed process, as the watcher sees it: a candidate
+ * until its sequential run passes the minimum size, then a reader (dropped
+ * behind with lib/dropper.c) or a writer (written back and dropped behind
+ * with lib/flusher.c), acting through a read-only description of its own.
+ */
+#ifndef PC_OUTSIDE_STREAM_H
+#define PC_OUTSIDE_STREAM_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dropper.h"
+#include "flusher.h"
+#include "proc.h"
+
+enum pco_state {
+	PCO_CANDIDATE,		/* regular file, run not past the minimum yet */
+	PCO_READER,
+	PCO_WRITER,
+	PCO_SKIP,		/* not a regular file, O_DIRECT, too small, refused */
+};
+
+/*
+ * A range to clean without the engines: what a stream passed before the
+ * watcher saw it, and a writer's tail after its close.  Batch by batch, clean
+ * pages are dropped, dirty ones kept, or (@wb: the stream wrote them all)
+ * written back first, never waited for: the next look drops them.
+ */
+struct pco_cleaner {
+	uint64_t lo, hi;
+	int wb;			/* writeback may be started on dirty pages */
+	uint64_t started;	/* it was, below this */
+	int looks;		/* looks left before giving up */
+};
+
+struct pco_stream {
+	pid_t pid;
+	int fd;			/* the number in the process */
+	struct pco_fdinfo fi;	/* as last read */
+	enum pco_state state;
+	int seen;		/* in this look's listing */
+	unsigned int skipped;	/* looks a PCO_SKIP stream was not read */
+	int own;		/* our own read-only description, or -1 */
+	uint64_t size;		/* at the first look (candidates) */
+	uint64_t run_start;	/* the sequential run began here */
+	uint64_t first;		/* position at the first look */
+	uint64_t last;		/* position at the last look (or where it must be) */
+	uint64_t raw_last;	/* the descriptor's own position at the last look */
+	int still;		/* looks its position stood */
+	int appending;		/* a candidate writer at the end of its file */
+	int sized;		/* a writer followed by the file's size */
+	int resid;		/* a reader followed by residency (see stream.c) */
+	uint64_t c0;		/* bytes cached when it was first opened by us */
+	double t_last, rate;	/* when, and bytes per second (smoothed) */
+	uint64_t bytes;		/* bytes the cursor moved forward */
+	uint64_t runs, seeks;
+	int have_drop, have_fl;
+	int append;		/* a writer at the end of the file: the cleaner follows it */
+	struct pc_dropper drop;
+	struct pc_flusher fl;
+	struct pco_cleaner clean;
+	uint64_t dropped, kept, flushed, syscalls;	/* the cleaner's */
+	char path[256];
+};
+
+struct pco_ctx {
+	uint64_t min_size, budget;
+	int stats_fd;
+};
+
+/*
+ * A new stream of @pid's @fd, as @fi says: a candidate, or left alone (not
+ * a regular file, O_DIRECT).
+ */
+void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_fdinfo *fi);
+
+/* The position moved to @fi->pos at @now: act. */
+void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *fi, double now,
+		     const struct pco_ctx *c);
+
+/*
+ * The descriptor is gone (closed, reused, the process exited): finish behind
+ * it.  Returns 1 while a cleaner still has work (call pco_stream_drain()).
+ */
+int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c);
+
+/* One more look of an ended stream's cleaner; 1 while work remains. */
+int pco_stream_drain(struct pco_stream *s);
+
+/* Free what it holds, print its --stats line once. */
+void pco_stream_release(struct pco_stream *s, const struct pco_ctx *c);
+
+/* Seconds until this stream must be looked at again to stay in the budget. */
+double pco_stream_interval(const struct pco_stream *s, const struct pco_ctx *c);
+
+#endif

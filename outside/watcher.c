@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The watcher's loop: targets (processes, with their children, a cgroup's
+ * members or the whole host), a look at each target's descriptors per tick,
+ * and the interval to the next tick: as long as the fastest stream may run
+ * without leaving more than the budget behind its cursor.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "units.h"
+#include "outside.h"
+#include "stream.h"
+
+/* Ticks are at most this far apart, and at least this close. */
+#define PCO_IDLE 0.02
+/* The host guard looks at every descriptor of every process: less often. */
+#define PCO_IDLE_ALL 0.5
+#define PCO_FASTEST 0.001
+/* New members of a cgroup or of the host are looked for this often. */
+#define PCO_DISCOVER_CGROUP 0.1
+#define PCO_DISCOVER_ALL 1.0
+#define PCO_MAX_FDS 4096
+#define PCO_SKIP_LOOKS 8
+#define PCO_MAX_PIDS 65536
+
+#define PCO_MAPPED_MAX 32
+/* Mappings are looked at this often per process. */
+#define PCO_MAPS_EVERY 0.1
+
+struct pco_target {
+	pid_t pid;
+	int pidfd;
+	int dead;
+	double maps_seen;		/* when /proc/PID/maps was read last */
+	uint64_t mapped[PCO_MAPPED_MAX];	/* inodes said to be mapped */
+	int nmapped;
+	struct pco_stream *streams;
+	int n, cap;
+};
+
+struct pco_watcher {
+	struct pco_opts o;
+	struct pco_ctx ctx;
+	struct pco_target *t;
+	int n, cap;
+	struct pco_stream *drain;	/* ended streams whose cleaner still works */
+	int ndrain, capdrain;
+	double discovered;
+	int cgroup_gone;
+	pid_t self;
+	int fds[PCO_MAX_FDS];
+	pid_t *pids;
+};
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void pco_opts_init(struct pco_opts *o)
+{
+	const char *b = getenv("PAGECLIFF_BUDGET");
+	uint64_t v;
+
+	*o = (struct pco_opts){ .min_size = 8ull << 20, .budget = 64ull << 20,
+				.follow_children = 1, .stats_fd = -1 };
+	if (b && *b && !parse_size(b, &v) && v >= (16ull << 20))
+		o->budget = v;
+}
+
+int pco_watcher_new(const struct pco_opts *o, struct pco_watcher **ret_w)
+{
+	struct pco_watcher *w = calloc(1, sizeof(*w));
+	struct rlimit rl;
+
+	if (!w)
+		return -ENOMEM;
+	w->pids = calloc(PCO_MAX_PIDS, sizeof(pid_t));
+	if (!w->pids) {
+		free(w);
+		return -ENOMEM;
+	}
+	w->o = *o;
+	w->self = getpid();
+	w->ctx = (struct pco_ctx){ .min_size = o->min_size, .budget = o->budget,
+				   .stats_fd = o->stats_fd };
+	/* A pidfd per target: --all needs more than the usual 1024. */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	*ret_w = w;
+	return 0;
+}
+
+int pco_check_kernel(char *why, size_t size)
+{
+	int fd = pco_pidfd_open(getpid()), dup;
+
+	if (fd < 0) {
+		snprintf(why, size, "this kernel has no pidfd_open (Linux 5.3 or later needed)");
+		return -ENOSYS;
+	}
+	dup = pco_pidfd_getfd(fd, 0);
+	close(fd);
+	if (dup == -ENOSYS) {
+		snprintf(why, size, "this kernel has no pidfd_getfd (Linux 5.6 or later needed)");
+		return -ENOSYS;
+	}
+	if (dup >= 0)
+		close(dup);
+	return 0;
+}
+
+static struct pco_target *find_target(struct pco_watcher *w, pid_t pid)
+{
+	for (int i = 0; i < w->n; i++)
+		if (w->t[i].pid == pid && !w->t[i].dead)
+			return &w->t[i];
+	return NULL;
+}
+
+static const char *user_name(uid_t uid, char *buf, size_t size)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	if (pw)
+		return pw->pw_name;
+	snprintf(buf, size, "%u", (unsigned int)uid);
+	return buf;
+}
+
+/* Why we may not act on @pid: one line into @why; -errno. */
+static int refusal(pid_t pid, int err, char *why, size_t size)
+{
+	char path[64], ubuf[16];
+	struct stat st;
+	int yama = pco_yama_scope();
+
+	if (err == -ESRCH || err == -ENOENT) {
+		snprintf(why, size, "process %d: no such process", (int)pid);
+		return -ESRCH;
+	}
+	if (err == -ENOSYS)
+		return pco_check_kernel(why, size);
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (!stat(path, &st) && st.st_uid != geteuid() && geteuid())
+		snprintf(why, size, "process %d belongs to user %s: not permitted "
+			 "(run as root or with CAP_SYS_PTRACE)", (int)pid,
+			 user_name(st.st_uid, ubuf, sizeof(ubuf)));
+	else if (yama > 0)
+		snprintf(why, size, "process %d: not permitted by Yama "
+			 "(kernel.yama.ptrace_scope = %d)", (int)pid, yama);
+	else
+		snprintf(why, size, "process %d: not permitted: %s", (int)pid, strerror(-err));
+	return err;
+}
+
+/* Try what acting will need: the descriptor list and a duplicate of one. */
+static int probe(int pidfd, pid_t pid)
+{
+	int fds[8], n = pco_fds(pid, fds, 8), dup;
+
+	if (n <= 0)
+		return n == -EACCES ? -EPERM : n;
+	dup = pco_pidfd_getfd(pidfd, fds[0]);
+	if (dup == -EBADF)
+		return 0;	/* closed meanwhile: access was granted */
+	if (dup < 0)
+		return dup;
+	close(dup);
+	return 0;
+}
+
+static int add_target(struct pco_watcher *w, pid_t pid, char *why, size_t size)
+{
+	struct pco_target *t;
+	int pidfd, err;
+
+	if (pid == w->self || find_target(w, pid))
+		return 0;
+	pidfd = pco_pidfd_open(pid);
+	if (pidfd < 0)
+		return refusal(pid, pidfd, why, size);
+	err = probe(pidfd, pid);
+	if (err && pco_pidfd_alive(pidfd))
+		err = 0;	/* exited meanwhile (a zombie has no fds): nothing to do */
+	if (err) {
+		close(pidfd);
+		return refusal(pid, err, why, size);
+	}
+	if (w->n == w->cap) {
+		int cap = w->cap ? 2 * w->cap : 16;
+		struct pco_target *more = realloc(w->t, cap * sizeof(*more));
+
+		if (!more) {
+			close(pidfd);
+			return -ENOMEM;
+		}
+		w->t = more;
+		w->cap = cap;
+	}
+	t = &w->t[w->n++];
+	*t = (struct pco_target){ .pid = pid, .pidfd = pidfd };
+	return 0;
+}
+
+int pco_watcher_add(struct pco_watcher *w, pid_t pid, char *why, size_t size)
+{
+	return add_target(w, pid, why, size);
+}
+
+/* Hand an ended stream's unfinished cleaning to the drain list, or release it. */
+static void end_stream(struct pco_watcher *w, struct pco_stream *s)
+{
+	if (getenv("PCO_DEBUG") && strstr(s->path, "/data/")) fprintf(stderr, "end fd %d state %d last %lu first %lu size0 %lu app %d appending %d sized %d clean %lu-%lu %s\n", s->fd, s->state, (unsigned long)s->last, (unsigned long)s->first, (unsigned long)s->size, s->append, s->appending, s->sized, (unsigned long)s->clean.lo, (unsigned long)s->clean.hi, s->path + strlen(s->path) - 12);
+	if (pco_stream_end(s, &w->ctx) && w->ndrain < 4096) {
+		if (w->ndrain == w->capdrain) {
+			int cap = w->capdrain ? 2 * w->capdrain : 16;
+			struct pco_stream *more = realloc(w->drain, cap * sizeof(*more));
+
+			if (!more)
+				goto out_release;
+			w->drain = more;
+			w->capdrain = cap;
+		}
+		w->drain[w->ndrain++] = *s;
+		return;
+	}
+out_release:
+	pco_stream_release(s, &w->ctx);
+}
+
+static struct pco_stream *new_stream(struct pco_target *t)
+{
+	if (t->n == t->cap) {
+		int cap = t->cap ? 2 * t->cap : 16;
+		struct pco_stream *more = realloc(t->streams, cap * sizeof(*more));
+
+		if (!more)
+			return NULL;
+		t->streams = more;
+		t->cap = cap;
+	}
+	return &t->streams[t->n++];
+}
+
+static struct pco_stream *find_stream(struct pco_target *t, int fd)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->streams[i].fd == fd)
+			return &t->streams[i];
+	return NULL;
+}
+
+/* End the streams not seen in this look, and compact the list. */
+static void sweep(struct pco_watcher *w, struct pco_target *t)
+{
+	int keep = 0;
+
+	for (int i = 0; i < t->n; i++) {
+		if (!t->streams[i].seen)
+			end_stream(w, &t->streams[i]);
+		else
+			t->streams[keep++] = t->streams[i];
+	}
+	t->n = keep;
+}
+
+static void target_gone(struct pco_watcher *w, struct pco_target *t)
+{
+	for (int i = 0; i < t->n; i++)
+		end_stream(w, &t->streams[i]);
+	t->n = 0;
+	free(t->streams);
+	t->streams = NULL;
+	close(t->pidfd);
+	t->pidfd = -1;
+	t->dead = 1;
+}
+
+/* One descriptor of @t as fdinfo says now. */
+static void look_fd(struct pco_watcher *w, struct pco_target *t, int fd, double now)
+{
+	struct pco_fdinfo fi;
+	struct pco_stream *s = find_stream(t, fd);
+
+	/*
+	 * A descriptor left alone (a pipe, a socket, a tty) is read again
+	 * only every PCO_SKIP_LOOKS looks: whether its number now names a
+	 * regular file is found a few looks late, and what the new stream
+	 * passed meanwhile is caught up behind it.
+	 */
+	if (s && s->state == PCO_SKIP && ++s->skipped % PCO_SKIP_LOOKS) {
+		s->seen = 1;
+		return;
+	}
+	if (pco_fdinfo_read(t->pid, fd, &fi))
+		return;		/* closed since the listing: swept as unseen */
+	if (s && (s->fi.mnt_id != fi.mnt_id || s->fi.ino != fi.ino)) {
+		end_stream(w, s);	/* the number was reused for another file */
+		pco_stream_init(s, t->pid, fd, &fi);
+		s->t_last = now;
+		return;
+	}
+	if (!s) {
+		s = new_stream(t);
+		if (!s)
+			return;
+		pco_stream_init(s, t->pid, fd, &fi);
+		s->t_last = now;
+	}
+	s->seen = 1;
+	pco_stream_look(s, t->pidfd, &fi, now, &w->ctx);
+}
+
+struct mapped_ctx {
+	struct pco_watcher *w;
+	struct pco_target *t;
+};
+
+/* A file mapped: out of reach; said once per process in --stats. */
+static void on_mapped(void *arg, const char *path, uint64_t ino)
+{
+	struct mapped_ctx *m = arg;
+	struct pco_target *t = m->t;
+	char line[4400];
+	struct stat st;
+	int n;
+
+	for (int i = 0; i < t->nmapped; i++)
+		if (t->mapped[i] == ino)
+			return;
+	if (t->nmapped == PCO_MAPPED_MAX || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_ino != ino || (uint64_t)st.st_size < m->w->o.min_size)
+		return;
+	t->mapped[t->nmapped++] = ino;
+	n = snprintf(line, sizeof(line), "pagecliff: %s: mapped with mmap(2) by pid %d: out of "
+		     "the watcher's reach, its pages are not dropped\n", path, (int)t->pid);
+	if (n > 0 && n < (int)sizeof(line) && write(m->w->ctx.stats_fd, line, n) < 0)
+		return;
+}
+
+static void look_maps(struct pco_watcher *w, struct pco_target *t, double now)
+{
+	struct mapped_ctx m = { w, t };
+
+	if (w->ctx.stats_fd < 0 || w->o.all || now - t->maps_seen < PCO_MAPS_EVERY)
+		return;
+	t->maps_seen = now;
+	pco_maps(t->pid, on_mapped, &m);
+}
+
+static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
+{
+	int n = pco_fds(t->pid, w->fds, PCO_MAX_FDS);
+
+	if (n < 0 || pco_pidfd_alive(t->pidfd)) {
+		target_gone(w, t);
+		return;
+	}
+	for (int i = 0; i < t->n; i++)
+		t->streams[i].seen = 0;
+	for (int i = 0; i < n; i++)
+		look_fd(w, t, w->fds[i], now);
+	sweep(w, t);
+	look_maps(w, t, now);
+	if (pco_pidfd_alive(t->pidfd))
+		target_gone(w, t);	/* exited (or a zombie): its files are closed */
+}
+
+/* Children of the targets, members of the cgroup, processes of the host. */
+static void discover(struct pco_watcher *w, double now)
+{
+	char why[256], path[4096];
+	int n = 0;
+
+	if (w->o.cgroup && now - w->discovered >= PCO_DISCOVER_CGROUP) {
+		snprintf(path, sizeof(path), "%s/cgroup.procs", w->o.cgroup);
+		n = pco_pid_list(path, w->pids, PCO_MAX_PIDS);
+		w->discovered = now;
+		if (n == -ENOENT || n == -ENODEV)
+			w->cgroup_gone = 1;	/* removed: its processes are gone */
+	} else if (w->o.all && now - w->discovered >= PCO_DISCOVER_ALL) {
+		n = pco_pid_list(NULL, w->pids, PCO_MAX_PIDS);
+		w->discovered = now;
+	}
+	for (int i = 0; i < n; i++)
+		add_target(w, w->pids[i], why, sizeof(why));
+	if (!w->o.follow_children)
+		return;
+	for (int i = 0; i < w->n; i++) {
+		if (w->t[i].dead)
+			continue;
+		n = pco_children(w->t[i].pid, w->pids, PCO_MAX_PIDS);
+		for (int j = 0; j < n; j++)
+			add_target(w, w->pids[j], why, sizeof(why));
+	}
+}
+
+/* Forget dead targets, keeping the array small for --all. */
+static void compact(struct pco_watcher *w)
+{
+	int keep = 0;
+
+	for (int i = 0; i < w->n; i++)
+		if (!w->t[i].dead)
+			w->t[keep++] = w->t[i];
+	w->n = keep;
+}
+
+static void drain(struct pco_watcher *w)
+{
+	int keep = 0;
+
+	for (int i = 0; i < w->ndrain; i++) {
+		if (pco_stream_drain(&w->drain[i]))
+			w->drain[keep++] = w->drain[i];
+		else
+			pco_stream_release(&w->drain[i], &w->ctx);
+	}
+	w->ndrain = keep;
+}
+
+double pco_watcher_tick(struct pco_watcher *w)
+{
+	double now = mono(), next = w->o.all ? PCO_IDLE_ALL : PCO_IDLE;
+
+	discover(w, now);
+	for (int i = 0; i < w->n; i++) {
+		if (w->t[i].dead)
+			continue;
+		look_target(w, &w->t[i], now);
+		for (int j = 0; j < w->t[i].n; j++) {
+			double iv = pco_stream_interval(&w->t[i].streams[j], &w->ctx);
+
+			if (iv < next)
+				next = iv;
+		}
+	}
+	compact(w);
+	drain(w);
+	if (w->ndrain && next > 0.01)
+		next = 0.01;
+	next -= mono() - now;
+	return next < PCO_FASTEST ? PCO_FASTEST : next;
+}
+
+int pco_watcher_alive(const struct pco_watcher *w)
+{
+	if (w->o.all || (w->o.cgroup && !w->cgroup_gone))
+		return 1;
+	for (int i = 0; i < w->n; i++)
+		if (!w->t[i].dead)
+			return 1;
+	return w->ndrain > 0;
+}
+
+void pco_watcher_wait(struct pco_watcher *w, double secs)
+{
+	struct pollfd p[64];
+	struct timespec ts;
+	int n = 0;
+
+	for (int i = 0; i < w->n && n < 64; i++)
+		if (!w->t[i].dead)
+			p[n++] = (struct pollfd){ .fd = w->t[i].pidfd, .events = POLLIN };
+	ts.tv_sec = (time_t)secs;
+	ts.tv_nsec = (long)((secs - ts.tv_sec) * 1e9);
+	ppoll(p, n, &ts, NULL);
+}
+
+void pco_watcher_free(struct pco_watcher *w)
+{
+	if (!w)
+		return;
+	for (int i = 0; i < w->n; i++)
+		if (!w->t[i].dead)
+			target_gone(w, &w->t[i]);
+	/* Writers' tails: their writeback was started; a few seconds at most. */
+	for (int i = 0; i < 300 && w->ndrain; i++) {
+		const struct timespec tick = { 0, 10000000 };
+
+		drain(w);
+		if (w->ndrain)
+			nanosleep(&tick, NULL);
+	}
+	for (int i = 0; i < w->ndrain; i++)
+		pco_stream_release(&w->drain[i], &w->ctx);
+	free(w->drain);
+	free(w->t);
+	free(w->pids);
+	free(w);
+}
+
+int pco_watcher_loop(struct pco_watcher *w, pid_t child, double secs,
+		     volatile sig_atomic_t *stop, int *ret_status)
+{
+	double end = secs > 0 ? mono() + secs : 0;
+
+	for (;;) {
+		double next = pco_watcher_tick(w);
+
+		if (*stop)
+			return 1;
+		if (child > 0 && waitpid(child, ret_status, WNOHANG) == child)
+			return 0;
+		if (child <= 0 && !pco_watcher_alive(w))
+			return 0;
+		if (end && mono() >= end)
+			return 0;
+		if (end && mono() + next > end)
+			next = end - mono();
+		pco_watcher_wait(w, next > 0 ? next : 0);
+	}
+}

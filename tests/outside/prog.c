@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+/*
+ * outside-prog: the programs the watcher's tests follow.  Every read and
+ * write is a raw system call (syscall(2)), so that no LD_PRELOAD shim sees
+ * it; built once dynamic and once static.
+ *
+ *   outside-prog copy SRC DST [MIB_PER_S]   copy 1 MiB at a time
+ *   outside-prog read SRC [MIB_PER_S]       read, print the byte count
+ *   outside-prog reuse A B MIB_PER_S        read half of A, close it, open B
+ *                                           on the same number and read it
+ *   outside-prog fork A B MIB_PER_S         a child reads B, the parent A
+ *   outside-prog exit CODE                  exit with CODE
+ *   outside-prog kill SIG                   die of SIG
+ *
+ * Prints "PATH: BYTES bytes fd N" per file read; exits 0, or 1 on an error.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MIB (1u << 20)
+
+static char buf[MIB];
+
+/* Sleep so that @done bytes took at least @done / @rate seconds since @t0. */
+static void pace(const struct timespec *t0, unsigned long long done, double rate)
+{
+	struct timespec now, d;
+	double due, el;
+
+	if (rate <= 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	el = (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+	due = done / (rate * MIB);
+	if (due <= el)
+		return;
+	d.tv_sec = (time_t)(due - el);
+	d.tv_nsec = (long)((due - el - d.tv_sec) * 1e9);
+	nanosleep(&d, NULL);
+}
+
+/* Read @fd to @limit bytes (0: to the end), writing to @out when >= 0. */
+static long long pump(int fd, int out, unsigned long long limit, double rate)
+{
+	unsigned long long done = 0;
+	struct timespec t0;
+	long n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		size_t want = limit && limit - done < MIB ? limit - done : MIB;
+
+		if (limit && done >= limit)
+			break;
+		n = syscall(SYS_read, fd, buf, want);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		if (out >= 0 && syscall(SYS_write, out, buf, n) != n)
+			return -1;
+		done += n;
+		pace(&t0, done, rate);
+	}
+	return (long long)done;
+}
+
+static int read_file(const char *path, unsigned long long limit, double rate, int keep_open)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+	long long n;
+
+	if (fd < 0) {
+		perror(path);
+		return -1;
+	}
+	n = pump(fd, -1, limit, rate);
+	printf("%s: %lld bytes fd %d\n", path, n, fd);
+	fflush(stdout);
+	if (!keep_open)
+		syscall(SYS_close, fd);
+	return n < 0 ? -1 : fd;
+}
+
+static int copy(const char *src, const char *dst, double rate)
+{
+	int in = (int)syscall(SYS_openat, AT_FDCWD, src, O_RDONLY);
+	int out = (int)syscall(SYS_openat, AT_FDCWD, dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	long long n;
+
+	if (in < 0 || out < 0) {
+		perror("open");
+		return 1;
+	}
+	n = pump(in, out, 0, rate);
+	printf("%s: %lld bytes fd %d\n", src, n, in);
+	return n < 0 || syscall(SYS_close, out) ? 1 : 0;
+}
+
+static int reuse(const char *a, const char *b, double rate)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, a, O_RDONLY);
+	long long half = lseek(fd, 0, SEEK_END) / 2;
+	int fd2;
+
+	if (fd < 0 || lseek(fd, 0, SEEK_SET) || pump(fd, -1, half, rate) != half)
+		return 1;
+	printf("%s: %lld bytes fd %d\n", a, half, fd);
+	syscall(SYS_close, fd);
+	fd2 = read_file(b, 0, rate, 0);
+	return fd2 == fd ? 0 : 1;
+}
+
+static int forked(const char *a, const char *b, double rate)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return 1;
+	if (pid == 0)
+		_exit(read_file(b, 0, rate, 0) < 0);
+	if (read_file(a, 0, rate, 0) < 0 || waitpid(pid, &status, 0) != pid)
+		return 1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+int main(int argc, char **argv)
+{
+	double rate = 0;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: outside-prog copy|read|reuse|fork|exit|kill ...\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "exit"))
+		return atoi(argv[2]);
+	if (!strcmp(argv[1], "kill"))
+		return raise(atoi(argv[2])) ? 1 : 0;
+	if (!strcmp(argv[1], "read"))
+		return read_file(argv[2], 0, argc > 3 ? atof(argv[3]) : 0, 0) < 0;
+	if (argc < 4)
+		return 2;
+	if (argc > 4)
+		rate = atof(argv[4]);
+	if (!strcmp(argv[1], "copy"))
+		return copy(argv[2], argv[3], rate);
+	if (!strcmp(argv[1], "reuse"))
+		return reuse(argv[2], argv[3], rate);
+	if (!strcmp(argv[1], "fork"))
+		return forked(argv[2], argv[3], rate);
+	return 2;
+}

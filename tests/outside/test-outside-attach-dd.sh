@@ -1,0 +1,33 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# `pagecliff attach` to two dd already half-way: one reads a file into a
+# pipe, one writes a file from a pipe, paced in between.  attach ends when
+# they exit; the copy is exact, every exit status 0, and what the dds passed
+# before attach is dropped too: both files end within the budget.
+. "$(dirname "$0")/lib.sh"
+mkfile "$dir/src" 384
+mkfifo "$dir/f1" "$dir/f2" || fail "mkfifo"
+dd if="$dir/src" of="$dir/f1" bs=1M status=none & rd=$!
+"$OUTSIDE_PROG" copy "$dir/f1" "$dir/f2" 192 >/dev/null & mid=$!
+dd if="$dir/f2" of="$dir/dst" bs=1M status=none & wr=$!
+bg="$rd $mid $wr"
+i=0
+while [ "$(pos_of $rd 0)" -lt $((192 * MIB)) ]; do
+	i=$((i + 1)); [ $i -lt 2000 ] || fail "dd did not get half-way"
+	sleep 0.01
+done
+c=$(cached "$dir/src")
+"$PAGECLIFF" attach --stats="$dir/stats" $rd $wr 2>"$dir/err" & at=$!
+bg="$bg $at"
+wait $rd || fail "reading dd failed"
+wait $mid || fail "the pacer failed"
+wait $wr || fail "writing dd failed"
+wait $at; rc=$?
+[ $rc -eq 0 ] || fail "attach exited $rc: $(cat "$dir/err")"
+[ ! -s "$dir/err" ] || fail "attach said: $(cat "$dir/err")"
+at_most "$dir/src"
+at_most "$dir/dst"
+cmp -s "$dir/src" "$dir/dst" || fail "the copy differs"
+grep -q "^pagecliff: $dir/src: .* mode dropbehind (outside, pid $rd)" "$dir/stats" || fail "stats: $(cat "$dir/stats")"
+grep -q "^pagecliff: $dir/dst: .* mode writebehind (outside, pid $wr)" "$dir/stats" || fail "stats: $(cat "$dir/stats")"
+echo "PASS: attach half-way ($((c / MIB)) MiB of src cached then; cached after:$report)"
