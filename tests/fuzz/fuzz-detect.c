@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(p, data + sizeof(best), n * sizeof(*p));
 	detect_cliff(p, n, best, &r);
-	CHECK(r.kind >= DETECT_CLIFF && r.kind <= DETECT_NO_DATA);
+	CHECK(r.kind >= DETECT_CLIFF && r.kind <= DETECT_UNMEASURED);
 	CHECK(r.cliff == (r.kind == DETECT_CLIFF));
 	CHECK(r.full_at <= n);
 	CHECK(n >= 2 || r.kind == DETECT_NO_DATA);
