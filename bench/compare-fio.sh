@@ -8,7 +8,7 @@
 #
 # usage: sudo bench/compare-fio.sh [DIR]     (env: PAGECLIFF, REPS=3, RUNTIME=6,
 #                                              NUMJOBS=2, SIZE=2g, CAP=1g)
-# Never uses fio's `uncached`: fio 3.33 sets the wrong flag with it (FIELD.md).
+# Never uses fio's `uncached`: fio 3.33 sets the wrong flag with it (docs/MACHINES.md).
 set -u
 PAGECLIFF=${PAGECLIFF:-$(dirname "$0")/../build/cli/pagecliff}
 REPS=${REPS:-3} RUNTIME=${RUNTIME:-6} NUMJOBS=${NUMJOBS:-2} SIZE=${SIZE:-2g} CAP=${CAP:-1g}
@@ -115,7 +115,7 @@ compare() {	# label, fio options, --, bench options
 echo "job: $NUMJOBS threads x $SIZE, bs 1m, $RUNTIME s time-based, cap $CAP, $REPS runs each, dir $DIR"
 echo "ratio = bench / fio, whole-run averages (GB/s = 1e9 bytes/s), medians of the runs"
 # Memory freed a while ago is slow to touch again on VMs with free page
-# reporting (FIELD.md): one throw-away buffered run backs the cap's worth first.
+# reporting (docs/MACHINES.md): one throw-away buffered run backs the cap's worth first.
 bench_gbps --mode buffered >/dev/null
 # fio hints POSIX_FADV_SEQUENTIAL by default; the library's buffered mode does
 # not, so fio runs without the hint for the same syscalls.

@@ -160,7 +160,7 @@ run_one() {
 
 echo "# bench/writes.sh ${1:-ram}: $JOBS files x $SIZE, 1 MiB writes, cap $CAP, $REPS reps, $(uname -r), $(nproc) CPUs"
 # Memory freed a while ago is slow to touch again on VMs with free page
-# reporting (FIELD.md): one throw-away buffered write backs the cap first.
+# reporting (docs/MACHINES.md): one throw-away buffered write backs the cap first.
 sh -c "$(cg_script "$(fio_job --ioengine=psync)")" && rm -rf "$O/w"
 for ((r = 1; r <= REPS; r++)); do
 	for c in "${CONTENDERS[@]}"; do

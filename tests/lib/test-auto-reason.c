@@ -84,7 +84,7 @@ static void check_file(const char *dir, uint64_t size)
 	T_CHECK(after_open == 0, "opening a cold %llu-byte file brought %llu bytes in",
 		(unsigned long long)size, (unsigned long long)after_open);
 
-	/* DAMON (FIELD.md) may page the warm file out behind our back before
+	/* DAMON (docs/MACHINES.md) may page the warm file out behind our back before
 	 * auto looks; a probe that misreads warm does so every time: three tries. */
 	for (int tries = 1;; tries++) {
 		warm(path, size);

@@ -90,7 +90,7 @@ static uint64_t cached_range(const char *path, uint64_t off, uint64_t len)
 }
 
 /*
- * The count through the overlay is the real file's.  DAMON (FIELD.md) pages
+ * The count through the overlay is the real file's.  DAMON (docs/MACHINES.md) pages
  * out by coarse regions and may take pages just read, before or between the
  * two counts; an overlay that counts wrong does so every time: three tries.
  */

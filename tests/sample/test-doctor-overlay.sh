@@ -34,7 +34,7 @@ realtype=$(findmnt -n -o FSTYPE -T "$tmp/u")
 head -c 1048576 /dev/urandom >"$tmp/m/data"
 sync "$tmp/m/data"
 # (buffered must keep all of it; DAMON may page some out behind its back,
-# FIELD.md, so buffered has three tries)
+# docs/MACHINES.md, so buffered has three tries)
 for mode in buffered dontcache dropbehind direct; do
 	for try in 1 2 3; do
 		python3 -c 'import os,sys; fd=os.open(sys.argv[1],os.O_RDONLY); os.posix_fadvise(fd,0,0,os.POSIX_FADV_DONTNEED)' "$tmp/m/data"

@@ -59,7 +59,7 @@ static void check_out(const char *path, char *buf)
 
 /*
  * One run of the scenario.  Returns 1 when the other file lost pages, or
- * could not be warmed: DAMON (FIELD.md) pages out coarse physical regions,
+ * could not be warmed: DAMON (docs/MACHINES.md) pages out coarse physical regions,
  * 64 MiB at once is possible, and a shim that drops the other file does so
  * every time; fails outright on out left cached, wrong bytes or dirty pages.
  */

@@ -44,7 +44,7 @@ attempt() {
 }
 
 # Warm pages can be evicted behind the shim's back while the program runs:
-# DAMON's pageout scheme here (FIELD.md) works on physical regions, so a
+# DAMON's pageout scheme here (docs/MACHINES.md) works on physical regions, so a
 # fresh page in a region judged idle goes too, and a loaded machine
 # reclaims.  One such loss (1 page, then 64) failed a loaded suite once; the
 # dropper itself keeps exactly the warm pages with 4 KiB reads

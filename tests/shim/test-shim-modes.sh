@@ -43,7 +43,7 @@ check() {
 	after=$("$SHIM_PAGESTAT" cached "$f")	# before cmp caches it
 	cmp -s "$f" "$dir/out" || fail "$mode/$how: output differs"
 	if [ "$mode" = off ]; then
-		# all of it stays, unless DAMON (FIELD.md) takes some: the caller tries again
+		# all of it stays, unless DAMON (docs/MACHINES.md) takes some: the caller tries again
 		[ "$after" -gt $((32 * MiB)) ] || { echo "off/$how: only $after bytes cached"; return 2; }
 		[ ! -s "$dir/stats" ] || fail "off/$how: stats printed: $(cat "$dir/stats")"
 		return

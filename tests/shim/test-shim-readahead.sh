@@ -26,7 +26,7 @@ mkdir "$dir/mnt" && mount "$loop" "$dir/mnt" || fail "mount"
 echo 262144 > "/sys/class/bdi/$(mountpoint -d "$dir/mnt")/read_ahead_kb" || fail "read_ahead_kb"
 f=$dir/mnt/f
 head -c 384M /dev/urandom > "$f" || fail "cannot write $f"
-# DAMON (FIELD.md) may page the 64 KiB out as soon as it is read: tries.
+# DAMON (docs/MACHINES.md) may page the 64 KiB out as soon as it is read: tries.
 for try in 1 2 3; do
 	"$SHIM_PAGESTAT" evict "$f" || exit 1
 	"$SHIM_PAGESTAT" warm "$f" 0 65536 || exit 1

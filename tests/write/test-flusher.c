@@ -153,7 +153,7 @@ static int test_foreign(const char *dir)
 	T_CHECK(wt_cached(fd, 6 * MIB, 3 * MIB) == 0, "own batches left");
 	/*
 	 * The clean 64 KiB cached before, kept (and, without cachestat, their
-	 * whole batch).  Reclaim (DAMON, FIELD.md) may take them behind the
+	 * whole batch).  Reclaim (DAMON, docs/MACHINES.md) may take them behind the
 	 * flusher's back, before its snapshot or after: the caller tries again.
 	 */
 	lost = wt_cached(fd, 9 * MIB, 64 * 1024) != 64 * 1024 ||

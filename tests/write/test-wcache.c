@@ -94,7 +94,7 @@ static int test_footprint(const char *dir)
  * 5 MiB dirtied through another descriptor; then a stream overwrites the
  * file.  Both are still cached after close, and the file holds the stream's
  * bytes.  Returns 1 when the clean 64 KiB were gone: reclaim (DAMON,
- * FIELD.md) may take them behind the stream's back, a strategy that drops
+ * docs/MACHINES.md) may take them behind the stream's back, a strategy that drops
  * them does so every time, and the caller tries again.
  */
 static int foreign_one(const char *path, enum pc_strategy st)
