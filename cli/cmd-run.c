@@ -47,8 +47,8 @@ static const struct cmd_option run_options[] = {
 	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE|off", "auto (default), dontcache, dropbehind, off" },
 	{ "min-size", 's', CMD_ARG_REQUIRED, "SIZE",
 	  "sequential bytes before acting, fio units; default 8m" },
-	{ "via", RUN_VIA, CMD_ARG_REQUIRED, "WAY",
-	  "preload (the shim), outside (the watcher), both;\n"
+	{ "via", RUN_VIA, CMD_ARG_REQUIRED, "preload|outside|both",
+	  "\nthe shim, the watcher from outside, or both;\n"
 	  "default: the shim where it can act, else the watcher" },
 	{ "stats", RUN_STATS, CMD_ARG_OPTIONAL, "[=FILE]",
 	  "a line per file read past SIZE, at its close or exit,\n"
