@@ -212,7 +212,7 @@ int cgroup_v2_place(struct cgroup *cg, const char *own, const char *controller, 
 			 "cgroup %s", controller, own);
 		return -EOPNOTSUPP;
 	}
-	ret = make_dir(cg->top, own, (long)tag);
+	ret = make_dir(cg->top, own, (long)(tag ? tag : pid));
 	if (ret) {
 		cg->top[0] = '\0';
 		return why(cg, ret, "cannot make a cgroup in %s", own);

@@ -73,7 +73,7 @@ int cgroup_create(struct cgroup *ret_cg, uint64_t limit, pid_t tag);
 
 /*
  * The v2 part of cgroup_create() for any domain controller @controller:
- * below the cgroup directory @own, make pagecliff-<@tag> with the leaves
+ * below the cgroup directory @own, make pagecliff-<@tag> (0: @pid) with the leaves
  * "leader" and "workers", move process @pid to the leader, and enable
  * @controller in own's and top's subtree_control.  Sets everything in *cg
  * but version (2), limit and the lock, which it takes too.  For tests, which
