@@ -401,8 +401,11 @@ struct tick {
 
 static void take(struct bench_run *run, struct worker *w, struct tick *tk)
 {
+	/* CPU and D state: the workers' process when apart (until reaped, a
+	 * zombie's figures are still there) */
 	struct sample_opts so = { .cgroup_dir = run->cgroup_dir[0] ? run->cgroup_dir : NULL,
-				  .kswapd = 1, .kswapd_pids = &run->kswapd_pids };
+				  .kswapd = 1, .kswapd_pids = &run->kswapd_pids,
+				  .pid = workers_pid };
 	for (unsigned int k = 0; k < run->nfiles; k++)
 		tk->bytes[k] = atomic_load(&w[k].bytes);
 	tk->t = now_sec();

@@ -302,7 +302,8 @@ int cgroup_create(struct cgroup *ret_cg, uint64_t limit, pid_t tag)
 			goto out_fail;
 		}
 		snprintf(cg.path, sizeof(cg.path), "%s", cg.top);
-		ret = lock_top(&cg);
+		if ((ret = lock_top(&cg)))
+			why(&cg, ret, "cannot lock %s", cg.top);
 	}
 	if (!ret && (ret = set_limit(&cg, limit)))
 		why(&cg, ret, "cannot set the limit of %s", cg.path);
