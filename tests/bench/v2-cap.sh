@@ -127,7 +127,7 @@ pid=$!
 wait_workers "$pid" || fail "SIGKILL run: no workers: $(cat "$T/err4")"
 w4=$workers
 kill -KILL "$pid"
-wait "$pid" 2>/dev/null
+{ wait "$pid"; } 2>/dev/null	# without bash's "Killed" notice
 for ((i = 0; i < 50; i++)); do
 	kill -0 "$w4" 2>/dev/null || break
 	sleep 0.1
