@@ -16,9 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,7 +55,13 @@ struct polls {
 	int unreadable;
 };
 
-static atomic_int phase_stop;
+/*
+ * The phase's stop flag, in memory shared with the workers' process when
+ * they run apart from the sampler (cgroup v2, see spawn_workers()); the
+ * workers' pid there, 0 while they are this process's threads.
+ */
+static atomic_int *stop_flag;
+static pid_t workers_pid;
 
 /* The CPUs of NUMA node @node into @set; 0 or -errno. */
 static int node_cpus(int node, cpu_set_t *set)
@@ -130,7 +139,7 @@ static int read_pass(struct worker *w, char *buf)
 	ret = pc_stream_open(&s, w->run->files[w->k], &w->opts);
 	if (ret)
 		return ret;
-	while (!atomic_load_explicit(&phase_stop, memory_order_relaxed)) {
+	while (!atomic_load_explicit(stop_flag, memory_order_relaxed)) {
 		const void *p;
 		ssize_t n = job->api == BENCH_COPY ? pc_stream_read(s, buf, job->bs)
 						   : pc_stream_next(s, &p);
@@ -217,7 +226,7 @@ static int write_pass(struct worker *w, const char *buf, const char *first)
 			      0, &o);
 	if (ret)
 		return ret;
-	while (off < job->size && !atomic_load_explicit(&phase_stop, memory_order_relaxed)) {
+	while (off < job->size && !atomic_load_explicit(stop_flag, memory_order_relaxed)) {
 		size_t len = job->size - off < job->bs ? job->size - off : job->bs;
 		ssize_t n = write_chunk(s, job, off ? buf : first, len, !off, &seen);
 
@@ -278,7 +287,7 @@ static void *worker_main(void *arg)
 		do
 			w->error = read_pass(w, buf + job->mem_align);
 		while (!w->error && job->time_based &&
-		       !atomic_load_explicit(&phase_stop, memory_order_relaxed));
+		       !atomic_load_explicit(stop_flag, memory_order_relaxed));
 	pc_buf_free(buf, size);
 out:
 	atomic_store(&w->done, 1);
@@ -393,8 +402,11 @@ struct tick {
 
 static void take(struct bench_run *run, struct worker *w, struct tick *tk)
 {
+	/* CPU and D state: the workers' process when apart (until reaped, a
+	 * zombie's figures are still there) */
 	struct sample_opts so = { .cgroup_dir = run->cgroup_dir[0] ? run->cgroup_dir : NULL,
-				  .kswapd = 1, .kswapd_pids = &run->kswapd_pids };
+				  .kswapd = 1, .kswapd_pids = &run->kswapd_pids,
+				  .pid = workers_pid };
 	for (unsigned int k = 0; k < run->nfiles; k++)
 		tk->bytes[k] = atomic_load(&w[k].bytes);
 	tk->t = now_sec();
@@ -474,7 +486,8 @@ static void poll_stacks(const struct bench_run *run, struct worker *w, struct po
 
 		if (!tid || atomic_load(&w[k].done))
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%d/stack", (int)tid);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stack",
+			 (int)(workers_pid ? workers_pid : getpid()), (int)tid);
 		err = sample_read_text(NULL, path, text, sizeof(text));
 		if (err) {
 			/*
@@ -735,7 +748,7 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 		finished = all_done(run, w) || bench_stop || (timeout && !writes) ||
 			   sync != BENCH_SYNC_GO;
 		if (finished || timeout)
-			atomic_store(&phase_stop, 1);
+			atomic_store(stop_flag, 1);
 		take(run, w, b);
 		/* writes keep a short last interval: the flush ends there */
 		if (b->t - a->t >= run->job.interval / 4 || run->nrows == ph->first_row ||
@@ -743,7 +756,7 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 			fill_row(run, mode, t0, w, a, b, &pl, &row);
 			if (push_row(run, &row)) {
 				error("cannot keep the timeline: %s", strerror(ENOMEM));
-				atomic_store(&phase_stop, 1);
+				atomic_store(stop_flag, 1);
 				break;
 			}
 			if (tty && !run->hooks)
@@ -788,11 +801,24 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 	trace_phase(run, ph, first, a);
 }
 
+/* Wait for the phase's workers: their threads, or their process. */
+static void join_workers(const struct bench_run *run, struct worker *w)
+{
+	if (workers_pid) {
+		while (waitpid(workers_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		workers_pid = 0;
+		return;
+	}
+	for (unsigned int k = 0; k < run->nfiles; k++)
+		pthread_join(w[k].thread, NULL);
+}
+
 static void finish_phase(struct bench_run *run, struct bench_phase *ph, struct worker *w)
 {
 	ph->bytes = 0;
+	join_workers(run, w);
 	for (unsigned int k = 0; k < run->nfiles; k++) {
-		pthread_join(w[k].thread, NULL);
 		ph->bytes += atomic_load(&w[k].bytes);
 		if (w[k].error && !ph->error)
 			ph->error = w[k].error;
@@ -856,12 +882,61 @@ static int start_workers(struct bench_run *run, struct bench_phase *ph, struct w
 		worker_opts(&run->job, ph->mode, &w[k].opts);
 		ret = -pthread_create(&w[k].thread, NULL, worker_main, &w[k]);
 		if (ret) {
-			atomic_store(&phase_stop, 1);
+			atomic_store(stop_flag, 1);
 			for (unsigned int j = 0; j < k; j++)
 				pthread_join(w[j].thread, NULL);
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+/*
+ * cgroup v2 holds whole processes, and the sampler's thousands of /proc,
+ * sysfs and cgroup reads an interval are kernel memory charged to the
+ * cgroup of whoever makes them: in the cap, next to a cache filled to the
+ * limit, they would be charged to it and could bring its OOM killer.  There
+ * the workers run in a child process in the capped cgroup (run->cgroup_dir)
+ * and the sampler stays in bench's own leaf outside it; the worker structs
+ * and the stop flag are in memory shared with that child.  The child dies
+ * with bench and leaves signals to it.  0 once the workers run, or -errno.
+ */
+static int spawn_workers(struct bench_run *run, struct bench_phase *ph, struct worker *w,
+			 const int *nodes)
+{
+	pid_t parent = getpid();
+	int fds[2], ret = 0;
+	ssize_t n;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	workers_pid = fork();
+	if (workers_pid < 0) {
+		ret = -errno;
+		workers_pid = 0;
+	} else if (!workers_pid) {
+		close(fds[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		ret = getppid() != parent ? -ESRCH : cgroup_join_dir(run->cgroup_dir, 0);
+		if (!ret)
+			ret = start_workers(run, ph, w, nodes);
+		n = write(fds[1], &ret, sizeof(ret));
+		if (!ret)
+			for (unsigned int k = 0; k < run->nfiles; k++)
+				pthread_join(w[k].thread, NULL);
+		_exit(ret || n != sizeof(ret));
+	}
+	close(fds[1]);
+	if (!ret && (n = read(fds[0], &ret, sizeof(ret))) != sizeof(ret))
+		ret = -ECHILD;	/* it died before saying */
+	close(fds[0]);
+	if (ret && workers_pid) {
+		atomic_store(stop_flag, 1);
+		join_workers(run, w);
+	}
 	return ret;
 }
 
@@ -887,13 +962,20 @@ static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
 	}
 	ph->first_row = run->nrows;
 	run->last_row_rebuilt = 0;
-	atomic_store(&phase_stop, 0);
+	atomic_store(stop_flag, 0);
 	memset(w, 0, sizeof(*w) * run->nfiles);
 	ret = sampler_in_cap(run, 1);
 	if (ret)
 		return error("cannot start the workers in memory cgroup '%s': %s",
 			     run->cgroup_dir, strerror(-ret));
-	ret = start_workers(run, ph, w, nodes);
+	if (run->cgroup_dir[0] && run->cgroup_version == 2) {
+		ret = spawn_workers(run, ph, w, nodes);
+		if (ret)
+			return error("cannot start the workers' process in memory cgroup '%s': %s",
+				     run->cgroup_dir, strerror(-ret));
+	} else {
+		ret = start_workers(run, ph, w, nodes);
+	}
 	err = sampler_in_cap(run, 0);
 	if (ret)
 		return error("cannot start worker thread: %s", strerror(-ret));
@@ -925,7 +1007,14 @@ void bench_trace_start(struct bench_run *run)
 		snprintf(run->trace_why, sizeof(run->trace_why), "--no-trace given");
 		return;
 	}
-	err = trace_open(&run->trace, getpid(), run->trace_why, sizeof(run->trace_why));
+	/* the program counts one process's threads: bench's, not its child's */
+	if (run->cgroup_version == 2) {
+		snprintf(run->trace_why, sizeof(run->trace_why), "under a cgroup v2 cap the "
+			 "workers run in a child process, which it does not follow");
+		err = -ENOTSUP;
+	} else {
+		err = trace_open(&run->trace, getpid(), run->trace_why, sizeof(run->trace_why));
+	}
 	if (!err)
 		return;
 	run->trace = NULL;
@@ -943,7 +1032,10 @@ void bench_trace_stop(struct bench_run *run)
 
 int bench_run_phases(struct bench_run *run)
 {
-	struct worker *w = aligned_alloc(64, sizeof(*w) * run->nfiles);
+	/* shared: the workers may run in a child process (spawn_workers()) */
+	size_t len = 64 + sizeof(struct worker) * run->nfiles;
+	char *shared = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct worker *w = shared == MAP_FAILED ? NULL : (struct worker *)(shared + 64);
 	/* three rotate (a row's start, its end, the row before's start), one the phase's first */
 	struct tick *ticks = calloc(4, sizeof(*ticks));
 	int nodes[BENCH_MAX_DIRS], ret = 0;
@@ -952,6 +1044,7 @@ int bench_run_phases(struct bench_run *run)
 		ret = error("cannot allocate workers: %s", strerror(ENOMEM));
 		goto out;
 	}
+	stop_flag = (atomic_int *)shared;
 	numa_plan(run, nodes);
 	snprintf(run->cache_desc, sizeof(run->cache_desc), "%s", run->cgroup_dir[0] ?
 		 "file pages of the memory cgroup (memory.stat file, v1 cache)" :
@@ -962,6 +1055,8 @@ int bench_run_phases(struct bench_run *run)
 	run->interrupted = bench_stop != 0;
 out:
 	free(ticks);
-	free(w);
+	if (w)
+		munmap(shared, len);
+	stop_flag = NULL;
 	return ret;
 }

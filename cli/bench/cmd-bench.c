@@ -580,24 +580,31 @@ static int make_cgroup(struct bench_run *run, struct cgroup *cg)
 
 	ret = cgroup_create(cg, run->job.mem_limit, 0);
 	if (!ret) {
-		state_record("cgroup", cg->path);
+		state_record("cgroup", cg->top);
+		run->cgroup_version = cg->version;
 		return 0;
 	}
 	cg->path[0] = '\0';
 	if (run->job.builtin) {
 		bench_note(run, "no memory cap: cannot create a memory cgroup (%s); the cliff "
-			   "comes only after all of free memory", strerror(-ret));
+			   "comes only after all of free memory", cg->why);
 		return 0;
 	}
+	/* v2: only below the own cgroup, so the answer says how to get one */
 	error("cannot create a memory cgroup of %s: %s%s",
-	      bench_size(run->job.mem_limit, a, sizeof(a)), strerror(-ret),
-	      ret == -EACCES || ret == -EPERM ? " (--mem-limit needs root or a delegated "
-	      "cgroup v2 subtree)" : "");
+	      bench_size(run->job.mem_limit, a, sizeof(a)), cg->why,
+	      ret == -ENOENT ? "" : "; --mem-limit needs root on cgroup v1, on v2 a cgroup "
+	      "delegated to it that holds no other process: run it under `systemd-run --scope "
+	      "-p Delegate=yes`, or as root in such a cgroup");
 	return -EXIT_USAGE;
 }
 
-/* Move this process into the cgroup, after the layout: the data set's own
- * pages are not charged to it. */
+/*
+ * v1: move this process into the cgroup, after the layout: the data set's
+ * own pages are not charged to it.  v2: cgroup_create() moved it to its
+ * leaf beside the capped one already; the workers' process joins that
+ * (bench-run.c), so the sampler is never charged to the cap.
+ */
 static int join_cgroup(struct bench_run *run, struct cgroup *cg)
 {
 	char a[32];
@@ -605,7 +612,7 @@ static int join_cgroup(struct bench_run *run, struct cgroup *cg)
 
 	if (!cg->path[0])
 		return 0;
-	ret = cgroup_attach(cg, getpid());
+	ret = cg->version == 1 ? cgroup_attach(cg, getpid()) : 0;
 	if (ret)
 		return error("cannot join memory cgroup '%s': %s", cg->path, strerror(-ret));
 	snprintf(run->cgroup_dir, sizeof(run->cgroup_dir), "%s", cg->path);
@@ -647,7 +654,8 @@ static void *sampler_main(void *arg)
  * interval.  Charged to a cap full of page cache, one of those could not
  * be had and the cap's OOM killer took bench (seen 1 run in 12 under ASan:
  * killed in getdents and seq_read with 250 MiB of clean cache there).  A v2
- * cgroup holds whole processes: there everything runs in the cap.
+ * cgroup holds whole processes: there the workers run in a child process
+ * in the cap and this one stays outside it (bench-run.c).
  */
 static int run_phases(struct bench_run *run, const struct cgroup *cg)
 {
@@ -911,11 +919,11 @@ static int run_job(struct bench_run *run)
 		ret = run_phases(run, &cg);
 out:
 	bench_trace_stop(run);
-	if (cg.path[0]) {
+	if (cg.top[0]) {
 		int err = cgroup_remove(&cg);
 
 		if (err)
-			error("cannot remove memory cgroup '%s': %s", cg.path, strerror(-err));
+			error("cannot remove memory cgroup '%s': %s", cg.top, strerror(-err));
 	}
 	bench_release(run);
 	if (run->job.testbed) {

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,9 @@
 
 #include "cgroup.h"
 #include "sample.h"
+
+static int move_tasks(const char *path, const char *home);
+static int rmdir_retry(const char *path);
 
 /* Write @text to the control file @path in one write(2). */
 static int write_text(const char *path, const char *text)
@@ -81,23 +85,6 @@ static void parent_of(char *dir)
 		*slash = '\0';
 }
 
-/*
- * Where a v2 child can go: below @own when memory is (or can be) delegated
- * from it, else beside it.  A non-root cgroup with processes cannot
- * delegate (the "no internal processes" rule), so that fails with EBUSY.
- */
-static void v2_parent(const char *own, char *ret_parent)
-{
-	char list[512];
-
-	snprintf(ret_parent, PATH_MAX, "%s", own);
-	if (!sample_read_text(own, "/cgroup.subtree_control", list, sizeof(list)) &&
-	    (sample_has_word(list, "memory") ||
-	     !write_ctl(own, "cgroup.subtree_control", "+memory")))
-		return;
-	parent_of(ret_parent);
-}
-
 /* Write the limit into the fresh cgroup @cg. */
 static int set_limit(const struct cgroup *cg, uint64_t limit)
 {
@@ -113,10 +100,10 @@ static int set_limit(const struct cgroup *cg, uint64_t limit)
 }
 
 /*
- * mkdir @parent/pagecliff-<@tag> into @cg->path; the same pid may be another
- * PID namespace's: pagecliff-<tag>-N then.
+ * mkdir @parent/pagecliff-<@tag> into @out (PATH_MAX bytes); the same pid
+ * may be another PID namespace's: pagecliff-<tag>-N then.
  */
-static int make_dir(struct cgroup *cg, const char *parent, long tag)
+static int make_dir(char *out, const char *parent, long tag)
 {
 	char name[64];
 	int ret = -EEXIST;
@@ -124,44 +111,213 @@ static int make_dir(struct cgroup *cg, const char *parent, long tag)
 	for (int n = 0; n < 10 && ret == -EEXIST; n++) {
 		snprintf(name, sizeof(name), n ? CGROUP_PREFIX "%ld-%d" : CGROUP_PREFIX "%ld",
 			 tag, n);
-		ret = join(cg->path, parent, name);
+		ret = join(out, parent, name);
 		if (ret)
 			return ret;
-		ret = mkdir(cg->path, 0755) ? -errno : 0;
+		ret = mkdir(out, 0755) ? -errno : 0;
 	}
+	return ret;
+}
+
+/* Take the flock on @cg->top that marks it alive. */
+static int lock_top(struct cgroup *cg)
+{
+	cg->lock_fd = open(cg->top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg->lock_fd < 0)
+		return -errno;
+	return flock(cg->lock_fd, LOCK_EX) ? -errno : 0;
+}
+
+/* Whether the cgroup @dir's file @name lists @word. */
+static int lists(const char *dir, const char *name, const char *word)
+{
+	char list[512];
+
+	return !sample_read_text(dir, name, list, sizeof(list)) && sample_has_word(list, word);
+}
+
+/* Write "+@controller" or "-@controller" to @dir's cgroup.subtree_control. */
+static int subtree(const char *dir, int on, const char *controller)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%c%s", on ? '+' : '-', controller);
+	return write_ctl(dir, "cgroup.subtree_control", text);
+}
+
+/* Say why in @cg->why: @fmt's words, then the error's; returns @err. */
+__attribute__((format(printf, 3, 4)))
+static int why(struct cgroup *cg, int err, const char *fmt, ...)
+{
+	char text[sizeof(cg->why)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	snprintf(cg->why, sizeof(cg->why), "%.*s: %s", (int)sizeof(text) - 64, text,
+		 strerror(-err));
+	return err;
+}
+
+/* mkdir @cg->top's leaves "leader" and "workers". */
+static int make_leaves(struct cgroup *cg)
+{
+	int ret = join(cg->leader, cg->top, "leader");
+
+	if (!ret)
+		ret = join(cg->path, cg->top, "workers");
+	if (!ret && mkdir(cg->leader, 0755))
+		ret = -errno;
+	if (!ret && mkdir(cg->path, 0755))
+		ret = -errno;
+	return ret;
+}
+
+/*
+ * Enable @controller for own's children, now that @pid left own: EBUSY when
+ * other processes are still there (a cgroup with processes delegates no
+ * controller).  Already enabled, it is left as it was, and on removal too.
+ */
+static int delegate_home(struct cgroup *cg, const char *controller)
+{
+	int ret;
+
+	if (lists(cg->home, "/cgroup.subtree_control", controller))
+		return 0;
+	ret = subtree(cg->home, 1, controller);
+	if (ret == -EBUSY)
+		return why(cg, ret, "%s holds other processes than this one, and a cgroup v2 "
+			   "with processes delegates no controller", cg->home);
+	if (ret)
+		return why(cg, ret, "cannot enable the controller in %s/cgroup.subtree_control",
+			   cg->home);
+	cg->enabled_home = 1;
+	return 0;
+}
+
+int cgroup_v2_place(struct cgroup *cg, const char *own, const char *controller, pid_t tag,
+		    pid_t pid)
+{
+	char num[32];
+	int ret;
+
+	cg->lock_fd = -1;
+	cg->enabled_home = 0;
+	cg->why[0] = '\0';
+	cg->leader[0] = cg->path[0] = '\0';
+	snprintf(cg->home, sizeof(cg->home), "%s", own);
+	if (!lists(own, "/cgroup.controllers", controller)) {
+		snprintf(cg->why, sizeof(cg->why), "the %s controller is not delegated to "
+			 "cgroup %s", controller, own);
+		return -EOPNOTSUPP;
+	}
+	ret = make_dir(cg->top, own, (long)(tag ? tag : pid));
+	if (ret) {
+		cg->top[0] = '\0';
+		return why(cg, ret, "cannot make a cgroup in %s", own);
+	}
+	ret = lock_top(cg);
+	if (!ret)
+		ret = make_leaves(cg);
+	if (ret) {
+		why(cg, ret, "cannot make the cgroups of %s", cg->top);
+		goto out_undo;
+	}
+	snprintf(num, sizeof(num), "%ld", (long)pid);
+	ret = write_ctl(cg->leader, "cgroup.procs", num);
+	if (ret) {
+		why(cg, ret, "cannot move this process to %s", cg->leader);
+		goto out_undo;
+	}
+	ret = delegate_home(cg, controller);
+	if (!ret && (ret = subtree(cg->top, 1, controller)))
+		why(cg, ret, "cannot enable the controller in %s/cgroup.subtree_control",
+		    cg->top);
+	if (!ret)
+		return 0;
+out_undo:
+	cgroup_v2_unplace(cg, controller);
+	return ret;
+}
+
+/* rmdir @path when it is set; 0 also when it is not there. */
+static int rmdir_set(const char *path)
+{
+	return path[0] ? rmdir_retry(path) : 0;
+}
+
+int cgroup_v2_unplace(struct cgroup *cg, const char *controller)
+{
+	int ret = 0, err;
+
+	if (!cg->top[0])
+		return 0;
+	if (cg->path[0] && cg->leader[0])
+		move_tasks(cg->path, cg->leader);	/* workers still there: the caller's */
+	ret = rmdir_set(cg->path);
+	/* a controller goes from home only once no child has it enabled */
+	subtree(cg->top, 0, controller);
+	if (cg->enabled_home && !(err = subtree(cg->home, 0, controller)))
+		cg->enabled_home = 0;
+	if (cg->leader[0] && (err = move_tasks(cg->leader, cg->home)) && !ret)
+		ret = err;
+	if (!ret)
+		ret = rmdir_set(cg->leader);
+	if (!ret)
+		ret = rmdir_retry(cg->top);
+	if (cg->lock_fd >= 0 && !ret) {
+		close(cg->lock_fd);
+		cg->lock_fd = -1;
+	}
+	if (!ret)
+		cg->top[0] = cg->leader[0] = cg->path[0] = '\0';
 	return ret;
 }
 
 int cgroup_create(struct cgroup *ret_cg, uint64_t limit, pid_t tag)
 {
-	char own[PATH_MAX], parent[PATH_MAX];
-	struct cgroup cg = { 0 };
+	char own[PATH_MAX];
+	struct cgroup cg = { .lock_fd = -1 };
 	int ret;
 
 	ret = cgroup_detect(&cg.version, own);
-	if (ret)
-		return ret;
-	if (cg.version == 2)
-		v2_parent(own, parent);
-	else
-		snprintf(parent, sizeof(parent), "%s", own);
-	snprintf(cg.home, sizeof(cg.home), "%s", own);
-	cg.limit = limit;
-	ret = make_dir(&cg, parent, (long)(tag ? tag : getpid()));
-	if (ret)
-		return ret;
-	cg.lock_fd = open(cg.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	ret = cg.lock_fd < 0 ? -errno : flock(cg.lock_fd, LOCK_EX) ? -errno : 0;
-	if (!ret)
-		ret = set_limit(&cg, limit);
 	if (ret) {
-		if (cg.lock_fd >= 0)
-			close(cg.lock_fd);
-		rmdir(cg.path);
+		snprintf(ret_cg->why, sizeof(ret_cg->why), "no cgroup hierarchy has the memory "
+			 "controller");
 		return ret;
+	}
+	cg.limit = limit;
+	tag = tag ? tag : getpid();
+	if (cg.version == 2) {
+		ret = cgroup_v2_place(&cg, own, "memory", tag, getpid());
+		if (ret)
+			goto out_fail;
+	} else {
+		snprintf(cg.home, sizeof(cg.home), "%s", own);
+		ret = make_dir(cg.top, own, (long)tag);
+		if (ret) {
+			why(&cg, ret, "cannot make a cgroup in %s", own);
+			cg.top[0] = '\0';
+			goto out_fail;
+		}
+		snprintf(cg.path, sizeof(cg.path), "%s", cg.top);
+		if ((ret = lock_top(&cg)))
+			why(&cg, ret, "cannot lock %s", cg.top);
+	}
+	if (!ret && (ret = set_limit(&cg, limit)))
+		why(&cg, ret, "cannot set the limit of %s", cg.path);
+	if (ret) {
+		cgroup_remove(&cg);
+		goto out_fail;
 	}
 	*ret_cg = cg;
 	return 0;
+out_fail:
+	snprintf(ret_cg->why, sizeof(ret_cg->why), "%s", cg.why);
+	snprintf(ret_cg->home, sizeof(ret_cg->home), "%s", own);
+	ret_cg->path[0] = ret_cg->top[0] = '\0';
+	return ret;
 }
 
 int cgroup_attach(const struct cgroup *cg, pid_t pid)
@@ -170,6 +326,14 @@ int cgroup_attach(const struct cgroup *cg, pid_t pid)
 
 	snprintf(num, sizeof(num), "%ld", (long)pid);
 	return write_ctl(cg->path, "cgroup.procs", num);
+}
+
+int cgroup_join_dir(const char *dir, pid_t pid)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%ld", (long)(pid ? pid : getpid()));
+	return write_ctl(dir, "cgroup.procs", num);
 }
 
 int cgroup_move_thread(const char *dir, pid_t tid)
@@ -247,36 +411,51 @@ static int rmdir_retry(const char *path)
 	return -EBUSY;
 }
 
-/* Move the tasks of @path to @home and remove it. */
+/*
+ * Move the tasks of @path and of the cgroups below it to @home and remove
+ * them all, deepest first.
+ */
 static int remove_to(const char *path, const char *home)
 {
+	char sub[PATH_MAX];
+	struct dirent *de;
 	struct stat st;
-	int ret;
+	int ret = 0;
+	DIR *d;
 
 	if (stat(path, &st))
 		return errno == ENOENT ? 0 : -errno;
-	ret = move_tasks(path, home);
-	if (ret)
-		return ret;
-	return rmdir_retry(path);
+	d = opendir(path);
+	while (d && (de = readdir(d)) && !ret)
+		if (de->d_type == DT_DIR && strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    !(ret = join(sub, path, de->d_name)))
+			ret = remove_to(sub, home);
+	if (d)
+		closedir(d);
+	if (!ret)
+		ret = move_tasks(path, home);
+	return ret ? ret : rmdir_retry(path);
 }
 
 int cgroup_remove(struct cgroup *cg)
 {
 	struct stat st;
 	char parent[PATH_MAX];
-
 	int ret;
 
-	if (!cg->path[0])
+	if (!cg->top[0])
 		return 0;
-	snprintf(parent, sizeof(parent), "%s", cg->path);
+	if (cg->version == 2)
+		return cgroup_v2_unplace(cg, "memory");
+	snprintf(parent, sizeof(parent), "%s", cg->top);
 	parent_of(parent);
-	ret = remove_to(cg->path, stat(cg->home, &st) ? parent : cg->home);
+	ret = remove_to(cg->top, stat(cg->home, &st) ? parent : cg->home);
 	if (!ret && cg->lock_fd >= 0) {
 		close(cg->lock_fd);
 		cg->lock_fd = -1;
 	}
+	if (!ret)
+		cg->top[0] = cg->path[0] = '\0';
 	return ret;
 }
 

@@ -5,10 +5,12 @@
  * remove the ones a killed run left behind.  Works with the memory controller
  * on cgroup v2 (memory.max) or on v1 (memory.limit_in_bytes).
  *
- * The new cgroup is made a child of the caller's own memory cgroup where the
- * hierarchy allows it (v1 always; v2 when that cgroup can delegate memory),
- * else a sibling of it, so whatever limit the caller already lives under
- * still applies.  Every function returns 0 or -errno and never prints.
+ * On v1 the new cgroup is a child of the caller's own memory cgroup.  On v2
+ * it is made inside the caller's own cgroup and nowhere else (a tool works in
+ * the subtree delegated to it): <own>/pagecliff-<pid>/ with two leaves,
+ * "leader", where the caller moves (v2 lets a cgroup with processes delegate
+ * no controller), and "workers", which gets the limit.  Every function
+ * returns 0 or -errno and never prints.
  */
 #ifndef PC_CLI_CGROUP_H
 #define PC_CLI_CGROUP_H
@@ -22,10 +24,14 @@
 
 struct cgroup {
 	int version;			/* 1 or 2 */
-	char path[PATH_MAX];		/* the cgroup's directory */
-	char home[PATH_MAX];		/* where its tasks go back to on removal */
+	char path[PATH_MAX];		/* the capped cgroup: v1 pagecliff-<pid>, v2 its "workers" */
+	char top[PATH_MAX];		/* pagecliff-<pid>: what removal takes away */
+	char leader[PATH_MAX];		/* v2: the leaf the caller moved to; "" on v1 */
+	char home[PATH_MAX];		/* the caller's own cgroup, where tasks go back to */
 	uint64_t limit;			/* bytes, as written */
-	int lock_fd;			/* the cgroup's directory, flock held while it lives */
+	int lock_fd;			/* top's directory, flock held while it lives */
+	int enabled_home;		/* v2: this run enabled the controller in home */
+	char why[PATH_MAX + 256];			/* on failure, why in words (names the cgroup) */
 };
 
 /* What a memory cgroup holds now, as sample_read_cgroup() reads it. */
@@ -53,15 +59,37 @@ int cgroup_detect(int *ret_version, char *ret_dir);
 /*
  * Create the memory cgroup pagecliff-<@tag> (the caller's pid when @tag is
  * 0; pagecliff-<tag>-N when another PID namespace's process has that name)
- * limited to @limit bytes, and fill *ret_cg.  The caller holds a flock on its
- * directory until cgroup_remove() or death: that marks it alive.
- * -EACCES/-EPERM without the right to create it, -EINVAL for a limit the
- * kernel refuses (the half-made cgroup is removed again).
+ * limited to @limit bytes, and fill *ret_cg.  On v2 this moves the caller
+ * into its "leader" leaf (see above) and enables memory in its own cgroup's
+ * subtree_control; that fails without touching anything when the own cgroup
+ * cannot delegate memory: -EOPNOTSUPP when the controller is not available
+ * there, -EBUSY when other processes live in it, -EACCES/-EPERM/-EROFS
+ * when it is not writable.  The caller holds a flock on top's directory
+ * until cgroup_remove() or death: that marks it alive.  -EINVAL for a limit
+ * the kernel refuses.  On failure ret_cg->why says why and ret_cg->home
+ * names the own cgroup; everything made is undone.
  */
 int cgroup_create(struct cgroup *ret_cg, uint64_t limit, pid_t tag);
 
+/*
+ * The v2 part of cgroup_create() for any domain controller @controller:
+ * below the cgroup directory @own, make pagecliff-<@tag> (0: @pid) with the leaves
+ * "leader" and "workers", move process @pid to the leader, and enable
+ * @controller in own's and top's subtree_control.  Sets everything in *cg
+ * but version (2), limit and the lock, which it takes too.  For tests, which
+ * run it on a controller of their host's v2 hierarchy.
+ */
+int cgroup_v2_place(struct cgroup *cg, const char *own, const char *controller, pid_t tag,
+		    pid_t pid);
+
+/* Undo cgroup_v2_place() for @controller: tasks back home, the tree removed. */
+int cgroup_v2_unplace(struct cgroup *cg, const char *controller);
+
 /* Move process @pid (all its threads) into @cg. */
 int cgroup_attach(const struct cgroup *cg, pid_t pid);
+
+/* Move process @pid (0: the caller) into the cgroup directory @dir. */
+int cgroup_join_dir(const char *dir, pid_t pid);
 
 /*
  * v1 only: move the one thread @tid, not its process, into the cgroup @dir
@@ -83,14 +111,16 @@ int cgroup_read(const struct cgroup *cg, struct cgroup_usage *ret_usage);
 int cgroup_read_dir(const char *dir, int version, struct cgroup_usage *ret_usage);
 
 /*
- * Move every task of @cg back to its home cgroup and remove it.  Retries a
- * busy rmdir for up to a second.  0 also when it is already gone.
+ * Move every task of @cg back to its home cgroup and remove it (on v2 its
+ * leaves too, and the controller this run enabled in home).  Retries a busy
+ * rmdir for up to a second.  0 also when it is already gone.
  */
 int cgroup_remove(struct cgroup *cg);
 
 /*
- * Remove the cgroup directory @path of hierarchy @version (tasks moved to
- * the parent first).  For state files that recorded a path.
+ * Remove the cgroup directory @path of hierarchy @version and the cgroups
+ * below it (their tasks moved to @path's parent first).  For state files
+ * that recorded a path.
  */
 int cgroup_remove_path(const char *path, int version);
 

@@ -880,6 +880,60 @@ int sample_memcg_hierarchy(const char *root, int *ret_version, char *ret_mnt,
 	return err;
 }
 
+/*
+ * A mountinfo line's root and mount point (fields 4 and 5, decoded) when
+ * its file system type is cgroup2; -ENOENT for other lines.
+ */
+static int mountinfo_v2(const char *line, size_t len, char *mroot, char *mpoint)
+{
+	char text[8192], type[64];
+	const char *sep;
+
+	if (copy_out(line, len, text, sizeof(text)) ||
+	    sscanf(text, "%*s %*s %*s %4095s %4095s", mroot, mpoint) != 2 ||
+	    !(sep = strstr(text, " - ")) || sscanf(sep + 3, "%63s", type) != 1 ||
+	    strcmp(type, "cgroup2"))
+		return -ENOENT;
+	pc_mount_unescape(mroot);
+	pc_mount_unescape(mpoint);
+	return 0;
+}
+
+/*
+ * Where the v2 cgroup @sub is seen in @pdir's mount namespace: the first
+ * cgroup2 mount with the memory controller whose root (a bind mount's or a
+ * cgroup namespace's may be below the hierarchy's) is @sub or above it.
+ * Its mount point into @ret_mnt, @sub below that root rewritten in place.
+ * -ENOENT without a mountinfo (the caller takes /proc/mounts) or a mount.
+ */
+static int v2_locate(const char *root, const char *pdir, char *sub, char *ret_mnt, size_t size)
+{
+	char rel[128], mroot[PATH_MAX], mpoint[PATH_MAX];
+	int err = -ENOENT;
+	char *text;
+
+	snprintf(rel, sizeof(rel), "%s/mountinfo", pdir);
+	if (sample_slurp(root, rel, &text))
+		return -ENOENT;
+	for (const char *line = text; line && *line && err; line = next_line(line)) {
+		const char *end = strchr(line, '\n');
+		size_t n;
+
+		if (mountinfo_v2(line, end ? (size_t)(end - line) : strlen(line), mroot, mpoint))
+			continue;
+		n = strcmp(mroot, "/") ? strlen(mroot) : 0;
+		if (strncmp(sub, mroot, n) || (sub[n] && sub[n] != '/') ||
+		    !v2_has_memory(root, mpoint))
+			continue;
+		memmove(sub, sub + n, strlen(sub + n) + 1);
+		if (!sub[0])
+			snprintf(sub, 2, "/");
+		err = sample_path(root, mpoint, ret_mnt, size);
+	}
+	free(text);
+	return err;
+}
+
 int sample_memcg_path(const char *root, pid_t pid, int *ret_version,
 		      char *ret_dir, size_t size)
 {
@@ -899,7 +953,9 @@ int sample_memcg_path(const char *root, pid_t pid, int *ret_version,
 	free(text);
 	if (err)
 		return err;
-	/* the hierarchy's root is the mount point itself */
+	if (version == 2 && v2_locate(root, pdir, sub, mnt, sizeof(mnt)) == -ENAMETOOLONG)
+		return -ENAMETOOLONG;
+	/* the mount's root is the mount point itself */
 	snprintf(full, sizeof(full), "%s%s", mnt, strcmp(sub, "/") ? sub : "");
 	err = copy_out(full, strlen(full), ret_dir, size);
 	if (!err)

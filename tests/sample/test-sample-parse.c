@@ -3,9 +3,10 @@
  * The /proc and /sys parsers of cli/sys/sample.c on fixture trees: copies of a
  * build machine's files (host), cgroup v2 (cgv2), v1 memory mounted beside a
  * v2 hierarchy that has the memory controller (hybrid), two cgroup2 mounts of
- * which the second has memory and a blank in its path (cgspace), edited files with
- * missing and unknown fields (edited), empty files (empty) and no files
- * (none).  Known values must come out exact; what is absent must stay
+ * which the second has memory and a blank in its path (cgspace), mountinfo
+ * roots: a bind of another cgroup first, one above the process second (cgbind),
+ * edited files with missing and unknown fields (edited), empty files (empty)
+ * and no files (none).  Known values must come out exact; what is absent must stay
  * unknown.
  */
 #include <errno.h>
@@ -172,6 +173,10 @@ static void test_cgroup_locate(void)
 		{ "hybrid", "/sys/fs/cgroup/unified/job", 2 },
 		/* the first cgroup2 mount lacks memory; the second's path has a blank */
 		{ "cgspace", "/sys/fs/cgroup/my cg/job", 2 },
+		/* mountinfo: the first cgroup2 mount binds another cgroup (root
+		 * /other), the second, at a path with a blank, binds /ns, above
+		 * the process's /ns/job */
+		{ "cgbind", "/sys/fs/cgroup/b c/job", 2 },
 	};
 	char dir[8192], found[8192], path[8192];
 	int version;
