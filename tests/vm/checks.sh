@@ -200,6 +200,22 @@ assert cg and cg.get("version") == 2, cg
 PY
 }
 
+# prog NAME COMMAND...: one of the suite's own test programs, its exit
+# status by the suite's rule (0 pass, 77 skip), its output as comments.
+prog() {
+	local name=$1 rc
+	shift
+	"$@" >"$work/prog.out" 2>&1
+	rc=$?
+	sed 's/^/# /' "$work/prog.out" | tail -15
+	n=$((n + 1))
+	case $rc in
+	0) echo "ok $n - $name" ;;
+	77) echo "ok $n - $name # SKIP $(tail -1 "$work/prog.out")" ;;
+	*) failed=$((failed + 1)); echo "not ok $n - $name (exit $rc)" ;;
+	esac
+}
+
 echo "# kernel $kver, scratch $(findmnt -n -o FSTYPE /tmp) on /tmp, cgroup $(stat -f -c %T /sys/fs/cgroup)"
 mkdir -p "$work/xfs" "$work/ext4"
 truncate -s 512M "$work/ext4.img" && mkfs.ext4 -q -F "$work/ext4.img" &&
@@ -230,6 +246,13 @@ check "shim writer into overlayfs: the upper file not flooded" overlay_writer "$
 check "doctor on this kernel" doctor_json
 skip_v1 "bench --mem-limit on cgroup v2" bench_v2
 skip_v1 "watch on cgroup v2" watch_v2
+src=$(cd "$(dirname "$0")/../.." && pwd)
+prog "bench's cgroup inside its own subtree (test-cgroup-v2)" "$build/tests/bench/test-cgroup-v2"
+prog "bench's cgroup, bench's memory cap (test-cgroup)" "$build/tests/bench/test-cgroup"
+prog "bench --mem-limit on v2: sampler outside the cap, cleanup (v2-cap.sh)" \
+	env PAGECLIFF="$pc" PAGECLIFF_BUILDDIR="$build" PAGECLIFF_SRCDIR="$src" "$src/tests/bench/v2-cap.sh"
+prog "the own cgroup below a second cgroup2 mount (test-v2-mounts.sh)" \
+	env PAGECLIFF="$pc" PAGECLIFF_BUILDDIR="$build" PAGECLIFF_SRCDIR="$src" "$src/tests/sample/test-v2-mounts.sh"
 
 umount "$work/ext4" 2>/dev/null
 rm -rf "$work"

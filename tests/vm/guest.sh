@@ -33,10 +33,12 @@ if ! mount -t "$PC_FS" /dev/vda /tmp; then
 	echo "vm: cannot mount the scratch disk"
 else
 	chmod 1777 /tmp
+	mount -t tmpfs -o mode=1777 tmpfs /var/tmp
 	echo "vm: scratch ready at $(cut -d" " -f1 /proc/uptime) s"
 	cd "$PC_SRC" && bash "$job/cmd"
 	rc=$?
 	cd /
+	umount /var/tmp
 	umount /tmp
 fi
 echo "$rc" >"$job/rc"

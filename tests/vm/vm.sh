@@ -52,7 +52,10 @@ file -L "$(command -v busybox)" | grep -q 'statically linked' ||
 kdir=$("$here/kernel.sh" "$series") || exit $?
 kver=$(cat "$kdir/version")
 
-job=$(mktemp -d /var/tmp/pagecliff-vm-XXXXXX) || exit 1
+# The job folder lives beside the unpacked kernels: the guest mounts fresh
+# file systems on /tmp and /var/tmp, which would hide it there.
+cache=${PAGECLIFF_VM_CACHE:-/var/cache/pagecliff-vm}
+job=$(mktemp -d "$cache/job-XXXXXX") || exit 1
 qemu_pid=
 cleanup() {
 	[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null && wait "$qemu_pid" 2>/dev/null
