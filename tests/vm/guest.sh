@@ -33,7 +33,9 @@ if ! mount -t "$PC_FS" /dev/vda /tmp; then
 	echo "vm: cannot mount the scratch disk"
 else
 	chmod 1777 /tmp
-	mount -t tmpfs -o mode=1777 tmpfs /var/tmp
+	# /var/tmp on the same disk, as on a host: tmpfs pages would be charged
+	# to a capped cgroup as memory it cannot reclaim
+	mkdir -m 1777 /tmp/.var-tmp && mount --bind /tmp/.var-tmp /var/tmp
 	echo "vm: scratch ready at $(cut -d" " -f1 /proc/uptime) s"
 	cd "$PC_SRC" && bash "$job/cmd"
 	rc=$?
