@@ -322,7 +322,9 @@ int pc_wstream_sync(struct pc_wstream *stream);
 struct pc_wstats {
 	uint64_t bytes_written;		/* bytes handed to the kernel */
 	uint64_t syscalls;		/* write, sync_file_range, fadvise, io_uring, probe calls */
-	uint64_t bytes_dropped;		/* bytes the stream asked the kernel to evict */
+	uint64_t bytes_dropped;		/* bytes that left the cache when the stream
+					 * evicted them, counted before and after
+					 * (the reason says when that is unknown) */
 	uint64_t bytes_kept;		/* bytes left cached: cached before, or someone else's */
 	enum pc_strategy strategy;	/* the strategy in use (never PC_AUTO) */
 	enum pc_strategy requested;	/* the strategy asked for */
