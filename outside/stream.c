@@ -105,18 +105,21 @@ static void start_reader(struct pco_stream *s, uint64_t pos, uint64_t size)
  */
 /*
  * Where an appender's own pages begin: 0 when the file was born after its
- * process started (it made the file), else where the watcher first saw it:
- * an older file (a log) holds others' pages, cached or dirty, below that.
+ * process started (it made the file), else where the watcher first saw it
+ * (its position, or the file's end if that was further: a pwrite user's
+ * position stays at 0): an older file (a log, a database) holds others'
+ * pages, cached or dirty, below that.
  */
 static uint64_t own_from(const struct pco_stream *s)
 {
+	uint64_t from = s->first > s->size ? s->first : s->size;
 	struct statx stx;
 	double start = pco_start_time(s->pid);
 
 	if (start > 0 && !statx(s->own, "", AT_EMPTY_PATH, STATX_BTIME, &stx) &&
 	    (stx.stx_mask & STATX_BTIME) && stx.stx_btime.tv_sec + 1 >= start)
 		return 0;
-	return pc_align_down(s->first, pc_page_size());
+	return pc_align_down(from, pc_page_size());
 }
 
 static void start_writer(struct pco_stream *s, uint64_t pos, uint64_t size)
@@ -272,9 +275,12 @@ static uint64_t cached_from(int fd, uint64_t off)
 /*
  * A writable descriptor whose position stands while its file grows is
  * written without moving it (pwrite, one long copy_file_range or sendfile):
- * the end of the file is where its writer is.
+ * the end of the file is where its writer is.  Only once the file grew by
+ * the minimum while the watcher looked: a database rewrites its file in
+ * place with pread/pwrite and grows it a little now and then; that is no
+ * stream, and its file's pages are not its own.
  */
-static uint64_t size_cursor(struct pco_stream *s, uint64_t pos)
+static uint64_t size_cursor(struct pco_stream *s, uint64_t pos, const struct pco_ctx *c)
 {
 	char path[64];
 	struct stat st;
@@ -286,7 +292,7 @@ static uint64_t size_cursor(struct pco_stream *s, uint64_t pos)
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)s->pid, s->fd);
 		ret = stat(path, &st);
 	}
-	if (ret || (uint64_t)st.st_size <= pos || (uint64_t)st.st_size <= s->size)
+	if (ret || (uint64_t)st.st_size <= pos || (uint64_t)st.st_size < s->size + c->min_size)
 		return pos;
 	return st.st_size;
 }
@@ -346,7 +352,7 @@ static uint64_t cursor(struct pco_stream *s, int pidfd, const struct pco_fdinfo 
 	    (s->state == PCO_WRITER && !s->append))
 		return fi->pos > s->last || !s->resid ? fi->pos : s->last;
 	if (acc != O_RDONLY) {
-		uint64_t pos = size_cursor(s, fi->pos);
+		uint64_t pos = size_cursor(s, fi->pos, c);
 
 		if (pos > fi->pos && pos > s->last)
 			s->sized = 1;
