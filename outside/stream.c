@@ -24,7 +24,7 @@
 #define PCO_WRITE_AHEAD 6
 /* A writer this close to the end of the file appends (one write in progress). */
 #define PCO_WRITE_SLACK (8ull << 20)
-/* Looks an ended stream's cleaner may wait for writeback. */
+/* Looks an appender's cleaner may wait for the writeback it started. */
 #define PCO_DRAIN_LOOKS 400
 
 void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_fdinfo *fi)
@@ -34,7 +34,7 @@ void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_f
 	ssize_t n;
 
 	*s = (struct pco_stream){ .pid = pid, .fd = fd, .fi = *fi, .own = -1, .seen = 1 };
-	s->first = s->last = s->raw_last = fi->pos;
+	s->first = s->last = s->raw_last = s->run_start = fi->pos;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
 	if (stat(path, &st) || !S_ISREG(st.st_mode) || (fi->flags & O_DIRECT)) {
 		s->state = PCO_SKIP;
@@ -173,9 +173,11 @@ static void activate(struct pco_stream *s, int pidfd, uint64_t pos)
 
 /*
  * One look of a cleaner: batch by batch from lo, drop what is clean, keep
- * what someone dirtied (or start its writeback and wait for it, @wb).
+ * what someone dirtied (or start its writeback and wait for it, @wb).  The
+ * @last look, when the descriptor is gone, waits for nothing: what is still
+ * dirty or under writeback is left to the kernel.
  */
-static int clean_look(struct pco_stream *s)
+static int clean_look(struct pco_stream *s, int last)
 {
 	struct pco_cleaner *c = &s->clean;
 	uint64_t batch = PCL_DROP_BATCH;
@@ -195,7 +197,7 @@ static int clean_look(struct pco_stream *s)
 		s->syscalls++;
 		if (pcl_cachestat(s->own, c->lo, len, &cs))
 			break;
-		if (c->wb && (cs.nr_dirty || cs.nr_writeback))
+		if (c->wb && !last && (cs.nr_dirty || cs.nr_writeback))
 			break;		/* its writeback is not done yet */
 		if (cs.nr_dirty || cs.nr_writeback) {
 			s->kept += len;
@@ -340,6 +342,33 @@ static uint64_t residency_cursor(struct pco_stream *s, int pidfd, const struct p
 	return frontier > s->last ? frontier : s->last;
 }
 
+/*
+ * A candidate moved forward from @from to @to: a seek (random access, a
+ * forward lseek) when most of what it skipped is not cached, for a reader
+ * or a writer leaves its pages cached behind it.  Asked through our own
+ * description, or a fresh one opened for the question.
+ */
+static int skipped_cold(const struct pco_stream *s, uint64_t from, uint64_t to)
+{
+	uint64_t lo = pc_align_down(from, pc_page_size()), len = pc_align_up(to, pc_page_size()) - lo;
+	struct pcl_cachestat cs;
+	char path[64];
+	int fd = s->own, ret;
+
+	if (len < 4 * pc_page_size())
+		return 0;
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)s->pid, s->fd);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd < 0)
+			return 0;
+	}
+	ret = !pcl_cachestat(fd, lo, len, &cs) && 2 * cs.nr_cache * pc_page_size() < len;
+	if (fd != s->own)
+		close(fd);
+	return ret;
+}
+
 /* Where the stream is: its position, or where a cursor that stands must be. */
 static uint64_t cursor(struct pco_stream *s, int pidfd, const struct pco_fdinfo *fi,
 		       const struct pco_ctx *c)
@@ -379,6 +408,8 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 	} else if (pos < s->last) {
 		s->run_start = pos;
 	}
+	if (s->state == PCO_CANDIDATE && pos > s->last && skipped_cold(s, s->last, pos))
+		s->run_start = pos;	/* jumped forward: a new run begins there */
 	s->t_last = now;
 	if (s->state == PCO_CANDIDATE && pos > s->last)
 		hold_writer(s, pidfd, pos);
@@ -397,17 +428,17 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 		break;
 	}
 	if ((s->state == PCO_READER || s->state == PCO_WRITER) && s->clean.lo < s->clean.hi)
-		clean_look(s);
+		clean_look(s, 0);
 	s->last = pos;
 }
 
-int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
+void pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 {
 	struct stat st;
 	uint64_t size;
 
 	if (s->own < 0)
-		return 0;
+		return;
 	size = fstat(s->own, &st) ? s->last : (uint64_t)st.st_size;
 	if (s->state == PCO_CANDIDATE && s->appending && size >= c->min_size) {
 		/* Closed between two looks: it appended all of it. */
@@ -429,18 +460,14 @@ int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 		s->clean.started = 0;
 		if (pc_align_up(size, pc_page_size()) > s->clean.hi)
 			s->clean.hi = pc_align_up(size, pc_page_size());
-		s->clean.looks = PCO_DRAIN_LOOKS;
+		s->clean.looks = 1;
 	} else if (s->state == PCO_WRITER && s->have_fl) {
 		if (size > s->fl.cursor && s->fl.cursor >= s->last)
 			pcl_flusher_wrote(&s->fl, s->fl.cursor, size - s->fl.cursor);
 		pcl_flusher_finish(&s->fl);
 	}
-	return s->clean.lo < s->clean.hi ? clean_look(s) : 0;
-}
-
-int pco_stream_drain(struct pco_stream *s)
-{
-	return s->own >= 0 && s->clean.lo < s->clean.hi ? clean_look(s) : 0;
+	if (s->clean.lo < s->clean.hi)
+		clean_look(s, 1);
 }
 
 static void stats_line(const struct pco_stream *s, const struct pco_ctx *c)
