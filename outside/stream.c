@@ -2,8 +2,8 @@
 /*
  * One followed descriptor: from its positions in /proc/PID/fdinfo to the
  * dropper and the flusher, acting through a read-only description of the
- * same file that the watcher opens from a pidfd_getfd(2) duplicate and
- * closes when the stream ends.  Nothing here touches the program's
+ * same file that the watcher opens through /proc/PID/fd and closes when the
+ * stream ends.  Nothing here touches the program's
  * descriptor, offset, flags or the file's writeback error sequence: the
  * flusher waits by polling cachestat(2) (PC_FLUSHER_QUIET).
  */
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -24,7 +25,7 @@
 #define PCO_WRITE_AHEAD 6
 /* A writer this close to the end of the file appends (one write in progress). */
 #define PCO_WRITE_SLACK (8ull << 20)
-/* Looks an appender's cleaner may wait for the writeback it started. */
+/* Looks an ended stream's cleaner may wait for writeback. */
 #define PCO_DRAIN_LOOKS 400
 
 void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_fdinfo *fi)
@@ -34,7 +35,14 @@ void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_f
 	ssize_t n;
 
 	*s = (struct pco_stream){ .pid = pid, .fd = fd, .fi = *fi, .own = -1, .seen = 1 };
-	s->first = s->last = s->raw_last = s->run_start = fi->pos;
+	s->first = s->last = s->raw_last = fi->pos;
+	/*
+	 * A reader's run begins where it is first seen: a position can be
+	 * reached by a seek.  A writer's from 0: one seen late at the end of
+	 * the file it is writing (restic's pack files) wrote all before it.
+	 */
+	if ((fi->flags & O_ACCMODE) == O_RDONLY)
+		s->run_start = fi->pos;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
 	if (stat(path, &st) || !S_ISREG(st.st_mode) || (fi->flags & O_DIRECT)) {
 		s->state = PCO_SKIP;
@@ -45,25 +53,78 @@ void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_f
 	s->path[n > 0 ? n : 0] = 0;
 }
 
-/* Our own read-only description of the file behind @s->fd, or -errno. */
+/*
+ * @fd is a regular file, the one fdinfo named (its mount and inode): the
+ * number was not reused meanwhile for another file, a device or a pipe.
+ */
+static int same_file(const struct pco_stream *s, int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_MNT_ID, &stx))
+		return 0;
+	return S_ISREG(stx.stx_mode) && stx.stx_ino == s->fi.ino &&
+	       (!(stx.stx_mask & STATX_MNT_ID) || stx.stx_mnt_id == s->fi.mnt_id);
+}
+
+/*
+ * File systems whose ->flush runs at every close of a description (NFS
+ * writes back and waits, FUSE sends FLUSH, CIFS/SMB and Ceph too): closing
+ * a pidfd_getfd(2) duplicate there acts on the program's description.
+ */
+static int flushes_on_close(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf))
+		return 1;
+	switch ((unsigned long)sf.f_type) {
+	case 0x6969:		/* NFS */
+	case 0x65735546:	/* FUSE */
+	case 0xff534d42:	/* CIFS */
+	case 0xfe534d42:	/* SMB2 */
+	case 0x00c36400:	/* Ceph */
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Our own read-only description of the file behind @s->fd, or -errno: a
+ * fresh open of /proc/PID/fd/N, through an O_PATH descriptor checked first
+ * (opening a device node the number was reused for could act on the
+ * device).  Where the open is refused (the file's mode), the program's
+ * description itself, duplicated, on file systems whose close does nothing
+ * to it; elsewhere the stream is left alone.
+ */
 static int open_own(struct pco_stream *s, int pidfd)
 {
 	char path[64];
-	struct stat st;
-	int dup = pco_pidfd_getfd(pidfd, s->fd), own;
+	int at, own, dup;
 
-	if (dup < 0)
-		return dup;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", dup);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)s->pid, s->fd);
+	at = open(path, O_PATH | O_CLOEXEC);
+	if (at < 0)
+		return -errno;
+	if (!same_file(s, at)) {
+		close(at);
+		return -ESTALE;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", at);
 	own = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (own < 0)
 		own = -errno;
-	close(dup);
-	if (own >= 0 && (fstat(own, &st) || st.st_ino != s->fi.ino || !S_ISREG(st.st_mode))) {
-		close(own);
-		return -ESTALE;
+	close(at);
+	if (own >= 0 || (own != -EACCES && own != -EPERM))
+		return own;
+	dup = pco_pidfd_getfd(pidfd, s->fd);
+	if (dup < 0)
+		return dup;
+	if (!same_file(s, dup) || flushes_on_close(dup)) {
+		close(dup);
+		return -EACCES;
 	}
-	return own;
+	return dup;
 }
 
 /* Pages cached where the reader has not been: the file was cached before it. */
@@ -110,16 +171,28 @@ static void start_reader(struct pco_stream *s, uint64_t pos, uint64_t size)
  * position stays at 0): an older file (a log, a database) holds others'
  * pages, cached or dirty, below that.
  */
+static int born_after(const struct pco_stream *s)
+{
+	double start = pco_start_time(s->pid);
+	struct statx stx;
+	char path[64];
+	int ret;
+
+	if (s->own >= 0) {
+		ret = statx(s->own, "", AT_EMPTY_PATH, STATX_BTIME, &stx);
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)s->pid, s->fd);
+		ret = statx(AT_FDCWD, path, 0, STATX_BTIME, &stx);
+	}
+	return start > 0 && !ret && (stx.stx_mask & STATX_BTIME) &&
+	       stx.stx_btime.tv_sec + 1 >= start;
+}
+
 static uint64_t own_from(const struct pco_stream *s)
 {
 	uint64_t from = s->first > s->size ? s->first : s->size;
-	struct statx stx;
-	double start = pco_start_time(s->pid);
 
-	if (start > 0 && !statx(s->own, "", AT_EMPTY_PATH, STATX_BTIME, &stx) &&
-	    (stx.stx_mask & STATX_BTIME) && stx.stx_btime.tv_sec + 1 >= start)
-		return 0;
-	return pc_align_down(from, pc_page_size());
+	return born_after(s) ? 0 : pc_align_down(from, pc_page_size());
 }
 
 static void start_writer(struct pco_stream *s, uint64_t pos, uint64_t size)
@@ -173,11 +246,9 @@ static void activate(struct pco_stream *s, int pidfd, uint64_t pos)
 
 /*
  * One look of a cleaner: batch by batch from lo, drop what is clean, keep
- * what someone dirtied (or start its writeback and wait for it, @wb).  The
- * @last look, when the descriptor is gone, waits for nothing: what is still
- * dirty or under writeback is left to the kernel.
+ * what someone dirtied (or start its writeback and wait for it, @wb).
  */
-static int clean_look(struct pco_stream *s, int last)
+static int clean_look(struct pco_stream *s)
 {
 	struct pco_cleaner *c = &s->clean;
 	uint64_t batch = PCL_DROP_BATCH;
@@ -197,7 +268,7 @@ static int clean_look(struct pco_stream *s, int last)
 		s->syscalls++;
 		if (pcl_cachestat(s->own, c->lo, len, &cs))
 			break;
-		if (c->wb && !last && (cs.nr_dirty || cs.nr_writeback))
+		if (c->wb && (cs.nr_dirty || cs.nr_writeback))
 			break;		/* its writeback is not done yet */
 		if (cs.nr_dirty || cs.nr_writeback) {
 			s->kept += len;
@@ -277,10 +348,11 @@ static uint64_t cached_from(int fd, uint64_t off)
 /*
  * A writable descriptor whose position stands while its file grows is
  * written without moving it (pwrite, one long copy_file_range or sendfile):
- * the end of the file is where its writer is.  Only once the file grew by
- * the minimum while the watcher looked: a database rewrites its file in
- * place with pread/pwrite and grows it a little now and then; that is no
- * stream, and its file's pages are not its own.
+ * the end of the file is where its writer is.  A file older than its
+ * process only once it grew by the minimum while the watcher looked: a
+ * database rewrites its file in place with pread/pwrite and grows it a
+ * little now and then; that is no stream, and its file's pages are not its
+ * own.
  */
 static uint64_t size_cursor(struct pco_stream *s, uint64_t pos, const struct pco_ctx *c)
 {
@@ -294,7 +366,8 @@ static uint64_t size_cursor(struct pco_stream *s, uint64_t pos, const struct pco
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)s->pid, s->fd);
 		ret = stat(path, &st);
 	}
-	if (ret || (uint64_t)st.st_size <= pos || (uint64_t)st.st_size < s->size + c->min_size)
+	if (ret || (uint64_t)st.st_size <= pos || (uint64_t)st.st_size <= s->size ||
+	    ((uint64_t)st.st_size < s->size + c->min_size && !born_after(s)))
 		return pos;
 	return st.st_size;
 }
@@ -333,7 +406,8 @@ static uint64_t residency_cursor(struct pco_stream *s, int pidfd, const struct p
 		s->resid = 1;
 		s->state = PCO_READER;
 		s->runs = 1;
-		s->have_drop = !pcl_dropper_init(&s->drop, s->own, 0, 0);
+		/* The prefix cached before we looked is not its own: kept. */
+		s->have_drop = !pcl_dropper_init(&s->drop, s->own, 0, s->c0);
 		if (s->have_drop)
 			s->drop.warm = 0;
 	}
@@ -428,17 +502,17 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 		break;
 	}
 	if ((s->state == PCO_READER || s->state == PCO_WRITER) && s->clean.lo < s->clean.hi)
-		clean_look(s, 0);
+		clean_look(s);
 	s->last = pos;
 }
 
-void pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
+int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 {
 	struct stat st;
 	uint64_t size;
 
 	if (s->own < 0)
-		return;
+		return 0;
 	size = fstat(s->own, &st) ? s->last : (uint64_t)st.st_size;
 	if (s->state == PCO_CANDIDATE && s->appending && size >= c->min_size) {
 		/* Closed between two looks: it appended all of it. */
@@ -460,14 +534,18 @@ void pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 		s->clean.started = 0;
 		if (pc_align_up(size, pc_page_size()) > s->clean.hi)
 			s->clean.hi = pc_align_up(size, pc_page_size());
-		s->clean.looks = 1;
+		s->clean.looks = PCO_DRAIN_LOOKS;
 	} else if (s->state == PCO_WRITER && s->have_fl) {
 		if (size > s->fl.cursor && s->fl.cursor >= s->last)
 			pcl_flusher_wrote(&s->fl, s->fl.cursor, size - s->fl.cursor);
 		pcl_flusher_finish(&s->fl);
 	}
-	if (s->clean.lo < s->clean.hi)
-		clean_look(s, 1);
+	return s->clean.lo < s->clean.hi ? clean_look(s) : 0;
+}
+
+int pco_stream_drain(struct pco_stream *s)
+{
+	return s->own >= 0 && s->clean.lo < s->clean.hi ? clean_look(s) : 0;
 }
 
 static void stats_line(const struct pco_stream *s, const struct pco_ctx *c)

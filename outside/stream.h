@@ -81,12 +81,13 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 		     const struct pco_ctx *c);
 
 /*
- * The descriptor is gone (closed, reused, the process exited): one last
- * pass behind it that waits for nothing, then pco_stream_release() at once:
- * a description of ours kept open after the program closed its file would
- * keep the file system busy (the program's umount fails).
+ * The descriptor is gone (closed, reused, the process exited): finish behind
+ * it.  Returns 1 while a cleaner still has work (call pco_stream_drain()).
  */
-void pco_stream_end(struct pco_stream *s, const struct pco_ctx *c);
+int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c);
+
+/* One more look of an ended stream's cleaner; 1 while work remains. */
+int pco_stream_drain(struct pco_stream *s);
 
 /* Free what it holds, print its --stats line once. */
 void pco_stream_release(struct pco_stream *s, const struct pco_ctx *c);

@@ -54,6 +54,8 @@ struct pco_watcher {
 	struct pco_ctx ctx;
 	struct pco_target *t;
 	int n, cap;
+	struct pco_stream *drain;	/* ended streams whose cleaner still works */
+	int ndrain, capdrain;
 	double discovered;
 	int cgroup_gone;
 	pid_t self;
@@ -222,10 +224,23 @@ int pco_watcher_add(struct pco_watcher *w, pid_t pid, char *why, size_t size)
 	return add_target(w, pid, why, size);
 }
 
-/* Finish behind an ended stream and close our description of its file. */
+/* Hand an ended stream's unfinished cleaning to the drain list, or release it. */
 static void end_stream(struct pco_watcher *w, struct pco_stream *s)
 {
-	pco_stream_end(s, &w->ctx);
+	if (pco_stream_end(s, &w->ctx) && w->ndrain < 4096) {
+		if (w->ndrain == w->capdrain) {
+			int cap = w->capdrain ? 2 * w->capdrain : 16;
+			struct pco_stream *more = realloc(w->drain, cap * sizeof(*more));
+
+			if (!more)
+				goto out_release;
+			w->drain = more;
+			w->capdrain = cap;
+		}
+		w->drain[w->ndrain++] = *s;
+		return;
+	}
+out_release:
 	pco_stream_release(s, &w->ctx);
 }
 
@@ -407,6 +422,19 @@ static void compact(struct pco_watcher *w)
 	w->n = keep;
 }
 
+static void drain(struct pco_watcher *w)
+{
+	int keep = 0;
+
+	for (int i = 0; i < w->ndrain; i++) {
+		if (pco_stream_drain(&w->drain[i]))
+			w->drain[keep++] = w->drain[i];
+		else
+			pco_stream_release(&w->drain[i], &w->ctx);
+	}
+	w->ndrain = keep;
+}
+
 double pco_watcher_tick(struct pco_watcher *w)
 {
 	double now = mono(), next = w->o.all ? PCO_IDLE_ALL : PCO_IDLE;
@@ -424,6 +452,9 @@ double pco_watcher_tick(struct pco_watcher *w)
 		}
 	}
 	compact(w);
+	drain(w);
+	if (w->ndrain && next > 0.01)
+		next = 0.01;
 	next -= mono() - now;
 	return next < PCO_FASTEST ? PCO_FASTEST : next;
 }
@@ -435,7 +466,7 @@ int pco_watcher_alive(const struct pco_watcher *w)
 	for (int i = 0; i < w->n; i++)
 		if (!w->t[i].dead)
 			return 1;
-	return 0;
+	return w->ndrain > 0;
 }
 
 void pco_watcher_wait(struct pco_watcher *w, double secs)
@@ -459,6 +490,17 @@ void pco_watcher_free(struct pco_watcher *w)
 	for (int i = 0; i < w->n; i++)
 		if (!w->t[i].dead)
 			target_gone(w, &w->t[i]);
+	/* Writers' tails: their writeback was started; a few seconds at most. */
+	for (int i = 0; i < 300 && w->ndrain; i++) {
+		const struct timespec tick = { 0, 10000000 };
+
+		drain(w);
+		if (w->ndrain)
+			nanosleep(&tick, NULL);
+	}
+	for (int i = 0; i < w->ndrain; i++)
+		pco_stream_release(&w->drain[i], &w->ctx);
+	free(w->drain);
 	free(w->t);
 	free(w->pids);
 	free(w);

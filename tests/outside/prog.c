@@ -13,6 +13,8 @@
  *                                           it 4 KiB every 50 ms, verify it
  *   outside-prog hot FILE SECONDS           read a 4 MiB hot set once, then 4 KiB
  *                                           every 20 MiB after forward seeks
+ *   outside-prog pread FILE MIB_PER_S       read FILE whole with pread, its
+ *                                           position never moving
  *   outside-prog exit CODE                  exit with CODE
  *   outside-prog kill SIG                   die of SIG
  *
@@ -207,12 +209,31 @@ static int hot(const char *path, double secs)
 	return syscall(SYS_close, fd) ? 1 : 0;
 }
 
+/* A reader whose position stands: pread, 1 MiB at a time, paced. */
+static int pread_file(const char *path, double rate)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+	unsigned long long done = 0;
+	struct timespec t0;
+	long n;
+
+	if (fd < 0)
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((n = syscall(SYS_pread64, fd, buf, MIB, (long long)done)) > 0) {
+		done += n;
+		pace(&t0, done, rate);
+	}
+	printf("%s: %llu bytes fd %d\n", path, done, fd);
+	return n < 0 || syscall(SYS_close, fd) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	double rate = 0;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: outside-prog copy|read|db|hot|reuse|fork|exit|kill ...\n");
+		fprintf(stderr, "usage: outside-prog copy|read|pread|db|hot|reuse|fork|exit|kill ...\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "exit"))
@@ -223,6 +244,8 @@ int main(int argc, char **argv)
 		return read_file(argv[2], 0, argc > 3 ? atof(argv[3]) : 0, 0) < 0;
 	if (!strcmp(argv[1], "db"))
 		return argc > 3 ? db(argv[2], atof(argv[3])) : 2;
+	if (!strcmp(argv[1], "pread"))
+		return argc > 3 ? pread_file(argv[2], atof(argv[3])) : 2;
 	if (!strcmp(argv[1], "hot"))
 		return argc > 3 ? hot(argv[2], atof(argv[3])) : 2;
 	if (argc < 4)
