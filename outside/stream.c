@@ -258,8 +258,12 @@ static int clean_look(struct pco_stream *s)
 		uint64_t from = c->started > c->lo ? c->started : c->lo;
 
 		s->syscalls++;
-		if (!sync_file_range(s->own, from, c->hi - from, SYNC_FILE_RANGE_WRITE))
-			s->flushed += c->hi - from;
+		/* Counted once: the last pass starts again from lo. */
+		if (!sync_file_range(s->own, from, c->hi - from, SYNC_FILE_RANGE_WRITE) &&
+		    c->hi > s->flushed_to) {
+			s->flushed += c->hi - (from > s->flushed_to ? from : s->flushed_to);
+			s->flushed_to = c->hi;
+		}
 		c->started = c->hi;
 	}
 	while (c->lo < c->hi) {
@@ -474,8 +478,10 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 	s->fi.flags = fi->flags;
 	if (pos > s->last) {
 		double dt = now - s->t_last;
+		/* A cursor guessed from the size: what was there at the first look is not its. */
+		uint64_t from = s->sized && s->size > s->last ? s->size : s->last;
 
-		s->bytes += pos - s->last;
+		s->bytes += pos > from ? pos - from : 0;
 		if (s->t_last > 0 && dt > 0)
 			s->rate = s->rate ? 0.5 * s->rate + 0.5 * (pos - s->last) / dt :
 				  (pos - s->last) / dt;
