@@ -17,6 +17,7 @@
 #include <stdnoreturn.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -427,15 +428,22 @@ static int set_env(const struct run_opts *o)
 
 static volatile sig_atomic_t run_stop;
 static pid_t run_child;
+static volatile sig_atomic_t run_pidfd = -1;
 
 /*
  * A signal sent to run by a process (kill) goes on to the program; one the
  * terminal sent (SI_KERNEL) reached the program's process group already.
+ * Through the program's pidfd: once the watcher has reaped it, its pid can
+ * name another process, its pidfd never does.
  */
 static void forward(int sig, siginfo_t *info, void *uc)
 {
-	if (info->si_code != SI_KERNEL && run_child > 0)
-		kill(run_child, sig);
+	if (info->si_code == SI_KERNEL)
+		return;
+	if (run_pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, (int)run_pidfd, sig, NULL, 0);
+	else if (run_child > 0)
+		kill(run_child, sig);	/* no pidfd (descriptors exhausted) */
 }
 
 static void catch_forward(void)
@@ -508,6 +516,8 @@ static int run_outside(char **argv, const struct run_opts *o)
 		return error("cannot run '%s': %s", argv[0], strerror(errno));
 	if (run_child == 0)
 		exec_child(argv);
+	/* Not reaped before this: the pid is still the child's. */
+	run_pidfd = (int)syscall(SYS_pidfd_open, run_child, 0);
 	catch_forward();
 	/* After the fork: the watcher raises its own descriptor limit, not CMD's. */
 	if (pco_watcher_new(&wo, &w))
@@ -522,6 +532,8 @@ static int run_outside(char **argv, const struct run_opts *o)
 	pco_watcher_free(w);
 	if (fd > 2)
 		close(fd);
+	if (run_pidfd >= 0)
+		close(run_pidfd);
 	return pass_status(status);
 }
 

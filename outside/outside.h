@@ -6,9 +6,12 @@
  * minimum size it drops pages (lib/dropper.c) or writes back and drops them
  * (lib/flusher.c, polling cachestat(2): no wait, no fsync, no error sequence
  * touched), through a read-only description of its own of the same file.
- * That description is reopened from a duplicate taken with pidfd_getfd(2),
- * which is closed at once: the program's descriptor table, offsets, flags
- * and locks are never changed.  Internal to the command: pco_ names.
+ * That description is opened afresh through /proc/PID/fd/N, checked first
+ * with O_PATH (a regular file, the inode and mount fdinfo named): the
+ * program's descriptor table, offsets, flags and locks are never changed,
+ * and no close of ours runs ->flush on its description.  Only where that
+ * open is refused, a pidfd_getfd(2) duplicate, on file systems without
+ * ->flush.  Internal to the command: pco_ names.
  */
 #ifndef PC_OUTSIDE_H
 #define PC_OUTSIDE_H

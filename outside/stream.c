@@ -2,8 +2,8 @@
 /*
  * One followed descriptor: from its positions in /proc/PID/fdinfo to the
  * dropper and the flusher, acting through a read-only description of the
- * same file that the watcher opens from a pidfd_getfd(2) duplicate and
- * closes when the stream ends.  Nothing here touches the program's
+ * same file that the watcher opens through /proc/PID/fd and closes when the
+ * stream ends.  Nothing here touches the program's
  * descriptor, offset, flags or the file's writeback error sequence: the
  * flusher waits by polling cachestat(2) (PC_FLUSHER_QUIET).
  */
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -35,6 +36,13 @@ void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_f
 
 	*s = (struct pco_stream){ .pid = pid, .fd = fd, .fi = *fi, .own = -1, .seen = 1 };
 	s->first = s->last = s->raw_last = fi->pos;
+	/*
+	 * A reader's run begins where it is first seen: a position can be
+	 * reached by a seek.  A writer's from 0: one seen late at the end of
+	 * the file it is writing (restic's pack files) wrote all before it.
+	 */
+	if ((fi->flags & O_ACCMODE) == O_RDONLY)
+		s->run_start = fi->pos;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
 	if (stat(path, &st) || !S_ISREG(st.st_mode) || (fi->flags & O_DIRECT)) {
 		s->state = PCO_SKIP;
@@ -45,25 +53,78 @@ void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_f
 	s->path[n > 0 ? n : 0] = 0;
 }
 
-/* Our own read-only description of the file behind @s->fd, or -errno. */
+/*
+ * @fd is a regular file, the one fdinfo named (its mount and inode): the
+ * number was not reused meanwhile for another file, a device or a pipe.
+ */
+static int same_file(const struct pco_stream *s, int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_MNT_ID, &stx))
+		return 0;
+	return S_ISREG(stx.stx_mode) && stx.stx_ino == s->fi.ino &&
+	       (!(stx.stx_mask & STATX_MNT_ID) || stx.stx_mnt_id == s->fi.mnt_id);
+}
+
+/*
+ * File systems whose ->flush runs at every close of a description (NFS
+ * writes back and waits, FUSE sends FLUSH, CIFS/SMB and Ceph too): closing
+ * a pidfd_getfd(2) duplicate there acts on the program's description.
+ */
+static int flushes_on_close(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf))
+		return 1;
+	switch ((unsigned long)sf.f_type) {
+	case 0x6969:		/* NFS */
+	case 0x65735546:	/* FUSE */
+	case 0xff534d42:	/* CIFS */
+	case 0xfe534d42:	/* SMB2 */
+	case 0x00c36400:	/* Ceph */
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Our own read-only description of the file behind @s->fd, or -errno: a
+ * fresh open of /proc/PID/fd/N, through an O_PATH descriptor checked first
+ * (opening a device node the number was reused for could act on the
+ * device).  Where the open is refused (the file's mode), the program's
+ * description itself, duplicated, on file systems whose close does nothing
+ * to it; elsewhere the stream is left alone.
+ */
 static int open_own(struct pco_stream *s, int pidfd)
 {
 	char path[64];
-	struct stat st;
-	int dup = pco_pidfd_getfd(pidfd, s->fd), own;
+	int at, own, dup;
 
-	if (dup < 0)
-		return dup;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", dup);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)s->pid, s->fd);
+	at = open(path, O_PATH | O_CLOEXEC);
+	if (at < 0)
+		return -errno;
+	if (!same_file(s, at)) {
+		close(at);
+		return -ESTALE;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", at);
 	own = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (own < 0)
 		own = -errno;
-	close(dup);
-	if (own >= 0 && (fstat(own, &st) || st.st_ino != s->fi.ino || !S_ISREG(st.st_mode))) {
-		close(own);
-		return -ESTALE;
+	close(at);
+	if (own >= 0 || (own != -EACCES && own != -EPERM))
+		return own;
+	dup = pco_pidfd_getfd(pidfd, s->fd);
+	if (dup < 0)
+		return dup;
+	if (!same_file(s, dup) || flushes_on_close(dup)) {
+		close(dup);
+		return -EACCES;
 	}
-	return own;
+	return dup;
 }
 
 /* Pages cached where the reader has not been: the file was cached before it. */
@@ -105,18 +166,33 @@ static void start_reader(struct pco_stream *s, uint64_t pos, uint64_t size)
  */
 /*
  * Where an appender's own pages begin: 0 when the file was born after its
- * process started (it made the file), else where the watcher first saw it:
- * an older file (a log) holds others' pages, cached or dirty, below that.
+ * process started (it made the file), else where the watcher first saw it
+ * (its position, or the file's end if that was further: a pwrite user's
+ * position stays at 0): an older file (a log, a database) holds others'
+ * pages, cached or dirty, below that.
  */
+static int born_after(const struct pco_stream *s)
+{
+	double start = pco_start_time(s->pid);
+	struct statx stx;
+	char path[64];
+	int ret;
+
+	if (s->own >= 0) {
+		ret = statx(s->own, "", AT_EMPTY_PATH, STATX_BTIME, &stx);
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)s->pid, s->fd);
+		ret = statx(AT_FDCWD, path, 0, STATX_BTIME, &stx);
+	}
+	return start > 0 && !ret && (stx.stx_mask & STATX_BTIME) &&
+	       stx.stx_btime.tv_sec + 1 >= start;
+}
+
 static uint64_t own_from(const struct pco_stream *s)
 {
-	struct statx stx;
-	double start = pco_start_time(s->pid);
+	uint64_t from = s->first > s->size ? s->first : s->size;
 
-	if (start > 0 && !statx(s->own, "", AT_EMPTY_PATH, STATX_BTIME, &stx) &&
-	    (stx.stx_mask & STATX_BTIME) && stx.stx_btime.tv_sec + 1 >= start)
-		return 0;
-	return pc_align_down(s->first, pc_page_size());
+	return born_after(s) ? 0 : pc_align_down(from, pc_page_size());
 }
 
 static void start_writer(struct pco_stream *s, uint64_t pos, uint64_t size)
@@ -182,8 +258,12 @@ static int clean_look(struct pco_stream *s)
 		uint64_t from = c->started > c->lo ? c->started : c->lo;
 
 		s->syscalls++;
-		if (!sync_file_range(s->own, from, c->hi - from, SYNC_FILE_RANGE_WRITE))
-			s->flushed += c->hi - from;
+		/* Counted once: the last pass starts again from lo. */
+		if (!sync_file_range(s->own, from, c->hi - from, SYNC_FILE_RANGE_WRITE) &&
+		    c->hi > s->flushed_to) {
+			s->flushed += c->hi - (from > s->flushed_to ? from : s->flushed_to);
+			s->flushed_to = c->hi;
+		}
 		c->started = c->hi;
 	}
 	while (c->lo < c->hi) {
@@ -272,9 +352,13 @@ static uint64_t cached_from(int fd, uint64_t off)
 /*
  * A writable descriptor whose position stands while its file grows is
  * written without moving it (pwrite, one long copy_file_range or sendfile):
- * the end of the file is where its writer is.
+ * the end of the file is where its writer is.  A file older than its
+ * process only once it grew by the minimum while the watcher looked: a
+ * database rewrites its file in place with pread/pwrite and grows it a
+ * little now and then; that is no stream, and its file's pages are not its
+ * own.
  */
-static uint64_t size_cursor(struct pco_stream *s, uint64_t pos)
+static uint64_t size_cursor(struct pco_stream *s, uint64_t pos, const struct pco_ctx *c)
 {
 	char path[64];
 	struct stat st;
@@ -286,7 +370,8 @@ static uint64_t size_cursor(struct pco_stream *s, uint64_t pos)
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)s->pid, s->fd);
 		ret = stat(path, &st);
 	}
-	if (ret || (uint64_t)st.st_size <= pos || (uint64_t)st.st_size <= s->size)
+	if (ret || (uint64_t)st.st_size <= pos || (uint64_t)st.st_size <= s->size ||
+	    ((uint64_t)st.st_size < s->size + c->min_size && !born_after(s)))
 		return pos;
 	return st.st_size;
 }
@@ -325,13 +410,41 @@ static uint64_t residency_cursor(struct pco_stream *s, int pidfd, const struct p
 		s->resid = 1;
 		s->state = PCO_READER;
 		s->runs = 1;
-		s->have_drop = !pcl_dropper_init(&s->drop, s->own, 0, 0);
+		/* The prefix cached before we looked is not its own: kept. */
+		s->have_drop = !pcl_dropper_init(&s->drop, s->own, 0, s->c0);
 		if (s->have_drop)
 			s->drop.warm = 0;
 	}
 	frontier = s->drop.dropped_to + cached_from(s->own, s->drop.dropped_to);
 	frontier = frontier > PCO_READAHEAD ? frontier - PCO_READAHEAD : 0;
 	return frontier > s->last ? frontier : s->last;
+}
+
+/*
+ * A candidate moved forward from @from to @to: a seek (random access, a
+ * forward lseek) when most of what it skipped is not cached, for a reader
+ * or a writer leaves its pages cached behind it.  Asked through our own
+ * description, or a fresh one opened for the question.
+ */
+static int skipped_cold(const struct pco_stream *s, uint64_t from, uint64_t to)
+{
+	uint64_t lo = pc_align_down(from, pc_page_size()), len = pc_align_up(to, pc_page_size()) - lo;
+	struct pcl_cachestat cs;
+	char path[64];
+	int fd = s->own, ret;
+
+	if (len < 4 * pc_page_size())
+		return 0;
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)s->pid, s->fd);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd < 0)
+			return 0;
+	}
+	ret = !pcl_cachestat(fd, lo, len, &cs) && 2 * cs.nr_cache * pc_page_size() < len;
+	if (fd != s->own)
+		close(fd);
+	return ret;
 }
 
 /* Where the stream is: its position, or where a cursor that stands must be. */
@@ -346,7 +459,7 @@ static uint64_t cursor(struct pco_stream *s, int pidfd, const struct pco_fdinfo 
 	    (s->state == PCO_WRITER && !s->append))
 		return fi->pos > s->last || !s->resid ? fi->pos : s->last;
 	if (acc != O_RDONLY) {
-		uint64_t pos = size_cursor(s, fi->pos);
+		uint64_t pos = size_cursor(s, fi->pos, c);
 
 		if (pos > fi->pos && pos > s->last)
 			s->sized = 1;
@@ -365,14 +478,18 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 	s->fi.flags = fi->flags;
 	if (pos > s->last) {
 		double dt = now - s->t_last;
+		/* A cursor guessed from the size: what was there at the first look is not its. */
+		uint64_t from = s->sized && s->size > s->last ? s->size : s->last;
 
-		s->bytes += pos - s->last;
+		s->bytes += pos > from ? pos - from : 0;
 		if (s->t_last > 0 && dt > 0)
 			s->rate = s->rate ? 0.5 * s->rate + 0.5 * (pos - s->last) / dt :
 				  (pos - s->last) / dt;
 	} else if (pos < s->last) {
 		s->run_start = pos;
 	}
+	if (s->state == PCO_CANDIDATE && pos > s->last && skipped_cold(s, s->last, pos))
+		s->run_start = pos;	/* jumped forward: a new run begins there */
 	s->t_last = now;
 	if (s->state == PCO_CANDIDATE && pos > s->last)
 		hold_writer(s, pidfd, pos);

@@ -62,6 +62,7 @@ struct pco_stream {
 	struct pc_flusher fl;
 	struct pco_cleaner clean;
 	uint64_t dropped, kept, flushed, syscalls;	/* the cleaner's */
+	uint64_t flushed_to;	/* flushed counts what was started below this */
 	char path[256];
 };
 

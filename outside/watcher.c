@@ -6,6 +6,7 @@
  * without leaving more than the budget behind its cursor.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -170,19 +171,25 @@ static int refusal(pid_t pid, int err, char *why, size_t size)
 	return err;
 }
 
-/* Try what acting will need: the descriptor list and a duplicate of one. */
+/*
+ * Try what acting will need: the descriptor list and an open of one through
+ * /proc/PID/fd (an O_PATH one: nothing of the file is opened).  No
+ * pidfd_getfd(2) duplicate: its close would run the file system's ->flush
+ * on the program's description (NFS, FUSE).
+ */
 static int probe(int pidfd, pid_t pid)
 {
-	int fds[8], n = pco_fds(pid, fds, 8), dup;
+	int fds[8], n = pco_fds(pid, fds, 8), fd;
+	char path[64];
 
+	(void)pidfd;
 	if (n <= 0)
 		return n == -EACCES ? -EPERM : n;
-	dup = pco_pidfd_getfd(pidfd, fds[0]);
-	if (dup == -EBADF)
-		return 0;	/* closed meanwhile: access was granted */
-	if (dup < 0)
-		return dup;
-	close(dup);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fds[0]);
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : errno == EACCES ? -EPERM : -errno;
+	close(fd);
 	return 0;
 }
 
@@ -227,7 +234,6 @@ int pco_watcher_add(struct pco_watcher *w, pid_t pid, char *why, size_t size)
 /* Hand an ended stream's unfinished cleaning to the drain list, or release it. */
 static void end_stream(struct pco_watcher *w, struct pco_stream *s)
 {
-	if (getenv("PCO_DEBUG") && strstr(s->path, "/data/")) fprintf(stderr, "end fd %d state %d last %lu first %lu size0 %lu app %d appending %d sized %d clean %lu-%lu %s\n", s->fd, s->state, (unsigned long)s->last, (unsigned long)s->first, (unsigned long)s->size, s->append, s->appending, s->sized, (unsigned long)s->clean.lo, (unsigned long)s->clean.hi, s->path + strlen(s->path) - 12);
 	if (pco_stream_end(s, &w->ctx) && w->ndrain < 4096) {
 		if (w->ndrain == w->capdrain) {
 			int cap = w->capdrain ? 2 * w->capdrain : 16;

@@ -9,6 +9,12 @@
  *   outside-prog reuse A B MIB_PER_S        read half of A, close it, open B
  *                                           on the same number and read it
  *   outside-prog fork A B MIB_PER_S         a child reads B, the parent A
+ *   outside-prog db FILE SECONDS            pread/pwrite FILE in place, grow
+ *                                           it 4 KiB every 50 ms, verify it
+ *   outside-prog hot FILE SECONDS           read a 4 MiB hot set once, then 4 KiB
+ *                                           every 20 MiB after forward seeks
+ *   outside-prog pread FILE MIB_PER_S       read FILE whole with pread, its
+ *                                           position never moving
  *   outside-prog exit CODE                  exit with CODE
  *   outside-prog kill SIG                   die of SIG
  *
@@ -132,12 +138,102 @@ static int forked(const char *a, const char *b, double rate)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+static double since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static const struct timespec tick = { 0, 50 * 1000 * 1000 };
+
+/*
+ * A database: reads and rewrites 4 KiB blocks where they are (with the
+ * bytes they had), appends a block of its own every 50 ms, its position
+ * never moving; at the end it reads back every block it appended.
+ */
+static int db(const char *path, double secs)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR);
+	long long size = fd < 0 ? -1 : lseek(fd, 0, SEEK_END), end = size;
+	unsigned int blk = 0, seed = 1;
+	struct timespec t0;
+
+	if (fd < 0 || size < 4096 || lseek(fd, 0, SEEK_SET))
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (since(&t0) < secs) {
+		long long off = (long long)(rand_r(&seed) % (size / 4096)) * 4096;
+
+		if (syscall(SYS_pread64, fd, buf, 4096, off) != 4096 ||
+		    syscall(SYS_pwrite64, fd, buf, 4096, off) != 4096)
+			return 1;
+		memset(buf, 'a' + blk % 26, 4096);
+		if (syscall(SYS_pwrite64, fd, buf, 4096, end) != 4096)
+			return 1;
+		end += 4096;
+		blk++;
+		nanosleep(&tick, NULL);
+	}
+	for (unsigned int i = 0; i < blk; i++) {
+		if (syscall(SYS_pread64, fd, buf, 4096, size + 4096ll * i) != 4096)
+			return 1;
+		for (int j = 0; j < 4096; j++)
+			if (buf[j] != (char)('a' + i % 26))
+				return 1;
+	}
+	printf("%s: %u blocks appended\n", path, blk);
+	return syscall(SYS_close, fd) ? 1 : 0;
+}
+
+/* Random access: a 4 MiB hot set read once, then 4 KiB every 20 MiB. */
+static int hot(const char *path, double secs)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+	long long size = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
+	struct timespec t0;
+
+	if (fd < 0 || size < 24ll * MIB)
+		return 1;
+	if (lseek(fd, 0, SEEK_SET) || pump(fd, -1, 4ull * MIB, 0) != 4ll * MIB)
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (since(&t0) < secs) {
+		for (long long off = 24ll * MIB; off + 4096 <= size; off += 20ll * MIB) {
+			if (lseek(fd, off, SEEK_SET) != off || syscall(SYS_read, fd, buf, 4096) != 4096)
+				return 1;
+			nanosleep(&tick, NULL);
+		}
+	}
+	return syscall(SYS_close, fd) ? 1 : 0;
+}
+
+/* A reader whose position stands: pread, 1 MiB at a time, paced. */
+static int pread_file(const char *path, double rate)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+	unsigned long long done = 0;
+	struct timespec t0;
+	long n;
+
+	if (fd < 0)
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((n = syscall(SYS_pread64, fd, buf, MIB, (long long)done)) > 0) {
+		done += n;
+		pace(&t0, done, rate);
+	}
+	printf("%s: %llu bytes fd %d\n", path, done, fd);
+	return n < 0 || syscall(SYS_close, fd) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	double rate = 0;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: outside-prog copy|read|reuse|fork|exit|kill ...\n");
+		fprintf(stderr, "usage: outside-prog copy|read|pread|db|hot|reuse|fork|exit|kill ...\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "exit"))
@@ -146,6 +242,12 @@ int main(int argc, char **argv)
 		return raise(atoi(argv[2])) ? 1 : 0;
 	if (!strcmp(argv[1], "read"))
 		return read_file(argv[2], 0, argc > 3 ? atof(argv[3]) : 0, 0) < 0;
+	if (!strcmp(argv[1], "db"))
+		return argc > 3 ? db(argv[2], atof(argv[3])) : 2;
+	if (!strcmp(argv[1], "pread"))
+		return argc > 3 ? pread_file(argv[2], atof(argv[3])) : 2;
+	if (!strcmp(argv[1], "hot"))
+		return argc > 3 ? hot(argv[2], atof(argv[3])) : 2;
 	if (argc < 4)
 		return 2;
 	if (argc > 4)
