@@ -22,6 +22,11 @@ prog=$1
 way=${2:-}
 CAP=256m
 MAX_FILE=$((64 << 20))
+# The watcher looks from outside at intervals: what a reader read after its
+# last look, when the file looked warm ahead of the cursor (readahead), is
+# not dropped at its exit.  Seen: 32 MiB usually, 80 MiB at times under load
+# (issue 21, open: drop that tail at the end from the snapshot ahead).
+[ "$way" = outside ] && MAX_FILE=$((96 << 20))
 MIB=320
 RATIO=1.5
 SLACK=0.3
