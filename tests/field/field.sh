@@ -86,7 +86,9 @@ awk) cmd="awk '{ print \$1, \$1 }' $src > $dir/out"; outs=out; timed=1 ;;
 tail-c) cmd="tail -c +1 $src > $dir/out"; outs=out; timed=1 ;;	# fwrite of 8 KiB reads
 stdio-c) cmd="$FIELD_STDIO write $dir/out 160"; outs=out; timed=1 ;;
 tail-f) need timeout	# a follower behind a stdio writer; ends when the writer does
-	cmd="$FIELD_STDIO write $dir/out 160 & w=\$!; timeout 60 tail -q -s 0.05 --pid=\$w -c +1 -F $dir/out > $dir/copy; wait \$w"
+	# tail starts once the writer made the file: before, a loaded machine
+	# let tail -F say on stderr that it could not open it yet
+	cmd="$FIELD_STDIO write $dir/out 160 & w=\$!; until [ -e $dir/out ]; do sleep 0.01; done; timeout 60 tail -q -s 0.05 --pid=\$w -c +1 -F $dir/out > $dir/copy; wait \$w"
 	outs="out copy"; timed=1 ;;
 fread-4k) cmd="$FIELD_STDIO fread $src"; timed=1 ;;
 getc) cmd="$FIELD_STDIO getc $src"; timed=1 ;;
