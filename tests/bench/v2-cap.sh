@@ -42,11 +42,16 @@ bench_in_own() {
 }
 
 # Wait until run $1 has workers in its capped cgroup; their pids in $workers.
+# wait_workers PID: the pid in its workers cgroup, and that process's parent
+# read at once (a phase's workers process ends with the phase: read late,
+# its /proc entry may be gone).
 wait_workers() {
-	workers=""
+	workers="" wppid=""
 	for ((i = 0; i < 600; i++)); do
 		workers=$(cat "$own/pagecliff-$1/workers/cgroup.procs" 2>/dev/null)
-		[ -n "$workers" ] && return 0
+		[ -n "$workers" ] &&
+			wppid=$(awk '/^PPid:/ {print $2}' "/proc/$workers/status" 2>/dev/null)
+		[ -n "$wppid" ] && return 0
 		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.1
 	done
@@ -70,7 +75,6 @@ wait_workers "$pid" || fail "no workers seen in $own/pagecliff-$pid/workers: $(c
 leader=$(cat "$own/pagecliff-$pid/leader/cgroup.procs")
 max=$(cat "$own/pagecliff-$pid/workers/memory.max")
 at_root=$(find "$mnt" -maxdepth 1 -name "pagecliff-$pid*")
-wppid=$(awk '/^PPid:/ {print $2}' "/proc/$workers/status" 2>/dev/null)
 wait "$pid"
 rc=$?
 [ $rc -eq 0 ] || fail "capped run: exit $rc: $(cat "$T/err")"

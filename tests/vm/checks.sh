@@ -248,7 +248,6 @@ skip_v1 "bench --mem-limit on cgroup v2" bench_v2
 skip_v1 "watch on cgroup v2" watch_v2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 prog "bench's cgroup inside its own subtree (test-cgroup-v2)" "$build/tests/bench/test-cgroup-v2"
-prog "bench's cgroup, bench's memory cap (test-cgroup)" "$build/tests/bench/test-cgroup"
 prog "bench --mem-limit on v2: sampler outside the cap, cleanup (v2-cap.sh)" \
 	env PAGECLIFF="$pc" PAGECLIFF_BUILDDIR="$build" PAGECLIFF_SRCDIR="$src" "$src/tests/bench/v2-cap.sh"
 prog "the own cgroup below a second cgroup2 mount (test-v2-mounts.sh)" \
