@@ -28,7 +28,8 @@ grep -Eq "^pagecliff: $dir/dst: [0-9]+ bytes written, 1 write-behind runs, mode 
 "$PAGECLIFF" run -- "$S" kill 15 2>/dev/null; [ $? -eq 143 ] || fail "death by SIGTERM not passed through"
 
 # Pages cached before: a warm 64 MiB in the middle stays; the rest goes.
-# Reclaim may take warm pages meanwhile: up to three tries.
+# Reclaim may take warm pages meanwhile, and a read that ends before the
+# watcher's first look leaves all behind (a limit, issue 21): up to three tries.
 mkfile "$dir/warm" 256
 for try in 1 2 3; do
 	"$SHIM_PAGESTAT" evict "$dir/warm"
@@ -38,9 +39,9 @@ for try in 1 2 3; do
 	done
 	"$PAGECLIFF" run -- "$S" read "$dir/warm" 200 >/dev/null 2>&1 || fail "read of the warm file failed"
 	kept=$(cached "$dir/warm" $((128 * MIB)) $((64 * MIB)))
-	[ "$kept" -eq $((64 * MIB)) ] && break
+	c=$(cached "$dir/warm")
+	[ "$kept" -eq $((64 * MIB)) ] && [ "$c" -le $((LIMIT + 64 * MIB)) ] && break
 done
 [ "$kept" -eq $((64 * MIB)) ] || fail "pages cached before were dropped: $((kept / MIB)) of 64 MiB left"
-c=$(cached "$dir/warm")
 [ "$c" -le $((LIMIT + 64 * MIB)) ] || fail "warm file: $((c / MIB)) MiB cached"
 echo "PASS: static copy exact, warm pages kept (cached after:$report)"
