@@ -16,34 +16,6 @@
 
 #define GIB (1024.0 * 1024 * 1024)
 
-const char *bench_size(double bytes, char *buf, size_t len)
-{
-	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	int u = 0;
-
-	if (isnan(bytes)) {
-		snprintf(buf, len, "?");
-		return buf;
-	}
-	while (bytes >= 1024 && u < 4) {
-		bytes /= 1024;
-		u++;
-	}
-	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
-	return buf;
-}
-
-void bench_note(struct bench_run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (run->nnotes >= sizeof(run->notes) / sizeof(run->notes[0]))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(run->notes[run->nnotes++], sizeof(run->notes[0]), fmt, ap);
-	va_end(ap);
-}
-
 static const struct bench_row *rows_of(const struct bench_run *run,
 				       const struct bench_phase *ph)
 {

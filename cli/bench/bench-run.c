@@ -625,32 +625,6 @@ static void status_line(const struct bench_run *run, const struct bench_phase *p
 		isnan(eta) || eta < 0 ? 0 : eta);
 }
 
-/* Add @r's time and bytes into @sum; what a sum over hosts cannot say is NAN. */
-void bench_row_add(struct bench_row *sum, const struct bench_row *r)
-{
-	if (!sum->dt) {
-		unsigned int mode = r->mode;
-
-		memset(sum, 0, sizeof(*sum));
-		sum->mode = mode;
-		sum->cache = sum->cache_limit = sum->reclaim = NAN;
-		_Static_assert(sizeof(sum->d) % sizeof(double) == 0, "sample_delta: doubles only");
-		for (double *v = (double *)&sum->d; v < (double *)(&sum->d + 1); v++)
-			*v = NAN;
-		sum->sys_cpu = sum->dirty = sum->writeback = NAN;
-		sum->throttled_pct = sum->reclaim_wait_pct = sum->reclaim_pct = NAN;
-		sum->direct_reclaim_pct = sum->memcg_reclaim_pct = sum->lock_wait_pct = NAN;
-		sum->kswapd_busy_pct = sum->dirty_throttle_pct = sum->top_lock_pct = NAN;
-	}
-	sum->t = fmax(sum->t, r->t);
-	sum->dt = fmax(sum->dt, r->dt);
-	sum->bytes += r->bytes;
-	sum->bytes_total += r->bytes_total;
-	sum->gbps = sum->dt > 0 ? sum->bytes / sum->dt / 1e9 : 0;
-	sum->dstate += r->dstate;
-	sum->flushing += r->flushing;
-}
-
 /* Sleep until @deadline (monotonic seconds) or a signal. */
 static void sleep_until(double deadline)
 {

@@ -233,8 +233,13 @@ struct bench_cluster;
  */
 extern atomic_int bench_stop;
 
+/* bench-util.c, the leaf */
 void bench_note(struct bench_run *run, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Human sizes: "1.5 GiB" into @buf. */
+const char *bench_size(double bytes, char *buf, size_t len);
+/* Sum of rows over hosts (t, dt and the bytes; the rest unknown). */
+void bench_row_add(struct bench_row *sum, const struct bench_row *r);
 
 /* bench-layout.c */
 /*
@@ -270,8 +275,6 @@ void bench_remove_files(struct bench_run *run);
 int bench_run_phases(struct bench_run *run);
 /* Append @row to the run's timeline: 0 or -ENOMEM. */
 int bench_keep_row(struct bench_run *run, const struct bench_row *row);
-/* Sum of rows over hosts (t, dt and the bytes; the rest unknown). */
-void bench_row_add(struct bench_row *sum, const struct bench_row *r);
 /*
  * Load the kernel-event counters for this process (before it joins the
  * memory cgroup, so their memory is not charged to the cap) or say, once,
@@ -299,8 +302,5 @@ int bench_run_hooked(int argc, char **argv, const struct bench_hooks *hooks);
 
 /* bench-plot.c */
 void bench_plot_svg(const struct bench_run *run, FILE *out);
-
-/* Human sizes: "1.5 GiB" into @buf. */
-const char *bench_size(double bytes, char *buf, size_t len);
 
 #endif

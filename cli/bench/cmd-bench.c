@@ -6,7 +6,6 @@
  * always tears down what it needs (testbed, memory cgroup, data set), and
  * writes the report.
  */
-#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -29,11 +28,7 @@
 #include "testbed.h"
 #include "util.h"
 
-atomic_int bench_stop;
 static atomic_int stop_signal;
-
-/* What makes them safe to store from a signal handler. */
-static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int must be lock-free");
 
 enum {
 	OPT_IOENGINE = 256, OPT_IODEPTH, OPT_RUNTIME, OPT_TIME_BASED, OPT_DIRECT,
