@@ -70,3 +70,16 @@ void bench_row_add(struct bench_row *sum, const struct bench_row *r)
 	sum->dstate += r->dstate;
 	sum->flushing += r->flushing;
 }
+
+/* Whether @v is a figure: NAN (unknown) and infinities are not. */
+int bench_known(double v)
+{
+	return !isnan(v) && !isinf(v);
+}
+
+const char *bench_engine_name(enum bench_engine e)
+{
+	static const char *names[] = { "default", "sync", "psync", "io_uring" };
+
+	return names[e];
+}

@@ -240,6 +240,9 @@ void bench_note(struct bench_run *run, const char *fmt, ...)
 const char *bench_size(double bytes, char *buf, size_t len);
 /* Sum of rows over hosts (t, dt and the bytes; the rest unknown). */
 void bench_row_add(struct bench_row *sum, const struct bench_row *r);
+/* Whether @v is a figure: NAN (unknown) and infinities are not. */
+int bench_known(double v);
+const char *bench_engine_name(enum bench_engine e);
 
 /* bench-layout.c */
 /*
@@ -287,11 +290,67 @@ void bench_trace_stop(struct bench_run *run);
  * run's summary line, from the timeline alone. */
 void bench_analyse(struct bench_run *run);
 
-/* bench-report.c */
+/*
+ * bench-timeline.c: the columns of a timeline row, in the order both the
+ * JSON intervals and the timeline CSV give them: one list, so the two and
+ * the CSV's header cannot drift apart.  A NULL name leaves the column out
+ * of that format.
+ */
+enum bench_col_kind { BENCH_COL_NUM, BENCH_COL_UINT, BENCH_COL_U64, BENCH_COL_STR,
+		      BENCH_COL_DIRS };
+
+struct bench_col {
+	const char *csv, *json;		/* the CSV header's name, the JSON key */
+	enum bench_col_kind kind;
+	size_t off, len;		/* of the field in struct bench_row */
+	int prec;			/* CSV decimals (BENCH_COL_NUM) */
+	double div;			/* the field is divided by it, 0 for none */
+	int total;			/* a sum over hosts knows it (bench_row_add) */
+};
+
+extern const struct bench_col bench_cols[];
+extern const size_t bench_ncols;
+/* Column @c of @r as a number (NUM, UINT, U64), divided; as text (STR). */
+double bench_col_value(const struct bench_row *r, const struct bench_col *c);
+const char *bench_col_text(const struct bench_row *r, const struct bench_col *c);
+/* The column the timeline CSV's header calls @name, or NULL. */
+const struct bench_col *bench_col_csv(const char *name);
+/* A timeline CSV cell back into @r's field (multiplied back): 0 or -EINVAL. */
+int bench_col_parse(struct bench_row *r, const struct bench_col *c, const char *cell);
+
+/* One host's report in each format (bench-text.c, bench-json.c, bench-csv.c). */
 void bench_report_text(const struct bench_run *run, FILE *out);
 void bench_report_json(const struct bench_run *run, FILE *out);
 void bench_report_csv(const struct bench_run *run, FILE *out);
 void bench_timeline_csv(const struct bench_run *run, FILE *out);
+
+/* bench-json.c: the pieces bench-cluster.c adds to. */
+struct json;
+/* The report as one object: the run's members, then @more's (or NULL). */
+void bench_json_report(const struct bench_run *run, FILE *out,
+		       void (*more)(struct json *j, const struct bench_run *run));
+/* The members of one host's report (the whole report of plain bench). */
+void bench_json_run(struct json *j, const struct bench_run *run);
+/* One interval; with @total only the columns a sum over hosts knows. */
+void bench_json_row(struct json *j, const struct bench_run *run, const struct bench_row *r,
+		    int total);
+
+/* bench-csv.c: the pieces bench-cluster.c adds to.  @prefix: across hosts,
+ * "HOST,RANK," before each line; else NULL. */
+void bench_csv_str(FILE *out, const char *s);
+/* A figure with @prec decimals, empty when unknown; a comma after with @comma. */
+void bench_csv_num(FILE *out, int prec, double v, int comma);
+void bench_csv_header(FILE *out);
+void bench_csv_phases(const struct bench_run *run, const char *prefix, FILE *out);
+void bench_timeline_header(const struct bench_run *run, FILE *out);
+void bench_csv_rows(const struct bench_run *run, const struct bench_row *rows, size_t n,
+		    const char *prefix, FILE *out);
+
+/* bench-cluster.c: the report of a run across hosts (run->cluster set). */
+void bench_cluster_text(const struct bench_run *run, FILE *out);
+void bench_cluster_json(const struct bench_run *run, FILE *out);
+void bench_cluster_csv(const struct bench_run *run, FILE *out);
+void bench_cluster_timeline(const struct bench_run *run, FILE *out);
 
 /* cmd-bench.c, for pagecliff-mpi: check the job as `pagecliff bench` would,
  * its outputs too with @with_outputs, nothing made (exits 2 after one line

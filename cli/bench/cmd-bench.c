@@ -829,11 +829,16 @@ static int write_output(int i, const struct bench_run *run,
 static void report_any(const struct bench_run *run, FILE *out)
 {
 	if (run->job.format == BENCH_JSON)
-		bench_report_json(run, out);
+		(run->cluster ? bench_cluster_json : bench_report_json)(run, out);
 	else if (run->job.format == BENCH_CSV)
-		bench_report_csv(run, out);
+		(run->cluster ? bench_cluster_csv : bench_report_csv)(run, out);
 	else
-		bench_report_text(run, out);
+		(run->cluster ? bench_cluster_text : bench_report_text)(run, out);
+}
+
+static void timeline_any(const struct bench_run *run, FILE *out)
+{
+	(run->cluster ? bench_cluster_timeline : bench_timeline_csv)(run, out);
 }
 
 static int report(struct bench_run *run)
@@ -850,7 +855,7 @@ static int report(struct bench_run *run)
 		fflush(stdout);
 	}
 	if (outputs[OUT_TIMELINE].fd >= 0 && run->nrows)
-		ret |= write_output(OUT_TIMELINE, run, bench_timeline_csv);
+		ret |= write_output(OUT_TIMELINE, run, timeline_any);
 	if (outputs[OUT_PLOT].fd >= 0 && run->nrows) {
 		int err = write_output(OUT_PLOT, run, bench_plot_svg);
 
