@@ -92,6 +92,14 @@ const char *bench_col_text(const struct bench_row *r, const struct bench_col *c)
 	return (const char *)r + c->off;
 }
 
+void bench_row_unknown(struct bench_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (const struct bench_col *c = bench_cols; c < bench_cols + bench_ncols; c++)
+		if (c->kind == BENCH_COL_NUM)
+			*(double *)(void *)((char *)r + c->off) = NAN;
+}
+
 const struct bench_col *bench_col_csv(const char *name)
 {
 	for (const struct bench_col *c = bench_cols; c < bench_cols + bench_ncols; c++)

@@ -313,6 +313,8 @@ extern const size_t bench_ncols;
 /* Column @c of @r as a number (NUM, UINT, U64), divided; as text (STR). */
 double bench_col_value(const struct bench_row *r, const struct bench_col *c);
 const char *bench_col_text(const struct bench_row *r, const struct bench_col *c);
+/* A row whose figures are all unknown (NAN), its counts 0, its text "". */
+void bench_row_unknown(struct bench_row *r);
 /* The column the timeline CSV's header calls @name, or NULL. */
 const struct bench_col *bench_col_csv(const char *name);
 /* A timeline CSV cell back into @r's field (multiplied back): 0 or -EINVAL. */
