@@ -20,6 +20,7 @@
 #include "bench-detect.h"
 #include "bench-verdict.h"
 #include "sample.h"
+#include "testbed.h"
 
 #define BENCH_MAX_DIRS 16
 /* --numjobs: threads, each with its own file, per directory. */
@@ -176,6 +177,7 @@ struct bench_run {
 	char trace_why[160];		/* why not, when not */
 	const struct bench_hooks *hooks;	/* a run across hosts; NULL in plain bench */
 	struct bench_cluster *cluster;	/* rank 0 of such a run: every host's figures */
+	struct state_journal journal;	/* root: what this run made, for a later undo */
 };
 
 /*

@@ -536,7 +536,7 @@ static int setup_testbed(struct bench_run *run, struct testbed *tb)
 	char a[32];
 	int ret;
 
-	ret = testbed_create(tb, count, run->job.testbed, &bench_stop, &step);
+	ret = testbed_create(tb, &run->journal, count, run->job.testbed, &bench_stop, &step);
 	if (ret == -EINTR)
 		return -1;	/* a signal: undone; bench_main says it was interrupted */
 	if (ret)
@@ -575,7 +575,7 @@ static int make_cgroup(struct bench_run *run, struct cgroup *cg)
 
 	ret = cgroup_create(cg, run->job.mem_limit, 0);
 	if (!ret) {
-		state_record("cgroup", cg->top);
+		state_record(&run->journal, "cgroup", cg->top);
 		run->cgroup_version = cg->version;
 		return 0;
 	}
@@ -872,7 +872,7 @@ static int report(struct bench_run *run)
  * the next run or --cleanup (the testbed's go with the testbed).  An
  * absolute path: --cleanup may run elsewhere.
  */
-static void record_folders(const struct bench_run *run)
+static void record_folders(struct bench_run *run)
 {
 	char real[PATH_MAX], folder[PATH_MAX + 32];
 
@@ -880,7 +880,8 @@ static void record_folders(const struct bench_run *run)
 		if (!realpath(run->job.dirs[d], real))
 			continue;	/* the claim says why */
 		snprintf(folder, sizeof(folder), "%s/" BENCH_FOLDER, real);
-		state_record(run->job.keep ? STATE_FOLDER_KEEP : STATE_FOLDER, folder);
+		state_record(&run->journal, run->job.keep ? STATE_FOLDER_KEEP : STATE_FOLDER,
+			     folder);
 	}
 }
 
@@ -895,11 +896,11 @@ static int run_job(struct bench_run *run)
 	int ret = 0;
 
 	if (!geteuid())
-		state_open();
+		state_open(&run->journal);
 	record_folders(run);
 	if (bench_claim(run, 0)) {
 		bench_release(run);
-		state_close();
+		state_close(&run->journal);
 		return -EXIT_USAGE;
 	}
 	if (run->job.mem_limit && (ret = make_cgroup(run, &cg)))
@@ -932,7 +933,7 @@ out:
 		if (err)
 			error("cannot tear down the testbed at '%s': %s", tb.base, strerror(-err));
 	}
-	state_close();
+	state_close(&run->journal);
 	return ret;
 }
 
