@@ -19,6 +19,7 @@
 #include "pagecliff.h"
 #include "bench-detect.h"
 #include "bench-verdict.h"
+#include "cmd.h"
 #include "sample.h"
 #include "testbed.h"
 
@@ -147,6 +148,21 @@ struct bench_phase {
 	struct { char name[96]; double pct; } top_locks[3];
 };
 
+/*
+ * A file the run writes (bench-output.c): opened before anything is made,
+ * truncated only when it is written, removed when bench made it and
+ * nothing came.
+ */
+enum { BENCH_OUT_REPORT, BENCH_OUT_TIMELINE, BENCH_OUT_PLOT, BENCH_OUT_N };
+
+struct bench_output {
+	const char *what;		/* "report", "timeline", "plot" */
+	const char *path;
+	char name[64];			/* the default chart's free name */
+	int fd;				/* -1: not open */
+	int made;			/* this run created it */
+};
+
 /* A run: job, rows, phases and what the environment gave it. */
 struct bench_run {
 	struct bench_job job;
@@ -178,6 +194,7 @@ struct bench_run {
 	const struct bench_hooks *hooks;	/* a run across hosts; NULL in plain bench */
 	struct bench_cluster *cluster;	/* rank 0 of such a run: every host's figures */
 	struct state_journal journal;	/* root: what this run made, for a later undo */
+	struct bench_output outputs[BENCH_OUT_N];	/* bench_outputs_init() */
 };
 
 /*
@@ -355,6 +372,75 @@ void bench_cluster_text(const struct bench_run *run, FILE *out);
 void bench_cluster_json(const struct bench_run *run, FILE *out);
 void bench_cluster_csv(const struct bench_run *run, FILE *out);
 void bench_cluster_timeline(const struct bench_run *run, FILE *out);
+
+/*
+ * bench-options.c: the option table and its parser, for cmd-bench.c's
+ * command entry; the job's defaults and checks.  Each exits 2 after one
+ * line on a bad job (the CLI's usage_error).
+ */
+extern const struct cmd_option bench_options[];
+/* The job and what the command line set, for bench_option(). */
+struct bench_parse {
+	struct bench_job *job;
+	struct bench_given *g;
+};
+/* One option @key with @arg into the struct bench_parse at @state. */
+void bench_option(void *state, int key, const char *arg);
+/* Fill in what the command line left open; the built-in job when no
+ * directory was given. */
+void bench_apply_defaults(struct bench_run *run, const struct bench_given *g);
+/* Root-only options, memory and testbed size: before anything is made. */
+void bench_check_job(struct bench_run *run);
+/* Where the built-in job runs without root, and what it cannot do there. */
+void bench_builtin_dir(struct bench_run *run);
+
+/* bench-setup.c: what run_job() in cmd-bench.c sets up and tears down. */
+struct cgroup;
+/* As root: undo what killed runs left (state files, cgroups), saying so. */
+void bench_cleanup_stale(void);
+/*
+ * Record in the state file (root) the data folder of each of the user's
+ * directories, before it is claimed: a killed run's folder is given back by
+ * the next run or --cleanup (the testbed's go with the testbed).
+ */
+void bench_record_folders(struct bench_run *run);
+/* The testbed's devices, one directory of the job each; one line on stderr
+ * says what was made.  0, or -1 reported (a signal: undone, unreported). */
+int bench_setup_testbed(struct bench_run *run, struct testbed *tb);
+/*
+ * Create the memory cgroup before anything else is made, so that a cap that
+ * cannot be had is a usage error with nothing created (the built-in job
+ * goes on without one and says so).  Returns 0, -1 (reported) or
+ * -EXIT_USAGE.
+ */
+int bench_make_cgroup(struct bench_run *run, struct cgroup *cg);
+/*
+ * v1: move this process into the cgroup, after the layout: the data set's
+ * own pages are not charged to it.  v2: cgroup_create() moved it to its
+ * leaf beside the capped one already; the workers' process joins that
+ * (bench-run.c), so the sampler is never charged to the cap.
+ */
+int bench_join_cgroup(struct bench_run *run, struct cgroup *cg);
+/* Run the phases in the cap: on cgroup v1 from a sampler thread outside it. */
+int bench_run_capped(struct bench_run *run, const struct cgroup *cg);
+
+/* bench-output.c */
+/* The outputs closed: before anything else of them. */
+void bench_outputs_init(struct bench_run *run);
+/* Open (never truncate yet) each output the job names; exits 2 on failure. */
+void bench_open_outputs(struct bench_run *run, const struct bench_given *g);
+/* The outputs the job names, checked as bench_open_outputs() would, nothing
+ * made (pagecliff-mpi); exits 2 after one line if one cannot be written. */
+void bench_check_outputs(const struct bench_run *run, const struct bench_given *g);
+/* Close the outputs; remove those this run made. */
+void bench_outputs_abandon(struct bench_run *run);
+/* The report in the job's format, the timeline CSV: of all hosts when the
+ * run has a cluster. */
+void bench_report_format(const struct bench_run *run, FILE *out);
+void bench_timeline(const struct bench_run *run, FILE *out);
+/* Analyse the run and write its report (to standard output without -o),
+ * timeline and chart; 0 or -1 after a line. */
+int bench_report(struct bench_run *run);
 
 /* cmd-bench.c, for pagecliff-mpi: check the job as `pagecliff bench` would,
  * its outputs too with @with_outputs, nothing made (exits 2 after one line
