@@ -15,11 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "pagecliff.h"
 #include "bench-detect.h"
 #include "bench-verdict.h"
 #include "cmd.h"
+#include "progress.h"
 #include "sample.h"
 #include "testbed.h"
 
@@ -195,6 +197,13 @@ struct bench_run {
 	struct bench_cluster *cluster;	/* rank 0 of such a run: every host's figures */
 	struct state_journal journal;	/* root: what this run made, for a later undo */
 	struct bench_output outputs[BENCH_OUT_N];	/* bench_outputs_init() */
+	struct progress progress;	/* the live line: the layout's, then each phase's */
+	/* While the phases run (bench-run.c): the phase's stop flag, in memory
+	 * shared with the workers' process when they run apart from the
+	 * sampler (cgroup v2); that process's pid, 0 while the workers are
+	 * this process's threads. */
+	atomic_int *stop_flag;
+	pid_t workers_pid;
 };
 
 /*
