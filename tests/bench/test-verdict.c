@@ -106,14 +106,14 @@ static void add_row(struct bench_run *run, struct bench_phase *ph, char **f, int
 	ph->secs = r->t;
 }
 
-/* The run a timeline CSV describes (rows, phases), before analysis. */
-static struct bench_run *load_run(const char *path)
+/* The run the timeline CSV @fp describes (rows, phases), before analysis;
+ * @path names it in messages. */
+static struct bench_run *read_run(FILE *fp, const char *path)
 {
 	struct bench_run *run = calloc(1, sizeof(*run));
 	char line[8192], *f[128];
 	const struct bench_col *cols[128];
 	int nf;
-	FILE *fp = fopen(path, "r");
 
 	T_CHECK(run && fp, "cannot open %s\n", path);
 	run->rows = calloc(MAX_ROWS, sizeof(*run->rows));
@@ -131,6 +131,60 @@ static struct bench_run *load_run(const char *path)
 	run->job.rw = BENCH_READ;
 	run->job.numjobs = 1;
 	return run;
+}
+
+static struct bench_run *load_run(const char *path)
+{
+	return read_run(fopen(path, "r"), path);
+}
+
+static void free_run(struct bench_run *run)
+{
+	free(run->rows);
+	free(run);
+}
+
+/* @run's timeline CSV as bench writes it (malloc'ed). */
+static char *timeline_of(const struct bench_run *run, size_t *ret_len)
+{
+	char *buf = NULL;
+	FILE *fp = open_memstream(&buf, ret_len);
+
+	T_CHECK(fp, "open_memstream failed\n");
+	bench_timeline_csv(run, fp);
+	T_CHECK(!fclose(fp), "open_memstream failed\n");
+	return buf;
+}
+
+/*
+ * The timeline bench writes reads back through the column table as it was
+ * written: each column's reader (bench_col_parse) undoes its writer, so a
+ * second write of what was read is the same bytes.
+ */
+static void check_round_trip(const char *dir, const char *fx)
+{
+	char path[4300];
+	size_t len, len2;
+	struct bench_run *run, *back;
+	char *first, *second;
+
+	snprintf(path, sizeof(path), "%s/%s.csv", dir, fx);
+	run = load_run(path);
+	first = timeline_of(run, &len);
+	back = read_run(fmemopen(first, len, "r"), fx);
+	second = timeline_of(back, &len2);
+	if (len != len2 || memcmp(first, second, len)) {
+		size_t i = 0;
+
+		while (i < len && i < len2 && first[i] == second[i])
+			i++;
+		bad(fx, "the timeline read back differs at byte %zu: \"%.40s\" written again "
+		    "as \"%.40s\"", i, first + i, second + i);
+	}
+	free(first);
+	free(second);
+	free_run(run);
+	free_run(back);
 }
 
 /* The context lines of NAME.verdict: cpus, threads, size, memcg, trace_why. */
@@ -374,8 +428,7 @@ static void check_fixture(const char *dir, const char *fx)
 			bad(fx, "summary and modes disagree on the cliff");
 	}
 	fclose(fp);
-	free(run->rows);
-	free(run);
+	free_run(run);
 }
 
 int main(int argc, char **argv)
@@ -397,12 +450,13 @@ int main(int argc, char **argv)
 		bench_plot_svg(run, out);
 		fclose(out);
 		fclose(fp);
-		free(run->rows);
-		free(run);
+		free_run(run);
 		return T_EXIT_PASS;
 	}
-	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
 		check_fixture(dir, fixtures[i]);
+		check_round_trip(dir, fixtures[i]);
+	}
 	if (fails)
 		t_fail("%d checks failed\n", fails);
 	printf("PASS\n");
