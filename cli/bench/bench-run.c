@@ -817,7 +817,7 @@ static void report_phase(struct bench_run *run, struct bench_phase *ph)
 
 /*
  * Where the sampler stands while it starts the workers.  On cgroup v1 it
- * runs outside the memory cap (cmd-bench.c), but a thread is born in its
+ * runs outside the memory cap (bench-setup.c), but a thread is born in its
  * creator's cgroup and the workers' kernel objects are theirs to be
  * charged for: the sampler steps into the cap for the clone calls and
  * out again.  0 or -errno; nothing to do without a v1 split.

@@ -1,11 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pagecliff bench: what its parts share.  cmd-bench.c parses the job and
- * runs it; bench-layout.c makes the data set; bench-run.c runs one phase per
- * mode with worker threads and samples every interval; bench-detect.c finds
- * the fall, bench-verdict.c judges the cliff and the gap, bench-analyse.c
- * applies both to a run; bench-report.c and bench-plot.c write text, JSON,
- * CSV and SVG.
+ * pagecliff bench: what its parts share.  One concern per file, and the
+ * files call each other in one direction only: each calls only files of
+ * the lines above its own (no two files call each other, no circle).
+ *
+ *   bench-util.c      the leaf: bench_stop, notes, sizes, sum over hosts
+ *   bench-detect.c    the fall in a timeline          (bench-detect.h)
+ *   bench-verdict.c   the cliff and the gap in words  (bench-verdict.h)
+ *   bench-timeline.c  the table of a timeline row's columns
+ *   bench-plot.c      the SVG chart
+ *     bench-analyse.c   figures, detector and verdict of each mode
+ *     bench-text.c, bench-json.c, bench-csv.c   one host's report, per format
+ *     bench-layout.c    the data folders, their lock and the data set
+ *       bench-cluster.c   a run across hosts: totals, then each host's report
+ *       bench-run.c       the phases: workers, sampling, one row per interval
+ *       testbed.c         the RAM testbed and the state journal (testbed.h)
+ *         bench-options.c   the option table, defaults, the job's checks
+ *         bench-setup.c     testbed, memory cgroup and sampler thread set up
+ *         bench-output.c    the report, timeline and chart files; the format
+ *           cmd-bench.c       the command: signals, set-up, run, tear-down
+ *
+ * A run's state lives in struct bench_run (journal, outputs, live line,
+ * stop flag); the only process-wide state is bench_stop and the signal
+ * that set it.
  */
 #ifndef PC_CLI_BENCH_H
 #define PC_CLI_BENCH_H
