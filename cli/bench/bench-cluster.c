@@ -224,7 +224,8 @@ void bench_cluster_csv(const struct bench_run *run, FILE *out)
 	fputs("host,rank,", out);
 	bench_csv_header(out);
 	for (unsigned int h = 0; h < c->nhosts; h++)
-		bench_csv_phases(c->hosts[h].run, host_prefix(&c->hosts[h], prefix, sizeof(prefix)), out);
+		bench_csv_phases(c->hosts[h].run, host_prefix(&c->hosts[h], prefix, sizeof(prefix)),
+				 out);
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {
 		struct total t = phase_total(c, m);
 

@@ -95,6 +95,7 @@ static noreturn void outputs_refuse(struct bench_run *run, const char *fmt, ...)
 
 void bench_open_outputs(struct bench_run *run, const struct bench_given *g)
 {
+	const struct bench_output *plot = &run->outputs[BENCH_OUT_PLOT];
 	const char *paths[BENCH_OUT_N] = { run->job.output, run->job.timeline, run->job.plot };
 	struct stat st[BENCH_OUT_N];
 
@@ -124,11 +125,11 @@ void bench_open_outputs(struct bench_run *run, const struct bench_given *g)
 				outputs_refuse(run, "the %s and the %s are the same file '%s'",
 					       run->outputs[j].what, o->what, o->path);
 	}
-	if (run->outputs[BENCH_OUT_PLOT].fd >= 0)
-		run->job.plot = run->outputs[BENCH_OUT_PLOT].path;
-	if (run->outputs[BENCH_OUT_PLOT].name[0] && strcmp(run->outputs[BENCH_OUT_PLOT].name, "pagecliff-bench.svg"))
+	if (plot->fd >= 0)
+		run->job.plot = plot->path;
+	if (plot->name[0] && strcmp(plot->name, "pagecliff-bench.svg"))
 		bench_note(run, "the chart goes to %s: pagecliff-bench.svg was not made by "
-			   "pagecliff bench and is left alone", run->outputs[BENCH_OUT_PLOT].name);
+			   "pagecliff bench and is left alone", plot->name);
 }
 
 /* Write output @i with @fn: now truncated and filled. */

@@ -18,12 +18,14 @@
 #define GIB (1024.0 * 1024 * 1024)
 
 #define ROW_OFF(f) offsetof(struct bench_row, f), sizeof(((struct bench_row *)0)->f)
-#define COL(csv, json, kind, f, prec, div) { csv, json, BENCH_COL_##kind, ROW_OFF(f), prec, div, 0 }
+#define COL_IN(csv, json, kind, f, prec, div, total) \
+	{ csv, json, BENCH_COL_##kind, ROW_OFF(f), prec, div, total }
+#define COL(csv, json, kind, f, prec, div) COL_IN(csv, json, kind, f, prec, div, 0)
 #define NUM(csv, json, f, prec) COL(csv, json, NUM, f, prec, 0)
 #define UINT(csv, json, f) COL(csv, json, UINT, f, 0, 0)
 #define SAME(name, f, prec) NUM(name, name, f, prec)	/* one name in both */
 /* a column a sum over hosts knows (bench_row_add): the cluster's totals */
-#define TOTAL(csv, json, kind, f, prec, div) { csv, json, BENCH_COL_##kind, ROW_OFF(f), prec, div, 1 }
+#define TOTAL(csv, json, kind, f, prec, div) COL_IN(csv, json, kind, f, prec, div, 1)
 
 const struct bench_col bench_cols[] = {
 	TOTAL("t", "t", NUM, t, 3, 0),
