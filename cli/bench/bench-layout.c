@@ -228,14 +228,6 @@ void bench_fill(uint8_t *buf, size_t len, uint64_t seed, int first)
 		memcpy(buf, HEADER, sizeof(HEADER) - 1);
 }
 
-/* The layout's line on a terminal (progress.h), started by bench_layout(). */
-static struct progress layout_progress;
-
-static void progress(uint64_t done, uint64_t total, double t0)
-{
-	progress_set(&layout_progress, done);
-}
-
 /* Open @name for writing: new (O_EXCL, then recorded) or ours to rewrite. */
 static int open_for_layout(struct bench_claim *c, const char *name, int ours, int *ret_direct)
 {
@@ -279,9 +271,9 @@ static int pwrite_all(int fd, const char *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-/* Write one file of @size bytes; counts progress into *done. */
+/* Write one file of @size bytes; its bytes counted into @p. */
 static int write_file(struct bench_claim *c, const char *name, int ours, uint64_t size,
-		      unsigned int k, uint64_t *done, uint64_t total, double t0)
+		      unsigned int k, struct progress *p)
 {
 	uint8_t *buf = pc_buf_alloc(LAYOUT_BLOCK);
 	int fd, direct, ret = 0;
@@ -317,8 +309,7 @@ static int write_file(struct bench_claim *c, const char *name, int ours, uint64_
 		ret = pwrite_all(fd, (const char *)buf, len, off);
 		if (ret)
 			break;
-		*done += len;
-		progress(*done, total, t0);	/* drawn a few times a second */
+		progress_add(p, len);	/* drawn a few times a second */
 	}
 	if (!ret && bench_stop)
 		ret = -EINTR;
@@ -380,7 +371,7 @@ int bench_layout_check(struct bench_run *run, uint64_t *ret_to_write)
 int bench_layout(struct bench_run *run)
 {
 	struct bench_job *job = &run->job;
-	uint64_t total = 0, done = 0;
+	uint64_t total = 0;
 	double t0 = now_sec();
 	char name[32], a[32];
 
@@ -394,7 +385,7 @@ int bench_layout(struct bench_run *run)
 	if (total)
 		fprintf(stderr, "laying out %s in %u files\n",
 			bench_size(total, a, sizeof(a)), run->nfiles);
-	progress_start(&layout_progress, !job->quiet, "laying out the data set", total);
+	progress_start(&run->progress, !job->quiet, "laying out the data set", total);
 	for (unsigned int k = 0; k < run->nfiles; k++) {
 		struct bench_claim *c = file_claim(run, k, name, sizeof(name));
 		int what = classify(c, name, job->size), ret;
@@ -402,13 +393,13 @@ int bench_layout(struct bench_run *run)
 		if (what == 1)
 			continue;
 		if (what < 0) {
-			progress_end(&layout_progress);
+			progress_end(&run->progress);
 			return error("'%s' appeared and was not made by pagecliff bench: "
 				     "refusing to touch it", run->files[k]);
 		}
-		ret = write_file(c, name, what == 2, job->size, k, &done, total, t0);
+		ret = write_file(c, name, what == 2, job->size, k, &run->progress);
 		if (ret)
-			progress_end(&layout_progress);
+			progress_end(&run->progress);
 		if (ret == -EINTR)
 			return error("interrupted while laying out '%s'", run->files[k]);
 		if (ret)
@@ -417,7 +408,7 @@ int bench_layout(struct bench_run *run)
 	if (total) {
 		double secs = now_sec() - t0;
 
-		progress_end(&layout_progress);
+		progress_end(&run->progress);
 		fprintf(stderr, "laid out %s in %.1f s (%.2f GB/s)\n", bench_size(total, a, sizeof(a)),
 			secs, secs > 0 ? total / secs / 1e9 : 0.0);
 	}

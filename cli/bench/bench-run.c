@@ -55,14 +55,6 @@ struct polls {
 	int unreadable;
 };
 
-/*
- * The phase's stop flag, in memory shared with the workers' process when
- * they run apart from the sampler (cgroup v2, see spawn_workers()); the
- * workers' pid there, 0 while they are this process's threads.
- */
-static atomic_int *stop_flag;
-static pid_t workers_pid;
-
 /* The CPUs of NUMA node @node into @set; 0 or -errno. */
 static int node_cpus(int node, cpu_set_t *set)
 {
@@ -139,7 +131,7 @@ static int read_pass(struct worker *w, char *buf)
 	ret = pc_stream_open(&s, w->run->files[w->k], &w->opts);
 	if (ret)
 		return ret;
-	while (!atomic_load_explicit(stop_flag, memory_order_relaxed)) {
+	while (!atomic_load_explicit(w->run->stop_flag, memory_order_relaxed)) {
 		const void *p;
 		ssize_t n = job->api == BENCH_COPY ? pc_stream_read(s, buf, job->bs)
 						   : pc_stream_next(s, &p);
@@ -226,7 +218,7 @@ static int write_pass(struct worker *w, const char *buf, const char *first)
 			      0, &o);
 	if (ret)
 		return ret;
-	while (off < job->size && !atomic_load_explicit(stop_flag, memory_order_relaxed)) {
+	while (off < job->size && !atomic_load_explicit(w->run->stop_flag, memory_order_relaxed)) {
 		size_t len = job->size - off < job->bs ? job->size - off : job->bs;
 		ssize_t n = write_chunk(s, job, off ? buf : first, len, !off, &seen);
 
@@ -287,7 +279,7 @@ static void *worker_main(void *arg)
 		do
 			w->error = read_pass(w, buf + job->mem_align);
 		while (!w->error && job->time_based &&
-		       !atomic_load_explicit(stop_flag, memory_order_relaxed));
+		       !atomic_load_explicit(w->run->stop_flag, memory_order_relaxed));
 	pc_buf_free(buf, size);
 out:
 	atomic_store(&w->done, 1);
@@ -406,7 +398,7 @@ static void take(struct bench_run *run, struct worker *w, struct tick *tk)
 	 * zombie's figures are still there) */
 	struct sample_opts so = { .cgroup_dir = run->cgroup_dir[0] ? run->cgroup_dir : NULL,
 				  .kswapd = 1, .kswapd_pids = &run->kswapd_pids,
-				  .pid = workers_pid };
+				  .pid = run->workers_pid };
 	for (unsigned int k = 0; k < run->nfiles; k++)
 		tk->bytes[k] = atomic_load(&w[k].bytes);
 	tk->t = now_sec();
@@ -487,7 +479,7 @@ static void poll_stacks(const struct bench_run *run, struct worker *w, struct po
 		if (!tid || atomic_load(&w[k].done))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/stack",
-			 (int)(workers_pid ? workers_pid : getpid()), (int)tid);
+			 (int)(run->workers_pid ? run->workers_pid : getpid()), (int)tid);
 		err = sample_read_text(NULL, path, text, sizeof(text));
 		if (err) {
 			/*
@@ -596,10 +588,8 @@ static void fill_row(const struct bench_run *run, unsigned int mode, double t0,
 		r->flushing += atomic_load(&w[k].flushing) && !atomic_load(&w[k].done);
 }
 
-/* The phase's line on a terminal (progress.h): a few redraws a second at most. */
-static struct progress phase_progress;
-
-static void status_line(const struct bench_run *run, const struct bench_phase *ph,
+/* The phase's line on a terminal (run->progress): a few redraws a second at most. */
+static void status_line(struct bench_run *run, const struct bench_phase *ph,
 			const struct bench_row *r)
 {
 	char c[32];
@@ -618,37 +608,11 @@ static void status_line(const struct bench_run *run, const struct bench_phase *p
 
 		eta = isnan(eta) ? left : fmin(eta, left);
 	}
-	progress_status(&phase_progress, 0,
+	progress_status(&run->progress, 0,
 		"%-10s %5.1f s  %6.2f GB/s now  %6.2f avg  cache %s  reclaim %7.0f pages/s  ETA %3.0f s",
 		pc_strategy_name(ph->mode), r->t, r->gbps, avg,
 		bench_size(r->cache, c, sizeof(c)), isnan(r->reclaim) ? 0 : r->reclaim,
 		isnan(eta) || eta < 0 ? 0 : eta);
-}
-
-/* Add @r's time and bytes into @sum; what a sum over hosts cannot say is NAN. */
-void bench_row_add(struct bench_row *sum, const struct bench_row *r)
-{
-	if (!sum->dt) {
-		unsigned int mode = r->mode;
-
-		memset(sum, 0, sizeof(*sum));
-		sum->mode = mode;
-		sum->cache = sum->cache_limit = sum->reclaim = NAN;
-		_Static_assert(sizeof(sum->d) % sizeof(double) == 0, "sample_delta: doubles only");
-		for (double *v = (double *)&sum->d; v < (double *)(&sum->d + 1); v++)
-			*v = NAN;
-		sum->sys_cpu = sum->dirty = sum->writeback = NAN;
-		sum->throttled_pct = sum->reclaim_wait_pct = sum->reclaim_pct = NAN;
-		sum->direct_reclaim_pct = sum->memcg_reclaim_pct = sum->lock_wait_pct = NAN;
-		sum->kswapd_busy_pct = sum->dirty_throttle_pct = sum->top_lock_pct = NAN;
-	}
-	sum->t = fmax(sum->t, r->t);
-	sum->dt = fmax(sum->dt, r->dt);
-	sum->bytes += r->bytes;
-	sum->bytes_total += r->bytes_total;
-	sum->gbps = sum->dt > 0 ? sum->bytes / sum->dt / 1e9 : 0;
-	sum->dstate += r->dstate;
-	sum->flushing += r->flushing;
 }
 
 /* Sleep until @deadline (monotonic seconds) or a signal. */
@@ -721,7 +685,7 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 	double t0, next, done_at = NAN;	/* across hosts: when this rank's were done */
 	struct bench_row row;
 
-	progress_start(&phase_progress, !run->job.quiet && !run->hooks, NULL, 0);
+	progress_start(&run->progress, !run->job.quiet && !run->hooks, NULL, 0);
 	take(run, w, a);
 	*first = *a;
 	t0 = next = a->t;
@@ -748,7 +712,7 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 		finished = all_done(run, w) || bench_stop || (timeout && !writes) ||
 			   sync != BENCH_SYNC_GO;
 		if (finished || timeout)
-			atomic_store(stop_flag, 1);
+			atomic_store(run->stop_flag, 1);
 		take(run, w, b);
 		/* writes keep a short last interval: the flush ends there */
 		if (b->t - a->t >= run->job.interval / 4 || run->nrows == ph->first_row ||
@@ -756,7 +720,7 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 			fill_row(run, mode, t0, w, a, b, &pl, &row);
 			if (push_row(run, &row)) {
 				error("cannot keep the timeline: %s", strerror(ENOMEM));
-				atomic_store(stop_flag, 1);
+				atomic_store(run->stop_flag, 1);
 				break;
 			}
 			if (tty && !run->hooks)
@@ -795,19 +759,19 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 	}
 	if (tty && run->hooks)
 		fprintf(stderr, "\r%*s\r", 120, "");
-	progress_end(&phase_progress);
+	progress_end(&run->progress);
 	/* the rank's own active time: to its last sample, never a wait for others */
 	ph->secs = (isnan(done_at) ? a->t : done_at) - t0;
 	trace_phase(run, ph, first, a);
 }
 
 /* Wait for the phase's workers: their threads, or their process. */
-static void join_workers(const struct bench_run *run, struct worker *w)
+static void join_workers(struct bench_run *run, struct worker *w)
 {
-	if (workers_pid) {
-		while (waitpid(workers_pid, NULL, 0) < 0 && errno == EINTR)
+	if (run->workers_pid) {
+		while (waitpid(run->workers_pid, NULL, 0) < 0 && errno == EINTR)
 			;
-		workers_pid = 0;
+		run->workers_pid = 0;
 		return;
 	}
 	for (unsigned int k = 0; k < run->nfiles; k++)
@@ -853,7 +817,7 @@ static void report_phase(struct bench_run *run, struct bench_phase *ph)
 
 /*
  * Where the sampler stands while it starts the workers.  On cgroup v1 it
- * runs outside the memory cap (cmd-bench.c), but a thread is born in its
+ * runs outside the memory cap (bench-setup.c), but a thread is born in its
  * creator's cgroup and the workers' kernel objects are theirs to be
  * charged for: the sampler steps into the cap for the clone calls and
  * out again.  0 or -errno; nothing to do without a v1 split.
@@ -882,7 +846,7 @@ static int start_workers(struct bench_run *run, struct bench_phase *ph, struct w
 		worker_opts(&run->job, ph->mode, &w[k].opts);
 		ret = -pthread_create(&w[k].thread, NULL, worker_main, &w[k]);
 		if (ret) {
-			atomic_store(stop_flag, 1);
+			atomic_store(run->stop_flag, 1);
 			for (unsigned int j = 0; j < k; j++)
 				pthread_join(w[j].thread, NULL);
 		}
@@ -910,11 +874,11 @@ static int spawn_workers(struct bench_run *run, struct bench_phase *ph, struct w
 
 	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
-	workers_pid = fork();
-	if (workers_pid < 0) {
+	run->workers_pid = fork();
+	if (run->workers_pid < 0) {
 		ret = -errno;
-		workers_pid = 0;
-	} else if (!workers_pid) {
+		run->workers_pid = 0;
+	} else if (!run->workers_pid) {
 		close(fds[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		signal(SIGINT, SIG_IGN);
@@ -933,8 +897,8 @@ static int spawn_workers(struct bench_run *run, struct bench_phase *ph, struct w
 	if (!ret && (n = read(fds[0], &ret, sizeof(ret))) != sizeof(ret))
 		ret = -ECHILD;	/* it died before saying */
 	close(fds[0]);
-	if (ret && workers_pid) {
-		atomic_store(stop_flag, 1);
+	if (ret && run->workers_pid) {
+		atomic_store(run->stop_flag, 1);
 		join_workers(run, w);
 	}
 	return ret;
@@ -962,7 +926,7 @@ static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
 	}
 	ph->first_row = run->nrows;
 	run->last_row_rebuilt = 0;
-	atomic_store(stop_flag, 0);
+	atomic_store(run->stop_flag, 0);
 	memset(w, 0, sizeof(*w) * run->nfiles);
 	ret = sampler_in_cap(run, 1);
 	if (ret)
@@ -1044,7 +1008,7 @@ int bench_run_phases(struct bench_run *run)
 		ret = error("cannot allocate workers: %s", strerror(ENOMEM));
 		goto out;
 	}
-	stop_flag = (atomic_int *)shared;
+	run->stop_flag = (atomic_int *)shared;
 	numa_plan(run, nodes);
 	snprintf(run->cache_desc, sizeof(run->cache_desc), "%s", run->cgroup_dir[0] ?
 		 "file pages of the memory cgroup (memory.stat file, v1 cache)" :
@@ -1057,6 +1021,6 @@ out:
 	free(ticks);
 	if (w)
 		munmap(shared, len);
-	stop_flag = NULL;
+	run->stop_flag = NULL;
 	return ret;
 }

@@ -1,11 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pagecliff bench: what its parts share.  cmd-bench.c parses the job and
- * runs it; bench-layout.c makes the data set; bench-run.c runs one phase per
- * mode with worker threads and samples every interval; bench-detect.c finds
- * the fall, bench-verdict.c judges the cliff and the gap, bench-analyse.c
- * applies both to a run; bench-report.c and bench-plot.c write text, JSON,
- * CSV and SVG.
+ * pagecliff bench: what its parts share.  One concern per file, and the
+ * files call each other in one direction only: each calls only files of
+ * the lines above its own (no two files call each other, no circle).
+ *
+ *   bench-util.c      the leaf: bench_stop, notes, sizes, sum over hosts
+ *   bench-detect.c    the fall in a timeline          (bench-detect.h)
+ *   bench-verdict.c   the cliff and the gap in words  (bench-verdict.h)
+ *   bench-timeline.c  the table of a timeline row's columns
+ *   bench-plot.c      the SVG chart
+ *     bench-analyse.c   figures, detector and verdict of each mode
+ *     bench-text.c, bench-json.c, bench-csv.c   one host's report, per format
+ *     bench-layout.c    the data folders, their lock and the data set
+ *       bench-cluster.c   a run across hosts: totals, then each host's report
+ *       bench-run.c       the phases: workers, sampling, one row per interval
+ *       testbed.c         the RAM testbed and the state journal (testbed.h)
+ *         bench-options.c   the option table, defaults, the job's checks
+ *         bench-setup.c     testbed, memory cgroup and sampler thread set up
+ *         bench-output.c    the report, timeline and chart files; the format
+ *           cmd-bench.c       the command: signals, set-up, run, tear-down
+ *
+ * A run's state lives in struct bench_run (journal, outputs, live line,
+ * stop flag); the only process-wide state is bench_stop and the signal
+ * that set it.
  */
 #ifndef PC_CLI_BENCH_H
 #define PC_CLI_BENCH_H
@@ -15,11 +32,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "pagecliff.h"
 #include "bench-detect.h"
 #include "bench-verdict.h"
+#include "cmd.h"
+#include "progress.h"
 #include "sample.h"
+#include "testbed.h"
 
 #define BENCH_MAX_DIRS 16
 /* --numjobs: threads, each with its own file, per directory. */
@@ -146,6 +167,21 @@ struct bench_phase {
 	struct { char name[96]; double pct; } top_locks[3];
 };
 
+/*
+ * A file the run writes (bench-output.c): opened before anything is made,
+ * truncated only when it is written, removed when bench made it and
+ * nothing came.
+ */
+enum { BENCH_OUT_REPORT, BENCH_OUT_TIMELINE, BENCH_OUT_PLOT, BENCH_OUT_N };
+
+struct bench_output {
+	const char *what;		/* "report", "timeline", "plot" */
+	const char *path;
+	char name[64];			/* the default chart's free name */
+	int fd;				/* -1: not open */
+	int made;			/* this run created it */
+};
+
 /* A run: job, rows, phases and what the environment gave it. */
 struct bench_run {
 	struct bench_job job;
@@ -176,6 +212,15 @@ struct bench_run {
 	char trace_why[160];		/* why not, when not */
 	const struct bench_hooks *hooks;	/* a run across hosts; NULL in plain bench */
 	struct bench_cluster *cluster;	/* rank 0 of such a run: every host's figures */
+	struct state_journal journal;	/* root: what this run made, for a later undo */
+	struct bench_output outputs[BENCH_OUT_N];	/* bench_outputs_init() */
+	struct progress progress;	/* the live line: the layout's, then each phase's */
+	/* While the phases run (bench-run.c): the phase's stop flag, in memory
+	 * shared with the workers' process when they run apart from the
+	 * sampler (cgroup v2); that process's pid, 0 while the workers are
+	 * this process's threads. */
+	atomic_int *stop_flag;
+	pid_t workers_pid;
 };
 
 /*
@@ -233,8 +278,16 @@ struct bench_cluster;
  */
 extern atomic_int bench_stop;
 
+/* bench-util.c, the leaf */
 void bench_note(struct bench_run *run, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Human sizes: "1.5 GiB" into @buf. */
+const char *bench_size(double bytes, char *buf, size_t len);
+/* Sum of rows over hosts (t, dt and the bytes; the rest unknown). */
+void bench_row_add(struct bench_row *sum, const struct bench_row *r);
+/* Whether @v is a figure: NAN (unknown) and infinities are not. */
+int bench_known(double v);
+const char *bench_engine_name(enum bench_engine e);
 
 /* bench-layout.c */
 /*
@@ -270,8 +323,6 @@ void bench_remove_files(struct bench_run *run);
 int bench_run_phases(struct bench_run *run);
 /* Append @row to the run's timeline: 0 or -ENOMEM. */
 int bench_keep_row(struct bench_run *run, const struct bench_row *row);
-/* Sum of rows over hosts (t, dt and the bytes; the rest unknown). */
-void bench_row_add(struct bench_row *sum, const struct bench_row *r);
 /*
  * Load the kernel-event counters for this process (before it joins the
  * memory cgroup, so their memory is not charged to the cap) or say, once,
@@ -284,11 +335,138 @@ void bench_trace_stop(struct bench_run *run);
  * run's summary line, from the timeline alone. */
 void bench_analyse(struct bench_run *run);
 
-/* bench-report.c */
+/*
+ * bench-timeline.c: the columns of a timeline row, in the order both the
+ * JSON intervals and the timeline CSV give them: one list, so the two and
+ * the CSV's header cannot drift apart.  A NULL name leaves the column out
+ * of that format.
+ */
+enum bench_col_kind { BENCH_COL_NUM, BENCH_COL_UINT, BENCH_COL_U64, BENCH_COL_STR,
+		      BENCH_COL_DIRS };
+
+struct bench_col {
+	const char *csv, *json;		/* the CSV header's name, the JSON key */
+	enum bench_col_kind kind;
+	size_t off, len;		/* of the field in struct bench_row */
+	int prec;			/* CSV decimals (BENCH_COL_NUM) */
+	double div;			/* the field is divided by it, 0 for none */
+	int total;			/* a sum over hosts knows it (bench_row_add) */
+};
+
+extern const struct bench_col bench_cols[];
+extern const size_t bench_ncols;
+/* Column @c of @r as a number (NUM, UINT, U64), divided; as text (STR). */
+double bench_col_value(const struct bench_row *r, const struct bench_col *c);
+const char *bench_col_text(const struct bench_row *r, const struct bench_col *c);
+/* A row whose figures are all unknown (NAN), its counts 0, its text "". */
+void bench_row_unknown(struct bench_row *r);
+/* The column the timeline CSV's header calls @name, or NULL. */
+const struct bench_col *bench_col_csv(const char *name);
+/* A timeline CSV cell back into @r's field (multiplied back): 0 or -EINVAL. */
+int bench_col_parse(struct bench_row *r, const struct bench_col *c, const char *cell);
+
+/* One host's report in each format (bench-text.c, bench-json.c, bench-csv.c). */
 void bench_report_text(const struct bench_run *run, FILE *out);
 void bench_report_json(const struct bench_run *run, FILE *out);
 void bench_report_csv(const struct bench_run *run, FILE *out);
 void bench_timeline_csv(const struct bench_run *run, FILE *out);
+
+/* bench-json.c: the pieces bench-cluster.c adds to. */
+struct json;
+/* The report as one object: the run's members, then @more's (or NULL). */
+void bench_json_report(const struct bench_run *run, FILE *out,
+		       void (*more)(struct json *j, const struct bench_run *run));
+/* The members of one host's report (the whole report of plain bench). */
+void bench_json_run(struct json *j, const struct bench_run *run);
+/* One interval; with @total only the columns a sum over hosts knows. */
+void bench_json_row(struct json *j, const struct bench_run *run, const struct bench_row *r,
+		    int total);
+
+/* bench-csv.c: the pieces bench-cluster.c adds to.  @prefix: across hosts,
+ * "HOST,RANK," before each line; else NULL. */
+void bench_csv_str(FILE *out, const char *s);
+/* A figure with @prec decimals, empty when unknown; a comma after with @comma. */
+void bench_csv_num(FILE *out, int prec, double v, int comma);
+void bench_csv_header(FILE *out);
+void bench_csv_phases(const struct bench_run *run, const char *prefix, FILE *out);
+void bench_timeline_header(const struct bench_run *run, FILE *out);
+void bench_csv_rows(const struct bench_run *run, const struct bench_row *rows, size_t n,
+		    const char *prefix, FILE *out);
+
+/* bench-cluster.c: the report of a run across hosts (run->cluster set). */
+void bench_cluster_text(const struct bench_run *run, FILE *out);
+void bench_cluster_json(const struct bench_run *run, FILE *out);
+void bench_cluster_csv(const struct bench_run *run, FILE *out);
+void bench_cluster_timeline(const struct bench_run *run, FILE *out);
+
+/*
+ * bench-options.c: the option table and its parser, for cmd-bench.c's
+ * command entry; the job's defaults and checks.  Each exits 2 after one
+ * line on a bad job (the CLI's usage_error).
+ */
+extern const struct cmd_option bench_options[];
+/* The job and what the command line set, for bench_option(). */
+struct bench_parse {
+	struct bench_job *job;
+	struct bench_given *g;
+};
+/* One option @key with @arg into the struct bench_parse at @state. */
+void bench_option(void *state, int key, const char *arg);
+/* Fill in what the command line left open; the built-in job when no
+ * directory was given. */
+void bench_apply_defaults(struct bench_run *run, const struct bench_given *g);
+/* Root-only options, memory and testbed size: before anything is made. */
+void bench_check_job(struct bench_run *run);
+/* Where the built-in job runs without root, and what it cannot do there. */
+void bench_builtin_dir(struct bench_run *run);
+
+/* bench-setup.c: what run_job() in cmd-bench.c sets up and tears down. */
+struct cgroup;
+/* As root: undo what killed runs left (state files, cgroups), saying so. */
+void bench_cleanup_stale(void);
+/*
+ * Record in the state file (root) the data folder of each of the user's
+ * directories, before it is claimed: a killed run's folder is given back by
+ * the next run or --cleanup (the testbed's go with the testbed).
+ */
+void bench_record_folders(struct bench_run *run);
+/* The testbed's devices, one directory of the job each; one line on stderr
+ * says what was made.  0, or -1 reported (a signal: undone, unreported). */
+int bench_setup_testbed(struct bench_run *run, struct testbed *tb);
+/*
+ * Create the memory cgroup before anything else is made, so that a cap that
+ * cannot be had is a usage error with nothing created (the built-in job
+ * goes on without one and says so).  Returns 0, -1 (reported) or
+ * -EXIT_USAGE.
+ */
+int bench_make_cgroup(struct bench_run *run, struct cgroup *cg);
+/*
+ * v1: move this process into the cgroup, after the layout: the data set's
+ * own pages are not charged to it.  v2: cgroup_create() moved it to its
+ * leaf beside the capped one already; the workers' process joins that
+ * (bench-run.c), so the sampler is never charged to the cap.
+ */
+int bench_join_cgroup(struct bench_run *run, struct cgroup *cg);
+/* Run the phases in the cap: on cgroup v1 from a sampler thread outside it. */
+int bench_run_capped(struct bench_run *run, const struct cgroup *cg);
+
+/* bench-output.c */
+/* The outputs closed: before anything else of them. */
+void bench_outputs_init(struct bench_run *run);
+/* Open (never truncate yet) each output the job names; exits 2 on failure. */
+void bench_open_outputs(struct bench_run *run, const struct bench_given *g);
+/* The outputs the job names, checked as bench_open_outputs() would, nothing
+ * made (pagecliff-mpi); exits 2 after one line if one cannot be written. */
+void bench_check_outputs(const struct bench_run *run, const struct bench_given *g);
+/* Close the outputs; remove those this run made. */
+void bench_outputs_abandon(struct bench_run *run);
+/* The report in the job's format, the timeline CSV: of all hosts when the
+ * run has a cluster. */
+void bench_report_format(const struct bench_run *run, FILE *out);
+void bench_timeline(const struct bench_run *run, FILE *out);
+/* Analyse the run and write its report (to standard output without -o),
+ * timeline and chart; 0 or -1 after a line. */
+int bench_report(struct bench_run *run);
 
 /* cmd-bench.c, for pagecliff-mpi: check the job as `pagecliff bench` would,
  * its outputs too with @with_outputs, nothing made (exits 2 after one line
@@ -299,8 +477,5 @@ int bench_run_hooked(int argc, char **argv, const struct bench_hooks *hooks);
 
 /* bench-plot.c */
 void bench_plot_svg(const struct bench_run *run, FILE *out);
-
-/* Human sizes: "1.5 GiB" into @buf. */
-const char *bench_size(double bytes, char *buf, size_t len);
 
 #endif

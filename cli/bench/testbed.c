@@ -30,19 +30,15 @@
 #include "testbed.h"
 #include "util.h"
 
-static int state_fd = -1;
-static char state_path[PATH_MAX];
-static char state_id[32];
-
 /*
  * Create STATE_DIR/bench-<id>.state holding its flock from before it has its
  * name: a state file is a live run's exactly while its lock is held, in any
  * PID namespace.  <id> is the pid, with -N added when another namespace's
  * run of the same pid has it.
  */
-int state_open(void)
+int state_open(struct state_journal *j)
 {
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX], path[PATH_MAX];
 
 	if (mkdir(STATE_DIR, 0755) && errno != EEXIST)
 		return -errno;
@@ -50,17 +46,17 @@ int state_open(void)
 		int fd;
 
 		if (n)
-			snprintf(state_id, sizeof(state_id), "%ld-%d", (long)getpid(), n);
+			snprintf(j->id, sizeof(j->id), "%ld-%d", (long)getpid(), n);
 		else
-			snprintf(state_id, sizeof(state_id), "%ld", (long)getpid());
-		snprintf(tmp, sizeof(tmp), STATE_DIR "/bench-%s.new", state_id);
-		snprintf(state_path, sizeof(state_path), STATE_DIR "/bench-%s.state", state_id);
+			snprintf(j->id, sizeof(j->id), "%ld", (long)getpid());
+		snprintf(tmp, sizeof(tmp), STATE_DIR "/bench-%s.new", j->id);
+		snprintf(path, sizeof(path), STATE_DIR "/bench-%s.state", j->id);
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
 		if (fd < 0 && errno == EEXIST)
 			continue;
 		if (fd < 0)
 			break;
-		if (flock(fd, LOCK_EX) || link(tmp, state_path)) {
+		if (flock(fd, LOCK_EX) || link(tmp, path)) {
 			int err = errno;
 
 			unlink(tmp);
@@ -71,42 +67,43 @@ int state_open(void)
 			break;
 		}
 		unlink(tmp);
-		state_fd = fd;
+		j->fd = fd;
+		snprintf(j->path, sizeof(j->path), "%s", path);
 		return 0;
 	}
-	state_id[0] = '\0';
+	j->id[0] = '\0';
 	return -errno;
 }
 
-const char *state_run_id(void)
+const char *state_run_id(struct state_journal *j)
 {
-	if (!state_id[0])
-		snprintf(state_id, sizeof(state_id), "%ld", (long)getpid());
-	return state_id;
+	if (!j->id[0])
+		snprintf(j->id, sizeof(j->id), "%ld", (long)getpid());
+	return j->id;
 }
 
-int state_record(const char *what, const char *path)
+int state_record(struct state_journal *j, const char *what, const char *path)
 {
 	char line[PATH_MAX + 32];
 	int n;
 
-	if (state_fd < 0)
+	if (!j || !j->path[0])
 		return 0;
 	n = snprintf(line, sizeof(line), "%s %s\n", what, path);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return -ENAMETOOLONG;
-	if (write(state_fd, line, n) != n)
+	if (write(j->fd, line, n) != n)
 		return -EIO;
 	return 0;
 }
 
-void state_close(void)
+void state_close(struct state_journal *j)
 {
-	if (state_fd < 0)
+	if (!j->path[0])
 		return;
-	unlink(state_path);	/* before the lock goes: no one undoes it twice */
-	close(state_fd);
-	state_fd = -1;
+	unlink(j->path);	/* before the lock goes: no one undoes it twice */
+	close(j->fd);
+	j->path[0] = '\0';
 }
 
 /* umount @path, detaching it lazily when it stays busy. */
@@ -357,7 +354,7 @@ static int make_dirs(struct testbed *tb)
 {
 	char base[sizeof(tb->base)];
 
-	snprintf(base, sizeof(base), STATE_DIR "/testbed-%s", state_run_id());
+	snprintf(base, sizeof(base), STATE_DIR "/testbed-%s", state_run_id(tb->journal));
 	memcpy(tb->base, base, sizeof(base));
 	snprintf(tb->ram, sizeof(tb->ram), "%s/ram", base);
 	for (unsigned int i = 0; i < tb->count; i++) {
@@ -372,9 +369,9 @@ static int make_dirs(struct testbed *tb)
 			snprintf(d->backing, sizeof(d->backing), "%s/ram/disk%u.img", base, i);
 		}
 	}
-	if (state_record("dir", tb->base) || mkdir(tb->base, 0700))
+	if (state_record(tb->journal, "dir", tb->base) || mkdir(tb->base, 0700))
 		return -errno;
-	if (state_record("dir", tb->ram) || mkdir(tb->ram, 0700))
+	if (state_record(tb->journal, "dir", tb->ram) || mkdir(tb->ram, 0700))
 		return -errno;
 	return 0;
 }
@@ -386,7 +383,7 @@ static int make_ram(struct testbed *tb)
 
 	snprintf(opts, sizeof(opts), "size=%llu,mode=0700",
 		 (unsigned long long)(tb->size * tb->count + (16u << 20)));
-	state_record("tmpfs", tb->ram);
+	state_record(tb->journal, "tmpfs", tb->ram);
 	if (mount("pagecliff-testbed", tb->ram, "tmpfs", MS_NOSUID | MS_NODEV, opts))
 		return -errno;
 	tb->ram_mounted = 1;
@@ -398,9 +395,9 @@ static int make_backing(struct testbed *tb, struct testbed_dev *d)
 {
 	int fd, ret = 0;
 
-	if (state_record("dir", d->mnt) || mkdir(d->mnt, 0755))
+	if (state_record(tb->journal, "dir", d->mnt) || mkdir(d->mnt, 0755))
 		return -errno;
-	state_record("backing", d->backing);
+	state_record(tb->journal, "backing", d->backing);
 	fd = open(d->backing, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
@@ -411,7 +408,7 @@ static int make_backing(struct testbed *tb, struct testbed_dev *d)
 }
 
 /* Bind a free loop device to @d's backing file (AUTOCLEAR). */
-static int make_loop(struct testbed_dev *d)
+static int make_loop(struct testbed *tb, struct testbed_dev *d)
 {
 	struct loop_config cfg;
 	int ctl, file, ret = -EBUSY;
@@ -443,7 +440,7 @@ static int make_loop(struct testbed_dev *d)
 		/* the name is informational; a long one is cut at LO_NAME_SIZE */
 		memcpy(cfg.info.lo_file_name, d->backing,
 		       strnlen(d->backing, LO_NAME_SIZE - 1));
-		state_record("loop", d->loopdev);
+		state_record(tb->journal, "loop", d->loopdev);
 		ret = ioctl(d->loop_fd, LOOP_CONFIGURE, &cfg) ? -errno : 0;
 		if (ret) {
 			close(d->loop_fd);
@@ -474,7 +471,7 @@ static int make_fs(struct testbed *tb, struct testbed_dev *d)
 	}
 	if (ret)
 		return ret;
-	state_record("mount", d->mnt);
+	state_record(tb->journal, "mount", d->mnt);
 	if (mount(d->loopdev, d->mnt, tb->fstype, MS_NOATIME, NULL))
 		return -errno;
 	d->fs_mounted = 1;
@@ -490,7 +487,7 @@ static int make_dev(struct testbed *tb, struct testbed_dev *d, const char **ret_
 	ret = make_backing(tb, d);
 	if (!ret) {
 		*ret_step = "loop device";
-		ret = make_loop(d);
+		ret = make_loop(tb, d);
 	}
 	if (!ret) {
 		*ret_step = "file system";
@@ -532,12 +529,13 @@ void testbed_parse(const char *arg, uint64_t *ret_size, unsigned int *ret_count)
 	*ret_count = (unsigned int)count;
 }
 
-int testbed_create(struct testbed *tb, unsigned int count, uint64_t size,
-		   atomic_int *stop, const char **ret_step)
+int testbed_create(struct testbed *tb, struct state_journal *journal, unsigned int count,
+		   uint64_t size, atomic_int *stop, const char **ret_step)
 {
 	int ret;
 
 	memset(tb, 0, sizeof(*tb));
+	tb->journal = journal;
 	tb->loop_fd = -1;
 	tb->size = size;
 	tb->count = count < 1 ? 1 : count > TESTBED_MAX_DEVICES ? TESTBED_MAX_DEVICES : count;

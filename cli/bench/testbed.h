@@ -31,6 +31,16 @@ struct testbed_dev {
 };
 
 /*
+ * The state file of one run: every step recorded before it is taken.
+ * Zeroed, it is closed and records nothing.
+ */
+struct state_journal {
+	int fd;				/* valid while path[0] */
+	char path[PATH_MAX];		/* STATE_DIR/bench-<id>.state, "" when closed */
+	char id[32];			/* <id>, "" until known */
+};
+
+/*
  * A testbed: one tmpfs and, per device, a file in it, a loop device and a
  * file system.  One device keeps the names of the single testbed (ram/disk.img,
  * mnt); several are ram/diskN.img and mntN.
@@ -44,26 +54,27 @@ struct testbed {
 	unsigned int ndev;		/* devices begun (dev[0..ndev-1]) */
 	int ram_mounted;
 	int loop_fd;			/* -1 or 0 before testbed_create(); unused after */
+	struct state_journal *journal;	/* where each step is recorded */
 	struct testbed_dev dev[TESTBED_MAX_DEVICES];
 };
 
 /*
- * Start recording this process's state in STATE_DIR/bench-<id>.state, whose
+ * Start recording this run's state in @j, STATE_DIR/bench-<id>.state, whose
  * flock this process holds until state_close() or its death.  Without root
  * (no STATE_DIR) returns -errno and records nothing.
  */
-int state_open(void);
+int state_open(struct state_journal *j);
 /* This run's <id>: the pid, "-N" added when another PID namespace's run of
  * the same pid holds that name. */
-const char *state_run_id(void);
+const char *state_run_id(struct state_journal *j);
 /* Append "@what @path" to the state file (ignored when none is open). */
-int state_record(const char *what, const char *path);
+int state_record(struct state_journal *j, const char *what, const char *path);
 /* @what of a data folder (DIR/pagecliff-bench) a run claims: undone with
  * bench_release_stale(), the data kept with STATE_FOLDER_KEEP (--keep). */
 #define STATE_FOLDER "folder"
 #define STATE_FOLDER_KEEP "folder-keep"
 /* Remove the state file: everything in it has been undone. */
-void state_close(void);
+void state_close(struct state_journal *j);
 
 /* Called for each thing undone from a killed run's state. */
 typedef void (*state_undo_fn)(const char *what, const char *path, int result,
@@ -90,10 +101,10 @@ void testbed_parse(const char *arg, uint64_t *ret_size, unsigned int *ret_count)
  * 320 MiB), mount.  Every step is recorded before it is taken.  Stops when
  * *@stop becomes non-zero between steps (-EINTR).  On failure everything
  * done so far is undone; *ret_step names the step that failed ("tmpfs",
- * "loop device", "file system", ...).
+ * "loop device", "file system", ...).  Each step is recorded in @journal.
  */
-int testbed_create(struct testbed *tb, unsigned int count, uint64_t size,
-		   atomic_int *stop, const char **ret_step);
+int testbed_create(struct testbed *tb, struct state_journal *journal, unsigned int count,
+		   uint64_t size, atomic_int *stop, const char **ret_step);
 
 /* Unmount, detach and remove what testbed_create() made; idempotent. */
 int testbed_destroy(struct testbed *tb);

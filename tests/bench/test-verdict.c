@@ -40,16 +40,6 @@ static void bad(const char *fixture, const char *fmt, ...)
 	fails++;
 }
 
-/* The columns of the timeline CSV the run is rebuilt from. */
-enum { C_MODE, C_T, C_DT, C_BYTES, C_GIB, C_GBPS, C_PROC, C_SYS, C_KSW, C_CACHE, C_LIMIT,
-       C_RECLAIM, C_DIRECT, C_MEMCG, C_LOCK, C_KSWAPD, C_THROTTLE, C_TOPLOCK, C_TOPPCT, C_N };
-static const char *col_names[C_N] = {
-	"mode", "t", "dt", "bytes", "gib", "gbps", "process_cpu_s", "system_cpu_s",
-	"kswapd_cpu_s", "cache_bytes", "cache_limit", "reclaim_pages_s", "direct_reclaim_pct",
-	"memcg_reclaim_pct", "lock_wait_pct", "kswapd_busy_pct", "dirty_throttle_pct",
-	"top_lock", "top_lock_pct",
-};
-
 /* Split a CSV line (no quoted commas in fixtures) into @f, up to @max. */
 static int split(char *line, char **f, int max)
 {
@@ -64,13 +54,6 @@ static int split(char *line, char **f, int max)
 		*p++ = '\0';
 	}
 	return n;
-}
-
-static double num(char **f, int nf, const int *col, int c)
-{
-	if (col[c] < 0 || col[c] >= nf || !f[col[c]][0])
-		return NAN;
-	return strtod(f[col[c]], NULL);
 }
 
 static struct bench_phase *phase_of(struct bench_run *run, const char *name)
@@ -92,43 +75,26 @@ static struct bench_phase *phase_of(struct bench_run *run, const char *name)
 	return &run->phases[m];
 }
 
+/*
+ * A row from the CSV's fields @f, each read through the timeline's column
+ * @cols[i] the header named (NULL: not a column of the table).  What the
+ * timeline lacks stays unknown; older fixtures have no bytes, only the GiB
+ * so far.
+ */
 static void add_row(struct bench_run *run, struct bench_phase *ph, char **f, int nf,
-		    const int *col)
+		    const struct bench_col **cols)
 {
 	struct bench_row *r = &run->rows[run->nrows++];
-	double gib = num(f, nf, col, C_GIB), prev = ph->nrows ? r[-1].bytes_total / GIB : 0;
-	double bytes = num(f, nf, col, C_BYTES);
 
 	T_CHECK(run->nrows < MAX_ROWS, "too many rows\n");
+	bench_row_unknown(r);
+	for (int i = 1; i < nf; i++)
+		if (cols[i])
+			T_CHECK(!bench_col_parse(r, cols[i], f[i]), "bad %s '%s'\n", cols[i]->csv,
+				f[i]);
 	r->mode = (unsigned int)(ph - run->phases);
-	r->t = num(f, nf, col, C_T);
-	r->dt = num(f, nf, col, C_DT);
-	r->bytes_total = (uint64_t)(gib * GIB);
-	r->bytes = bytes > 0 ? (uint64_t)bytes : (uint64_t)((gib - prev) * GIB);
-	r->gbps = num(f, nf, col, C_GBPS);
-	r->d.proc_cpu_s = num(f, nf, col, C_PROC);
-	r->sys_cpu = num(f, nf, col, C_SYS);
-	r->d.kswapd_cpu_s = num(f, nf, col, C_KSW);
-	r->cache = num(f, nf, col, C_CACHE);
-	r->cache_limit = num(f, nf, col, C_LIMIT);
-	r->reclaim = num(f, nf, col, C_RECLAIM);
-	r->direct_reclaim_pct = num(f, nf, col, C_DIRECT);
-	r->memcg_reclaim_pct = num(f, nf, col, C_MEMCG);
-	r->lock_wait_pct = num(f, nf, col, C_LOCK);
-	r->kswapd_busy_pct = num(f, nf, col, C_KSWAPD);
-	r->dirty_throttle_pct = num(f, nf, col, C_THROTTLE);
-	r->top_lock_pct = num(f, nf, col, C_TOPPCT);
-	r->throttled_pct = r->reclaim_wait_pct = r->reclaim_pct = NAN;
-	r->dirty = r->writeback = NAN;
-	if (col[C_TOPLOCK] >= 0 && col[C_TOPLOCK] < nf) {
-		const char *s = f[col[C_TOPLOCK]];
-		size_t n = strlen(s);
-
-		if (n >= 2 && s[0] == '"' && s[n - 1] == '"')
-			snprintf(r->top_lock, sizeof(r->top_lock), "%.*s", (int)(n - 2), s + 1);
-		else
-			snprintf(r->top_lock, sizeof(r->top_lock), "%s", s);
-	}
+	if (!r->bytes)
+		r->bytes = r->bytes_total - (ph->nrows ? r[-1].bytes_total : 0);
 	if (isnan(ph->cache_start))
 		ph->cache_start = r->cache;
 	if (r->top_lock[0] && !(r->top_lock_pct <= ph->top_locks[0].pct)) {
@@ -141,33 +107,85 @@ static void add_row(struct bench_run *run, struct bench_phase *ph, char **f, int
 	ph->secs = r->t;
 }
 
-/* The run a timeline CSV describes (rows, phases), before analysis. */
-static struct bench_run *load_run(const char *path)
+/* The run the timeline CSV @fp describes (rows, phases), before analysis;
+ * @path names it in messages. */
+static struct bench_run *read_run(FILE *fp, const char *path)
 {
 	struct bench_run *run = calloc(1, sizeof(*run));
 	char line[8192], *f[128];
-	int col[C_N], nf;
-	FILE *fp = fopen(path, "r");
+	const struct bench_col *cols[128];
+	int nf;
 
 	T_CHECK(run && fp, "cannot open %s\n", path);
 	run->rows = calloc(MAX_ROWS, sizeof(*run->rows));
 	T_CHECK(run->rows && fgets(line, sizeof(line), fp), "empty %s\n", path);
 	nf = split(line, f, 128);
-	for (int c = 0; c < C_N; c++) {
-		col[c] = -1;
-		for (int i = 0; i < nf; i++)
-			if (!strcmp(f[i], col_names[c]))
-				col[c] = i;
-	}
-	T_CHECK(col[C_MODE] >= 0 && col[C_GIB] >= 0 && col[C_GBPS] >= 0, "%s: columns\n", path);
+	T_CHECK(!strcmp(f[0], "mode"), "%s: the first column is not the mode\n", path);
+	for (int i = 0; i < nf; i++)
+		cols[i] = bench_col_csv(f[i]);
+	T_CHECK(bench_col_csv("gib") && bench_col_csv("gbps"), "%s: columns\n", path);
 	while (fgets(line, sizeof(line), fp)) {
 		nf = split(line, f, 128);
-		add_row(run, phase_of(run, f[col[C_MODE]]), f, nf, col);
+		add_row(run, phase_of(run, f[0]), f, nf, cols);
 	}
 	fclose(fp);
 	run->job.rw = BENCH_READ;
 	run->job.numjobs = 1;
 	return run;
+}
+
+static struct bench_run *load_run(const char *path)
+{
+	return read_run(fopen(path, "r"), path);
+}
+
+static void free_run(struct bench_run *run)
+{
+	free(run->rows);
+	free(run);
+}
+
+/* @run's timeline CSV as bench writes it (malloc'ed). */
+static char *timeline_of(const struct bench_run *run, size_t *ret_len)
+{
+	char *buf = NULL;
+	FILE *fp = open_memstream(&buf, ret_len);
+
+	T_CHECK(fp, "open_memstream failed\n");
+	bench_timeline_csv(run, fp);
+	T_CHECK(!fclose(fp), "open_memstream failed\n");
+	return buf;
+}
+
+/*
+ * The timeline bench writes reads back through the column table as it was
+ * written: each column's reader (bench_col_parse) undoes its writer, so a
+ * second write of what was read is the same bytes.
+ */
+static void check_round_trip(const char *dir, const char *fx)
+{
+	char path[4300];
+	size_t len, len2;
+	struct bench_run *run, *back;
+	char *first, *second;
+
+	snprintf(path, sizeof(path), "%s/%s.csv", dir, fx);
+	run = load_run(path);
+	first = timeline_of(run, &len);
+	back = read_run(fmemopen(first, len, "r"), fx);
+	second = timeline_of(back, &len2);
+	if (len != len2 || memcmp(first, second, len)) {
+		size_t i = 0;
+
+		while (i < len && i < len2 && first[i] == second[i])
+			i++;
+		bad(fx, "the timeline read back differs at byte %zu: \"%.40s\" written again "
+		    "as \"%.40s\"", i, first + i, second + i);
+	}
+	free(first);
+	free(second);
+	free_run(run);
+	free_run(back);
 }
 
 /* The context lines of NAME.verdict: cpus, threads, size, memcg, trace_why. */
@@ -411,8 +429,7 @@ static void check_fixture(const char *dir, const char *fx)
 			bad(fx, "summary and modes disagree on the cliff");
 	}
 	fclose(fp);
-	free(run->rows);
-	free(run);
+	free_run(run);
 }
 
 int main(int argc, char **argv)
@@ -434,12 +451,13 @@ int main(int argc, char **argv)
 		bench_plot_svg(run, out);
 		fclose(out);
 		fclose(fp);
-		free(run->rows);
-		free(run);
+		free_run(run);
 		return T_EXIT_PASS;
 	}
-	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
 		check_fixture(dir, fixtures[i]);
+		check_round_trip(dir, fixtures[i]);
+	}
 	if (fails)
 		t_fail("%d checks failed\n", fails);
 	printf("PASS\n");
