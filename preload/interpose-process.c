@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The process's start and end: the environment is read once, at load, and
+ * a process that leaves by _exit() or _Exit() still gets its final drops and
+ * stats lines.
+ */
+#include "interpose.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+__attribute__((constructor)) static void pl_init(void)
+{
+	int saved = errno;
+
+	pl_config_load();
+	errno = saved;
+}
+
+/*
+ * _exit() skips destructors: a child that reads and leaves with _exit() still
+ * gets its final drops and stats lines (exit() reaches the destructor).
+ */
+#define HOOK_EXIT(name)							\
+	PL_EXPORT void name(int status)					\
+	{								\
+		void (*fn)(int) = REAL(name);				\
+									\
+		pl_track_exit();					\
+		if (fn)							\
+			fn(status);					\
+		syscall(SYS_exit_group, status);			\
+		__builtin_unreachable();				\
+	}
+
+HOOK_EXIT(_exit)
+HOOK_EXIT(_Exit)
