@@ -6,10 +6,10 @@
  */
 #include "interpose.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
-#include <fcntl.h>
 
 static void *mapped(void *map, int flags, int fd)
 {

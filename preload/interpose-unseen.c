@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * Reads the shim cannot follow: POSIX AIO, libaio and io_uring (liburing).
- * Their hooks only say so, in the stats, and the shim keeps its hands off.
+ * Reads the shim cannot follow: it says so in the stats and keeps its hands
+ * off.  POSIX AIO names the fd, which the shim then leaves alone; libaio and
+ * io_uring (liburing) submit through the kernel where no libc read is made,
+ * so their set-up is said once for the process.
  */
 #include "interpose.h"
 
 #include <aio.h>
 
-/*
- * Reads the shim cannot follow: it says so in the stats and keeps its hands
- * off.  POSIX AIO names the fd; libaio and io_uring (liburing) submit
- * through the kernel where no libc read is made.
- */
+/* A POSIX AIO read of @fd: said in its stats line, hands off it from now on. */
 static inline void aio_reads(int fd)
 {
 	if (fd >= 0 && watching())
@@ -22,7 +20,7 @@ static inline void aio_reads(int fd)
 /* glibc declares these nonnull; a program may still pass NULL to libc. */
 #define UNCHECKED(p) ({ __typeof__(p) volatile p_ = (p); p_; })
 
-/* aio_read and aio_read64, lio_listio and lio_listio64: one body, each its own libc name. */
+/* A name and its 64-bit twin share one body, each calling its own libc name. */
 #define HOOK_AIO_READ(name, cb_type)					\
 	PL_EXPORT int name(cb_type *cb)					\
 	{								\
