@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The process's start and end: the environment is read once, at load, and
- * a process that leaves by _exit() or _Exit() still gets its final drops and
- * stats lines.
+ * The process's start and end: the environment is read once, at load; at
+ * exit, and in a process that leaves by _exit() or _Exit(), the files still
+ * open get their final drops and stats lines.
  */
 #include "interpose.h"
 
@@ -15,6 +15,17 @@ __attribute__((constructor)) static void pl_init(void)
 
 	pl_config_load();
 	errno = saved;
+}
+
+/*
+ * exit() runs the destructors before it flushes stdio's buffers: stdout's
+ * last buffer is written here, a moment early, so that it is counted and
+ * dropped (an error there reaches no one either way: the status is set).
+ */
+__attribute__((destructor)) static void pl_at_exit(void)
+{
+	pl_flush_stdout();
+	pl_track_exit();
 }
 
 /*

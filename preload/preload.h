@@ -14,13 +14,14 @@
  *                        printf, fflush; fclose
  *   interpose-copy.c     mmap, sendfile, splice, copy_file_range
  *   interpose-unseen.c   POSIX AIO, libaio, io_uring: said in stats, not followed
- *   interpose-process.c  the constructor (settings), _exit, _Exit
+ *   interpose-process.c  the constructor (settings), the exit destructor,
+ *                        _exit, _Exit
  * (and their 64-bit, _unlocked and fortified names)
  *
  * What they tell:
  *   table.c              open fds -> the file they read, one lock, fork handlers
  *   track.c              readers: where a file is read, when to drop behind,
- *                        the stats lines, the exit destructor
+ *                        the stats lines
  *   write.c              writers: write-behind through lib/flusher.c
  *   overlay.c            a writer's upper file on overlayfs; pl_dup_high()
  *   meter.c              what left the page cache during the shim's drops
@@ -269,8 +270,8 @@ void pl_note_stdio_write(int fd, int64_t n) PL_HIDDEN;
  */
 int pl_writer_hold(int fd) PL_HIDDEN;
 void pl_writer_unhold(int held, int64_t n) PL_HIDDEN;
-/* The program exits (destructor): stdout's buffered data goes out now, so
- * that the final drop and the stats include it (interpose-stdio.c). */
+/* The program exits (the destructor, interpose-process.c): stdout's buffered
+ * data goes out now, so that the final drop and the stats include it. */
 void pl_flush_stdout(void) PL_HIDDEN;
 /* The writer @f is done (last close of @fd, still open, or exit): wait for
  * the writeback the flusher started, drop it.  Takes f->wlock. */
