@@ -2,12 +2,37 @@
 /*
  * libpagecliff-preload: what the parts of the LD_PRELOAD shim share.
  *
- * interpose.c  the libc functions the shim replaces; each calls the real one
- * table.c      open fds -> the file they read, one lock, fork handlers
- * track.c      per file: where it is read, when to drop behind, statistics
- * config.c     PAGECLIFF_MODE, PAGECLIFF_MIN_SIZE, PAGECLIFF_STATS
+ * The hooks: the libc functions the shim replaces, one family a file; each
+ * calls the real function and tells the rest of the shim what happened.
+ *   interpose.h          what the hooks share: REAL(), CALL(), watching(),
+ *                        PL_EXPORT, PL_VECTOR_HOOKS()
+ *   interpose-open.c     open, openat, creat, fopen, freopen, close,
+ *                        close_range, closefrom, dup, dup2, dup3, fcntl
+ *   interpose-read.c     read, pread, readv, preadv, preadv2, lseek
+ *   interpose-write.c    write, pwrite, writev, pwritev, pwritev2
+ *   interpose-stdio.c    fread, getc, getline, fgets; fwrite, fputs, putc,
+ *                        printf, fflush; fclose
+ *   interpose-copy.c     mmap, sendfile, splice, copy_file_range
+ *   interpose-unseen.c   POSIX AIO, libaio, io_uring: said in stats, not followed
+ *   interpose-process.c  the constructor (settings), the exit destructor,
+ *                        _exit, _Exit
+ * (and their 64-bit, _unlocked and fortified names)
+ *
+ * What they tell:
+ *   table.c              open fds -> the file they read, one lock, fork handlers
+ *   track.c              readers: where a file is read, when to drop behind,
+ *                        the stats lines
+ *   write.c              writers: write-behind through lib/flusher.c
+ *   overlay.c            a writer's upper file on overlayfs; pl_dup_high()
+ *   meter.c              what left the page cache during the shim's drops
+ *   config.c             PAGECLIFF_MODE, PAGECLIFF_MIN_SIZE, PAGECLIFF_STATS
+ *   preload-path.c.in    where `pagecliff run` finds the installed shim (the
+ *                        command's, not the shim's)
+ *   libpagecliff-preload.map  the version script
  *
  * Nothing here is exported: the version script exports only the libc names.
+ * A new libc function is hooked in the file of its family (interpose.h says
+ * how) and named in libpagecliff-preload.map.
  */
 #ifndef PL_PRELOAD_H
 #define PL_PRELOAD_H
@@ -245,8 +270,8 @@ void pl_note_stdio_write(int fd, int64_t n) PL_HIDDEN;
  */
 int pl_writer_hold(int fd) PL_HIDDEN;
 void pl_writer_unhold(int held, int64_t n) PL_HIDDEN;
-/* The program exits (destructor): stdout's buffered data goes out now, so
- * that the final drop and the stats include it (interpose.c). */
+/* The program exits (the destructor, interpose-process.c): stdout's buffered
+ * data goes out now, so that the final drop and the stats include it. */
 void pl_flush_stdout(void) PL_HIDDEN;
 /* The writer @f is done (last close of @fd, still open, or exit): wait for
  * the writeback the flusher started, drop it.  Takes f->wlock. */

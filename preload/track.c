@@ -735,14 +735,3 @@ void pl_track_exit(void)
 	pl_unlock();
 	errno = saved;
 }
-
-/*
- * exit() runs the destructors before it flushes stdio's buffers: stdout's
- * last buffer is written here, a moment early, so that it is counted and
- * dropped (an error there reaches no one either way: the status is set).
- */
-__attribute__((destructor)) static void pl_at_exit(void)
-{
-	pl_flush_stdout();
-	pl_track_exit();
-}

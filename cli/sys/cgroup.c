@@ -64,7 +64,7 @@ static int write_ctl(const char *dir, const char *name, const char *text)
 
 /*
  * The hierarchy with the memory controller and, when @ret_dir is not NULL,
- * the caller's cgroup in it: sample.c decides, so that bench, doctor and
+ * the caller's cgroup in it: sample-memcg.c decides, so that bench, doctor and
  * watch agree on which cgroup a process is in.
  */
 int cgroup_detect(int *ret_version, char *ret_dir)

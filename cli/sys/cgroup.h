@@ -47,9 +47,9 @@ struct cgroup_usage {
 };
 
 /*
- * Find a memory controller this process can use, by sample.c's rule (the v2
- * hierarchy when its root lists "memory" in cgroup.controllers, else v1's
- * memory mount), so bench, doctor and watch see the same cgroup.  Sets
+ * Find a memory controller this process can use, by sample-memcg.c's rule
+ * (the v2 hierarchy when its root lists "memory" in cgroup.controllers, else
+ * v1's memory mount), so bench, doctor and watch see the same cgroup.  Sets
  * *ret_version (1 or 2) and, when @ret_dir is not NULL, the directory of the
  * caller's own cgroup in that hierarchy (PATH_MAX bytes).  -ENOENT when no
  * hierarchy has the memory controller.

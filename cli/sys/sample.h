@@ -6,6 +6,17 @@
  * tests can feed them copies and edited variants.  Counters the kernel does
  * not export stay SAMPLE_UNKNOWN (never 0), rates derived from them NAN.
  * Functions return 0 or -errno and never print.
+ *
+ * sample.c         the readers of each file, a memory cgroup's figures and
+ *                  limits, sample_take() and the rates between two samples
+ * sample-parse.c   the parsers: a file's text into a struct
+ * sample-file.c    files under a root: paths, whole files, one number
+ * sample-task.c    tasks of /proc: a process's CPU and D state, kswapd's CPU
+ * sample-memcg.c   memory-cgroup discovery: the hierarchy, a process's cgroup
+ * sample-internal.h  what those files share and nobody else needs
+ *
+ * They call in one direction only: sample.c -> task -> file -> parse, and
+ * memcg -> file, parse; cgroup.c (memory cgroups bench makes) uses them all.
  */
 #ifndef PC_CLI_SAMPLE_H
 #define PC_CLI_SAMPLE_H
@@ -142,7 +153,10 @@ struct sample_delta {
 	double cg_pgscan, cg_pgsteal, cg_pgscan_direct, cg_pgscan_kswapd;
 };
 
-/* Parsers: fill *ret from a file's text (NUL-terminated).  0 or -errno. */
+/*
+ * Parsers (sample-parse.c): fill *ret from a file's text (NUL-terminated).
+ * 0 or -errno.
+ */
 int sample_parse_stat(const char *text, struct sample_cpu *ret);
 int sample_parse_meminfo(const char *text, struct sample_meminfo *ret);
 int sample_parse_vmstat(const char *text, struct sample_vmstat *ret);
@@ -153,8 +167,9 @@ int sample_parse_diskstats(const char *text, struct sample_disks *ret);
 int sample_parse_task_stat(const char *text, struct sample_task *ret, char *ret_state);
 
 /*
- * Readers: @root is a directory prefix (NULL means "/").  -ENOENT when the
- * file is missing (no PSI, no NUMA...), -ENODATA when it holds nothing.
+ * Readers (sample.c, sample-task.c): @root is a directory prefix (NULL means
+ * "/").  -ENOENT when the file is missing (no PSI, no NUMA...), -ENODATA
+ * when it holds nothing.
  */
 int sample_read_stat(const char *root, struct sample_cpu *ret);
 int sample_read_meminfo(const char *root, struct sample_meminfo *ret);
@@ -175,7 +190,8 @@ int sample_read_kswapd(const char *root, struct sample_kswapd_pids *known,
 		       struct sample_task *ret, unsigned int *ret_threads);
 
 /*
- * Memory cgroups, found once for bench (cgroup.c), doctor and watch.  The
+ * Memory cgroups (sample-memcg.c), found once for bench (cgroup.c), doctor and
+ * watch.  The
  * kernel binds a controller to one hierarchy only, and one that no v1
  * hierarchy holds is bound to v2 and listed in the v2 root's
  * cgroup.controllers (Documentation/admin-guide/cgroup-v2.rst, "Mounting").
@@ -206,7 +222,8 @@ int sample_memcg_path(const char *root, pid_t pid, int *ret_version,
  * memory.limit_in_bytes, v2 memory.stat there), else -ENOENT.
  */
 int sample_find_cgroup(const char *root, pid_t pid, char *ret_dir, size_t size);
-/* Whether @word is one of the words of @list (separated by blanks or commas). */
+/* Whether @word is one of the words of @list (separated by blanks or commas);
+ * sample-parse.c. */
 int sample_has_word(const char *list, const char *word);
 
 /* Take one sample with @opts (NULL: system-wide files and self). */
@@ -224,7 +241,7 @@ double sample_rate(uint64_t a, uint64_t b, double secs);
 const struct sample_disk *sample_disk_find(const struct sample_disks *disks,
 					   const char *name);
 
-/* Small helpers for doctor: read @path under @root. */
+/* Small helpers for doctor (sample-file.c): read @path under @root. */
 /* The file's text into @buf (NUL-terminated, trailing newline removed). */
 int sample_read_text(const char *root, const char *path, char *buf, size_t size);
 /* A file holding one unsigned number. */
