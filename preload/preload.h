@@ -18,11 +18,12 @@
  *                        _exit, _Exit
  * (and their 64-bit, _unlocked and fortified names)
  *
- * What they tell:
- *   table.c              open fds -> the file they read, one lock, fork handlers
- *   track.c              readers: where a file is read, when to drop behind,
- *                        the stats lines
+ * What they tell (each calls only those below it; table.c and below call
+ * back only through function pointers: a file's release, the fork hook):
+ *   track.c              a file's life: readers (where a file is read, when
+ *                        to drop behind), closes, dups, the stats lines
  *   write.c              writers: write-behind through lib/flusher.c
+ *   table.c              open fds -> the file they read, one lock, fork handlers
  *   overlay.c            a writer's upper file on overlayfs; pl_dup_high()
  *   meter.c              what left the page cache during the shim's drops
  *   config.c             PAGECLIFF_MODE, PAGECLIFF_MIN_SIZE, PAGECLIFF_STATS
@@ -100,6 +101,10 @@ const char *pl_meter_str(const struct pl_meter *m, char *buf, size_t size) PL_HI
 /* One open file description that the program reads. */
 struct pl_file {
 	int refs;		/* fds in the table that point here */
+	/* The last reference is gone (track.c's final drop and stats): set by
+	 * whoever made the file, so that table.c and write.c, which only hold
+	 * references, need not call back into track.c. */
+	void (*release)(struct pl_file *file, int fd);
 	int fd;			/* the last fd it was read through (budget drops) */
 	int finished;		/* final drop done, stats printed */
 	dev_t dev;
@@ -176,6 +181,13 @@ void pl_table_set(int fd, struct pl_file *file) PL_HIDDEN;
 void pl_table_del(int fd) PL_HIDDEN;
 /* With the lock held: call @fn for every fd in [@lo, @hi] in the table. */
 void pl_table_each(unsigned int lo, unsigned int hi, void (*fn)(int fd)) PL_HIDDEN;
+/* With the lock held: as pl_table_get(), but an fd not met yet is met
+ * first (an fd opened before exec, a stdout the shell redirected). */
+void pl_table_meet(int fd, struct pl_file **ret_file) PL_HIDDEN;
+/* Set at load: how an fd is met (pl_track_fd) and what a fork() child does
+ * to each fd in the table (pl_track_forked); so table.c, which the other
+ * files call, calls none of them back. */
+void pl_table_hooks(void (*meet)(int fd, const char *path), void (*forked)(int fd)) PL_HIDDEN;
 
 /* Start tracking @fd, just opened (or met) for reading; lock held.
  * @path may be NULL.  Ignores what is not a read-only regular file. */
@@ -192,10 +204,12 @@ struct stat;
 int pl_dup_high(int fd, uint64_t *syscalls) PL_HIDDEN;
 int pl_overlay_real(int fd, struct stat *ret_st, uint64_t *syscalls) PL_HIDDEN;
 
-/* 1 when @fd is open on @f's file (same device and inode). */
+/* 1 when @fd is open on @f's file (same device and inode): an fd closed
+ * behind the shim's back may have been reused for another file (table.c). */
 int pl_same_file(const struct pl_file *f, int fd) PL_HIDDEN;
-/* The last fd of @file is gone (@fd is still open): final drop, stats. */
-void pl_file_release(struct pl_file *file, int fd) PL_HIDDEN;
+/* With the lock held: drop a reference to @file (NULL: nothing); the last
+ * one releases it (@fd is still open): final drop, stats (table.c). */
+void pl_file_put(struct pl_file *file, int fd) PL_HIDDEN;
 
 /* How a read is about to be done; filled by pl_read_begin(). */
 struct pl_read {

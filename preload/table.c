@@ -7,6 +7,7 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -50,10 +51,21 @@ static void atfork_parent(void)
 	pthread_mutex_unlock(&table_lock);
 }
 
+/* track.c's, set at load: how an fd is met, what a fork() child does to it. */
+static void (*meet_fn)(int fd, const char *path);
+static void (*fork_child_fn)(int fd);
+
+void pl_table_hooks(void (*meet)(int fd, const char *path), void (*forked)(int fd))
+{
+	meet_fn = meet;
+	fork_child_fn = forked;
+}
+
 static void atfork_child(void)
 {
 	__atomic_store_n(&table_pid, real_pid(), __ATOMIC_RELAXED);
-	pl_table_each(0, ~0u, pl_track_forked);
+	if (fork_child_fn)
+		pl_table_each(0, ~0u, fork_child_fn);
 	pthread_mutex_unlock(&table_lock);
 }
 
@@ -128,10 +140,26 @@ int pl_table_get(int fd, struct pl_file **ret_file)
 	return 1;
 }
 
-static void put(struct pl_file *file, int fd)
+void pl_table_meet(int fd, struct pl_file **ret_file)
+{
+	if (pl_table_get(fd, ret_file))
+		return;
+	if (meet_fn)
+		meet_fn(fd, NULL);
+	pl_table_get(fd, ret_file);
+}
+
+void pl_file_put(struct pl_file *file, int fd)
 {
 	if (file && --file->refs == 0)
-		pl_file_release(file, fd);
+		file->release(file, fd);
+}
+
+int pl_same_file(const struct pl_file *f, int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && st.st_dev == f->dev && st.st_ino == f->ino;
 }
 
 void pl_table_set(int fd, struct pl_file *file)
@@ -144,7 +172,7 @@ void pl_table_set(int fd, struct pl_file *file)
 		struct pl_file *old = (*p)->file;
 
 		(*p)->file = file;
-		put(old, fd);
+		pl_file_put(old, fd);
 		return;
 	}
 	if (count >= nbuckets)
@@ -152,7 +180,7 @@ void pl_table_set(int fd, struct pl_file *file)
 	e = malloc(sizeof(*e));
 	if (!e || !nbuckets) {
 		free(e);
-		put(file, fd);
+		pl_file_put(file, fd);
 		return;
 	}
 	e->fd = fd;
@@ -171,7 +199,7 @@ void pl_table_del(int fd)
 	e = *p;
 	*p = e->next;
 	count--;
-	put(e->file, fd);
+	pl_file_put(e->file, fd);
 	free(e);
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -76,15 +77,6 @@ static void print_stats(const struct pl_file *f)
 		line[len - 1] = '\n';
 	}
 	stats_out(line, len);
-}
-
-/* Does @fd still refer to @f?  (An fd closed behind the shim's back may
- * have been reused for another file.) */
-int pl_same_file(const struct pl_file *f, int fd)
-{
-	struct stat st;
-
-	return !fstat(fd, &st) && st.st_dev == f->dev && st.st_ino == f->ino;
 }
 
 /*
@@ -252,7 +244,8 @@ static void finish(struct pl_file *f, int fd)
 		print_stats(f);
 }
 
-void pl_file_release(struct pl_file *f, int fd)
+/* The file's release (struct pl_file): its last fd is gone. */
+static void file_release(struct pl_file *f, int fd)
 {
 	int saved = errno;
 
@@ -358,6 +351,7 @@ void pl_track_fd(int fd, const char *path)
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		goto out;
+	f->release = file_release;
 	f->fd = fd;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
@@ -482,10 +476,7 @@ void pl_read_begin(struct pl_read *r, int fd, int64_t off, uint64_t len)
 	if (pl_cfg.mode == PL_MODE_OFF || fd < 0)
 		return;
 	pl_lock();
-	if (!pl_table_get(fd, &f)) {
-		pl_track_fd(fd, NULL);	/* an fd opened before exec, or by libc */
-		pl_table_get(fd, &f);
-	}
+	pl_table_meet(fd, &f);	/* an fd opened before exec, or by libc */
 	if (!f || f->writer)
 		goto out;
 	f->refs++;			/* held across the read */
@@ -549,8 +540,7 @@ void pl_read_end(struct pl_read *r, int64_t n)
 		drop_advance(f, r->fd, f->cursor, 1);	/* end of file */
 		settle(f);
 	}
-	if (--f->refs == 0)
-		pl_file_release(f, r->fd);
+	pl_file_put(f, r->fd);
 	pl_unlock();
 	errno = saved;
 }
@@ -562,10 +552,7 @@ void pl_note_stdio(int fd)
 	off_t real;
 
 	pl_lock();
-	if (!pl_table_get(fd, &f)) {
-		pl_track_fd(fd, NULL);
-		pl_table_get(fd, &f);
-	}
+	pl_table_meet(fd, &f);
 	if (!f || f->finished || f->mapped || f->writer)
 		goto out;
 	real = lseek(fd, 0, SEEK_CUR);
@@ -610,10 +597,7 @@ void pl_note_unseen(int fd, const char *why)
 	int saved = errno;
 
 	pl_lock();
-	if (!pl_table_get(fd, &f)) {
-		pl_track_fd(fd, NULL);	/* an fd the shim has not met yet */
-		pl_table_get(fd, &f);
-	}
+	pl_table_meet(fd, &f);	/* an fd the shim has not met yet */
 	if (f) {
 		f->mapped = 1;
 		if (!f->unseen_why)
@@ -677,6 +661,33 @@ void pl_note_close(int fd)
 	}
 	pl_table_del(fd);
 	pl_unlock();
+	errno = saved;
+}
+
+int pl_writer_hold(int fd)
+{
+	struct pl_file *f = NULL;
+	int held = -1;
+	uint64_t calls = 0;
+
+	pl_lock();
+	if (pl_table_get(fd, &f) && f && f->writer && !f->finished && !f->mapped) {
+		held = pl_dup_high(fd, &calls);
+		f->wsyscalls += calls;
+		if (held >= 0)
+			pl_table_set(held, f);
+	}
+	pl_unlock();
+	return held;
+}
+
+void pl_writer_unhold(int held, int64_t n)
+{
+	int saved = errno;
+
+	pl_note_stdio_write(held, n);
+	pl_note_close(held);
+	syscall(SYS_close, held);
 	errno = saved;
 }
 

@@ -229,10 +229,7 @@ void pl_write_begin(struct pl_write *w, int fd, int64_t off, uint64_t len)
 	if (pl_cfg.mode == PL_MODE_OFF || fd < 0)
 		return;
 	pl_lock();
-	if (!pl_table_get(fd, &f)) {
-		pl_track_fd(fd, NULL);	/* e.g. a stdout the shell redirected */
-		pl_table_get(fd, &f);
-	}
+	pl_table_meet(fd, &f);	/* e.g. a stdout the shell redirected */
 	if (!f || !f->writer || f->mapped || f->finished)
 		goto out;
 	f->refs++;
@@ -274,10 +271,7 @@ int pl_is_writer(int fd)
 	int ret;
 
 	pl_lock();
-	if (!pl_table_get(fd, &f)) {
-		pl_track_fd(fd, NULL);
-		pl_table_get(fd, &f);
-	}
+	pl_table_meet(fd, &f);
 	ret = f && f->writer && !f->mapped && !f->finished;
 	pl_unlock();
 	return ret;
@@ -323,8 +317,7 @@ void pl_write_end(struct pl_write *w, int64_t n)
 		wlock_give(f);
 	}
 	pl_lock();
-	if (--f->refs == 0)
-		pl_file_release(f, w->fd);
+	pl_file_put(f, w->fd);
 	pl_unlock();
 	errno = saved;
 }
@@ -406,33 +399,6 @@ void pl_note_stdio_write(int fd, int64_t n)
 	}
 	pl_write_end(&w, 0);
 out:
-	errno = saved;
-}
-
-int pl_writer_hold(int fd)
-{
-	struct pl_file *f = NULL;
-	int held = -1;
-	uint64_t calls = 0;
-
-	pl_lock();
-	if (pl_table_get(fd, &f) && f && f->writer && !f->finished && !f->mapped) {
-		held = pl_dup_high(fd, &calls);
-		f->wsyscalls += calls;
-		if (held >= 0)
-			pl_table_set(held, f);
-	}
-	pl_unlock();
-	return held;
-}
-
-void pl_writer_unhold(int held, int64_t n)
-{
-	int saved = errno;
-
-	pl_note_stdio_write(held, n);
-	pl_note_close(held);
-	syscall(SYS_close, held);
 	errno = saved;
 }
 
