@@ -20,13 +20,6 @@
 /* At most this many bytes of direct writes in flight, whatever the options. */
 #define WSTREAM_MAX_INFLIGHT_BYTES (16ull * PC_MIB)
 
-static const struct pc_wstrategy_ops *const wstrategy_table[PC_STRATEGY_COUNT] = {
-	[PC_BUFFERED] = &pcl_wstrat_buffered,
-	[PC_DONTCACHE] = &pcl_wstrat_dontcache,
-	[PC_DROPBEHIND] = &pcl_wstrat_dropbehind,
-	[PC_DIRECT] = &pcl_wstrat_direct,
-};
-
 void pc_wopts_init(struct pc_wopts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
@@ -36,31 +29,21 @@ void pc_wopts_init(struct pc_wopts *opts)
 	opts->flush_batch = 8 * PC_MIB;
 }
 
-static void vreason(struct pc_wstream *s, size_t at, const char *fmt, va_list ap)
-{
-	vsnprintf(s->stats.reason + at, sizeof(s->stats.reason) - at, fmt, ap);
-}
-
 void pcl_wset_reason(struct pc_wstream *s, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreason(s, 0, fmt, ap);
+	pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason), 0, fmt, ap);
 	va_end(ap);
 }
 
 void pcl_wadd_reason(struct pc_wstream *s, const char *fmt, ...)
 {
-	size_t len = strlen(s->stats.reason);
 	va_list ap;
 
-	if (len && len + 2 < sizeof(s->stats.reason)) {
-		memcpy(s->stats.reason + len, "; ", 3);
-		len += 2;
-	}
 	va_start(ap, fmt);
-	vreason(s, len, fmt, ap);
+	pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason), 1, fmt, ap);
 	va_end(ap);
 }
 
@@ -133,7 +116,8 @@ static int wopts_check(struct pc_wstream *s)
 	struct pc_wopts def, *o = &s->opts;
 
 	pc_wopts_init(&def);
-	if ((unsigned int)o->strategy >= PC_STRATEGY_COUNT)
+	if ((unsigned int)o->strategy >= PC_STRATEGY_COUNT ||
+	    !pcl_resv_zero(o->resv, sizeof(o->resv) / sizeof(o->resv[0])))
 		return -EINVAL;
 	if (!o->chunk_size)
 		o->chunk_size = def.chunk_size;
@@ -149,39 +133,61 @@ static int wopts_check(struct pc_wstream *s)
 	return 0;
 }
 
+/* Take strategy @id's write side (the registry's walk calls this). */
+static int wstrategy_init(void *stream, enum pc_strategy id)
+{
+	struct pc_wstream *s = stream;
+
+	s->ops = pcl_strategies[id].write;
+	s->caps = pcl_strategies[id].caps;
+	if (s->append && !(s->caps & PCL_WCAP_APPEND)) {
+		pcl_wset_reason(s, "O_APPEND writes must go through the page cache");
+		return -EINVAL;
+	}
+	return s->ops->init(s);
+}
+
 /*
- * Initialise the requested strategy, walking its fallback chain while a
- * strategy refuses for lack of support; each refusal's reason is kept.
+ * auto's choice from one probe of the file.  The probe counts what is
+ * cached through a description that may read (on overlayfs only a mapping
+ * reaches the real file's pages, and mapping needs read access): the
+ * stream's own, or one of its own when the caller opened the file
+ * write-only; the stream's own when that cannot be had.
+ */
+static enum pc_strategy wstrategy_auto(struct pc_wstream *s)
+{
+	struct pc_probe p;
+	int fd, ret;
+
+	if (s->append)
+		return pcl_auto_write(NULL, 1, s->stats.reason, sizeof(s->stats.reason));
+	fd = s->readable ? s->fd : pcl_wreopen(s, O_RDONLY);
+	ret = pcl_probe_fd(fd >= 0 ? fd : s->fd, &p, &s->stats.syscalls);
+	if (fd >= 0 && fd != s->fd) {
+		s->stats.syscalls++;
+		close(fd);
+	}
+	return pcl_auto_write(ret ? NULL : &p, 0, s->stats.reason, sizeof(s->stats.reason));
+}
+
+/*
+ * The requested strategy, or auto's choice, set up along its fallbacks
+ * (pcl_strategy_setup()).
  */
 static int wstrategy_setup(struct pc_wstream *s)
 {
 	enum pc_strategy id = s->opts.strategy;
-	char before[sizeof(s->stats.reason)], why[sizeof(s->stats.reason)];
 	int ret;
 
 	if (id == PC_AUTO)
-		id = pcl_wauto_choose(s);
+		id = wstrategy_auto(s);
 	else
 		pcl_wset_reason(s, "requested");
-	for (;;) {
-		snprintf(before, sizeof(before), "%s", s->stats.reason);
-		s->ops = wstrategy_table[id];
-		ret = s->append && !(s->ops->flags & PCL_WCAP_APPEND) ? -EINVAL : 0;
-		if (ret)
-			pcl_wset_reason(s, "O_APPEND writes must go through the page cache");
-		else
-			ret = s->ops->init(s);
-		if (!ret)
-			break;
-		if (!pc_is_fallback_err(ret) || s->ops->fallback == PC_AUTO)
-			return ret;
-		snprintf(why, sizeof(why), "%s", s->stats.reason);
-		id = s->ops->fallback;
-		pcl_wset_reason(s, "%s; %s: %s, so %s", before, s->ops->name, why,
-			       pc_strategy_name(id));
-	}
-	s->stats.strategy = id;
-	return 0;
+	ret = pcl_strategy_setup(&id, PCL_CAP_WRITE, wstrategy_init, s, s->stats.reason,
+				 sizeof(s->stats.reason));
+	if (!ret)
+		s->stats.strategy = id;
+	return ret;
 }
 
 static int wstream_new(struct pc_wstream **ret_stream, int fd, int own_fd,
@@ -203,6 +209,7 @@ static int wstream_new(struct pc_wstream **ret_stream, int fd, int own_fd,
 	*s = (struct pc_wstream){ .fd = fd, .own_fd = own_fd };
 	s->regular = S_ISREG(st.st_mode);
 	s->append = !!(fl & O_APPEND);
+	s->readable = (fl & O_ACCMODE) == O_RDWR;
 	if (opts)
 		s->opts = *opts;
 	else
@@ -212,7 +219,7 @@ static int wstream_new(struct pc_wstream **ret_stream, int fd, int own_fd,
 		goto out_free;
 	s->stats.requested = s->opts.strategy;
 	if (!s->regular) {
-		s->ops = &pcl_wstrat_buffered;
+		s->ops = pcl_strategies[PC_BUFFERED].write;
 		s->stats.strategy = PC_BUFFERED;
 		pcl_wset_reason(s, "not a regular file: plain write(2)");
 	} else {
@@ -331,7 +338,7 @@ ssize_t pc_wstream_lend(struct pc_wstream *s, void **ret_buf)
 
 	if (err)
 		return err;
-	if (s->regular && (s->ops->flags & PCL_WCAP_ZEROCOPY)) {
+	if (s->regular && (s->caps & PCL_WCAP_ZEROCOPY)) {
 		buf = s->ops->lend(s, &err);
 		if (!buf)
 			return err;
@@ -359,7 +366,7 @@ ssize_t pc_wstream_commit(struct pc_wstream *s, size_t len)
 		return 0;
 	if (!s->regular)
 		return account(s, write_plain(s, s->lend_buf, len), 0);
-	if (s->ops->flags & PCL_WCAP_ZEROCOPY)
+	if (s->caps & PCL_WCAP_ZEROCOPY)
 		return account(s, s->ops->commit(s, len, s->pos), 1);
 	return account(s, s->ops->pwrite(s, s->lend_buf, len, s->pos), 1);
 }
