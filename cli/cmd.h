@@ -44,6 +44,13 @@ struct cmd_option {
 				 * option); NULL: an alias, not listed */
 };
 
+/*
+ * In an option's help, stands for the names of the library's strategies
+ * that read (that read and write), from the library's registry.
+ */
+#define CMD_HELP_MODES "{modes}"
+#define CMD_HELP_COPY_MODES "{copy modes}"
+
 /* Options end at the first operand: what follows is another program's. */
 #define CMD_IN_ORDER 1u
 
