@@ -182,10 +182,27 @@ enum pc_strategy pcl_auto_write(const struct pc_probe *p, int append,
 
 /*
  * printf into @reason (@size bytes) at its start, or with @add after what it
- * holds and "; "; the stream cores' pcl_set_reason() and pcl_wset_reason().
+ * holds and "; "; the stream cores' pcl_set_reason() and pcl_wset_reason()
+ * (cores.c).
  */
 void pcl_reason_vprintf(char *reason, size_t size, int add, const char *fmt,
 			va_list ap);
+
+/* The file on a stream's fd, as pcl_fd_take() finds it. */
+struct pcl_fd {
+	int regular;			/* a regular file */
+	int append;			/* open with O_APPEND (writers only) */
+	int readable;			/* open for reading (writers: O_RDWR) */
+	uint64_t pos;			/* regular: the fd's offset; a writer's
+					 * with O_APPEND, the end of the file */
+};
+
+/*
+ * Look at the file on @fd for a read stream, or with @writer for a write
+ * stream; 0, or -errno: -EISDIR for a directory, -EBADF for a writer's fd
+ * not open for writing.
+ */
+int pcl_fd_take(int fd, int writer, struct pcl_fd *ret);
 
 /*
  * An init() refusal that means "not supported here" (strategy.h), after which

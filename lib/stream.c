@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dropper.h"
@@ -75,48 +74,37 @@ static int strategy_init(void *stream, enum pc_strategy id)
 	return s->ops->init(s);
 }
 
-/*
- * The requested strategy, or auto's choice from one probe of the file, set
- * up along its fallbacks (pcl_strategy_setup()).
- */
-static int strategy_setup(struct pc_stream *s)
+/* auto's choice from one probe of the file: 16 calls on XFS or ext4, counted. */
+static enum pc_strategy strategy_auto(void *stream, char *reason, size_t size)
 {
-	enum pc_strategy id = s->opts.strategy;
+	struct pc_stream *s = stream;
 	struct pc_probe p;
-	int ret;
+	int ret = pcl_probe_fd(s->fd, &p, &s->stats.syscalls);
 
-	if (id == PC_AUTO) {
-		/* The probe's calls, counted as it makes them: 16 on XFS or ext4. */
-		ret = pcl_probe_fd(s->fd, &p, &s->stats.syscalls);
-		id = pcl_auto_read(ret ? NULL : &p, s->opts.inflight, s->stats.reason,
-				   sizeof(s->stats.reason));
-	} else {
-		pcl_set_reason(s, "requested");
-	}
-	ret = pcl_strategy_setup(&id, PCL_CAP_READ, strategy_init, s, s->stats.reason,
-				 sizeof(s->stats.reason));
-	if (!ret)
-		s->stats.strategy = id;
-	return ret;
+	return pcl_auto_read(ret ? NULL : &p, s->opts.inflight, reason, size);
 }
+
+static const struct pcl_setup read_setup = {
+	.dir = PCL_CAP_READ,
+	.plain = "not a regular file: plain read(2)",
+	.choose = strategy_auto,
+	.init = strategy_init,
+};
 
 static int stream_new(struct pc_stream **ret_stream, int fd, int own_fd,
 		      const struct pc_opts *opts)
 {
 	struct pc_stream *s;
-	struct stat st;
+	struct pcl_fd f;
 	int ret;
 
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
+	ret = pcl_fd_take(fd, 0, &f);
+	if (ret)
+		return ret;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->fd = fd;
-	s->own_fd = own_fd;
-	s->regular = S_ISREG(st.st_mode);
+	*s = (struct pc_stream){ .fd = fd, .own_fd = own_fd, .regular = f.regular, .pos = f.pos };
 	if (opts)
 		s->opts = *opts;
 	else
@@ -125,18 +113,10 @@ static int stream_new(struct pc_stream **ret_stream, int fd, int own_fd,
 	if (ret)
 		goto out_free;
 	s->stats.requested = s->opts.strategy;
-	if (!s->regular) {
-		s->ops = pcl_strategies[PC_BUFFERED].read;
-		s->stats.strategy = PC_BUFFERED;
-		pcl_set_reason(s, "not a regular file: plain read(2)");
-	} else {
-		off_t cur = lseek(fd, 0, SEEK_CUR);
-
-		s->pos = cur > 0 ? (uint64_t)cur : 0;
-		ret = strategy_setup(s);
-		if (ret)
-			goto out_free;
-	}
+	ret = pcl_strategy_setup(&read_setup, s, s->opts.strategy, s->regular,
+				 s->stats.reason, sizeof(s->stats.reason), &s->stats.strategy);
+	if (ret)
+		goto out_free;
 	*ret_stream = s;
 	return 0;
 out_free:

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -154,62 +153,45 @@ static int wstrategy_init(void *stream, enum pc_strategy id)
  * stream's own, or one of its own when the caller opened the file
  * write-only; the stream's own when that cannot be had.
  */
-static enum pc_strategy wstrategy_auto(struct pc_wstream *s)
+static enum pc_strategy wstrategy_auto(void *stream, char *reason, size_t size)
 {
+	struct pc_wstream *s = stream;
 	struct pc_probe p;
 	int fd, ret;
 
 	if (s->append)
-		return pcl_auto_write(NULL, 1, s->stats.reason, sizeof(s->stats.reason));
+		return pcl_auto_write(NULL, 1, reason, size);
 	fd = s->readable ? s->fd : pcl_wreopen(s, O_RDONLY);
 	ret = pcl_probe_fd(fd >= 0 ? fd : s->fd, &p, &s->stats.syscalls);
 	if (fd >= 0 && fd != s->fd) {
 		s->stats.syscalls++;
 		close(fd);
 	}
-	return pcl_auto_write(ret ? NULL : &p, 0, s->stats.reason, sizeof(s->stats.reason));
+	return pcl_auto_write(ret ? NULL : &p, 0, reason, size);
 }
 
-/*
- * The requested strategy, or auto's choice, set up along its fallbacks
- * (pcl_strategy_setup()).
- */
-static int wstrategy_setup(struct pc_wstream *s)
-{
-	enum pc_strategy id = s->opts.strategy;
-	int ret;
-
-	if (id == PC_AUTO)
-		id = wstrategy_auto(s);
-	else
-		pcl_wset_reason(s, "requested");
-	ret = pcl_strategy_setup(&id, PCL_CAP_WRITE, wstrategy_init, s, s->stats.reason,
-				 sizeof(s->stats.reason));
-	if (!ret)
-		s->stats.strategy = id;
-	return ret;
-}
+static const struct pcl_setup write_setup = {
+	.dir = PCL_CAP_WRITE,
+	.plain = "not a regular file: plain write(2)",
+	.choose = wstrategy_auto,
+	.init = wstrategy_init,
+};
 
 static int wstream_new(struct pc_wstream **ret_stream, int fd, int own_fd,
 		       const struct pc_wopts *opts)
 {
 	struct pc_wstream *s;
-	struct stat st;
-	int fl, ret;
+	struct pcl_fd f;
+	int ret;
 
-	if (fstat(fd, &st) < 0 || (fl = fcntl(fd, F_GETFL)) < 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if ((fl & O_ACCMODE) == O_RDONLY)
-		return -EBADF;
+	ret = pcl_fd_take(fd, 1, &f);
+	if (ret)
+		return ret;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	*s = (struct pc_wstream){ .fd = fd, .own_fd = own_fd };
-	s->regular = S_ISREG(st.st_mode);
-	s->append = !!(fl & O_APPEND);
-	s->readable = (fl & O_ACCMODE) == O_RDWR;
+	*s = (struct pc_wstream){ .fd = fd, .own_fd = own_fd, .regular = f.regular,
+				  .append = f.append, .readable = f.readable, .pos = f.pos };
 	if (opts)
 		s->opts = *opts;
 	else
@@ -218,18 +200,10 @@ static int wstream_new(struct pc_wstream **ret_stream, int fd, int own_fd,
 	if (ret)
 		goto out_free;
 	s->stats.requested = s->opts.strategy;
-	if (!s->regular) {
-		s->ops = pcl_strategies[PC_BUFFERED].write;
-		s->stats.strategy = PC_BUFFERED;
-		pcl_wset_reason(s, "not a regular file: plain write(2)");
-	} else {
-		off_t cur = lseek(fd, 0, s->append ? SEEK_END : SEEK_CUR);
-
-		s->pos = cur > 0 ? (uint64_t)cur : 0;
-		ret = wstrategy_setup(s);
-		if (ret)
-			goto out_free;
-	}
+	ret = pcl_strategy_setup(&write_setup, s, s->opts.strategy, s->regular,
+				 s->stats.reason, sizeof(s->stats.reason), &s->stats.strategy);
+	if (ret)
+		goto out_free;
 	*ret_stream = s;
 	return 0;
 out_free:

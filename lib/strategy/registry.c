@@ -93,39 +93,52 @@ unsigned int pc_strategy_caps(enum pc_strategy strategy)
 }
 
 /* One strategy's init for direction @dir, or its refusal when it lacks one. */
-static int try_one(enum pc_strategy id, unsigned int dir,
-		   int (*init)(void *stream, enum pc_strategy id), void *stream,
+static int try_one(const struct pcl_setup *how, void *stream, enum pc_strategy id,
 		   char *reason, size_t size)
 {
-	if (!(pcl_strategies[id].caps & dir)) {
-		snprintf(reason, size, "it cannot %s", dir == PCL_CAP_READ ? "read" : "write");
+	if (!(pcl_strategies[id].caps & how->dir)) {
+		snprintf(reason, size, "it cannot %s", how->dir == PCL_CAP_READ ? "read" : "write");
 		return -EOPNOTSUPP;
 	}
-	return init(stream, id);
+	return how->init(stream, id);
 }
 
-int pcl_strategy_setup(enum pc_strategy *id, unsigned int dir,
-		       int (*init)(void *stream, enum pc_strategy id),
-		       void *stream, char *reason, size_t size)
+/* Where @id goes for @dir when it refuses. */
+static enum pc_strategy fallback(enum pc_strategy id, unsigned int dir)
+{
+	return dir == PCL_CAP_READ ? pcl_strategies[id].read_fallback :
+				     pcl_strategies[id].write_fallback;
+}
+
+int pcl_strategy_setup(const struct pcl_setup *how, void *stream,
+		       enum pc_strategy requested, int regular, char *reason,
+		       size_t size, enum pc_strategy *ret_id)
 {
 	char before[sizeof(((struct pc_stats *)0)->reason)], why[sizeof(before)];
-	enum pc_strategy at = *id, next;
+	enum pc_strategy id = requested, next;
 	int ret;
 
+	if (!regular) {
+		id = PC_BUFFERED;
+		snprintf(reason, size, "%s", how->plain);
+	} else if (id == PC_AUTO) {
+		id = how->choose(stream, reason, size);
+	} else {
+		snprintf(reason, size, "requested");
+	}
 	for (;;) {
 		snprintf(before, sizeof(before), "%s", reason);
-		ret = try_one(at, dir, init, stream, reason, size);
+		ret = try_one(how, stream, id, reason, size);
 		if (!ret)
 			break;
-		next = dir == PCL_CAP_READ ? pcl_strategies[at].read_fallback :
-					     pcl_strategies[at].write_fallback;
+		next = fallback(id, how->dir);
 		if (!pc_is_fallback_err(ret) || next == PCL_NO_FALLBACK)
 			return ret;
 		snprintf(why, sizeof(why), "%s", reason);
-		snprintf(reason, size, "%s; %s: %s, so %s", before, pcl_strategies[at].name,
+		snprintf(reason, size, "%s; %s: %s, so %s", before, pcl_strategies[id].name,
 			 why, pcl_strategies[next].name);
-		at = next;
+		id = next;
 	}
-	*id = at;
+	*ret_id = id;
 	return 0;
 }

@@ -61,17 +61,28 @@ struct pcl_strategy {
  */
 extern const struct pcl_strategy pcl_strategies[PC_STRATEGY_COUNT];
 
+/* How one kind of stream takes its strategy (pcl_strategy_setup()). */
+struct pcl_setup {
+	unsigned int dir;		/* PCL_CAP_READ or PCL_CAP_WRITE */
+	const char *plain;		/* the reason for a file that is not regular:
+					 * it gets PC_BUFFERED */
+	/* auto's choice for @stream, with why in @reason (@size bytes). */
+	enum pc_strategy (*choose)(void *stream, char *reason, size_t size);
+	/* Take strategy @id for @stream: 0, or -errno with why in its reason. */
+	int (*init)(void *stream, enum pc_strategy id);
+};
+
 /*
- * Set up a stream with strategy *@id for direction @dir (PCL_CAP_READ or
- * PCL_CAP_WRITE), walking the direction's fallback chain while a strategy
- * refuses for lack of support.  @init sets @stream up with one strategy and
- * returns 0, or -errno with @reason (@size bytes, the stream's) saying why.
- * On entry @reason says why *@id (auto's choice, or "requested"); each
- * refusal's reason is kept in front of the next.  Returns 0 with *@id the
- * strategy in use, or the refusal that ended the chain.
+ * Set @stream up with strategy @requested (PC_AUTO: @how->choose()'s) for
+ * @how->dir, walking the direction's fallback chain while a strategy
+ * refuses for lack of support (pc_is_fallback_err()), or one that cannot
+ * serve the direction.  @reason (@size bytes, the stream's) says why the
+ * strategy in use, each refusal's reason kept in front of the next.
+ * Returns 0 with *@ret_id the strategy in use, or the refusal that ended
+ * the chain (*@ret_id untouched).
  */
-int pcl_strategy_setup(enum pc_strategy *id, unsigned int dir,
-		       int (*init)(void *stream, enum pc_strategy id),
-		       void *stream, char *reason, size_t size);
+int pcl_strategy_setup(const struct pcl_setup *how, void *stream,
+		       enum pc_strategy requested, int regular, char *reason,
+		       size_t size, enum pc_strategy *ret_id);
 
 #endif
