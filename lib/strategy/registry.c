@@ -20,6 +20,12 @@
 #define OPS(table) (&(table))
 #endif
 
+/* The ops tables the rows point at, each defined in its strategy's file. */
+extern const struct pcl_strategy_ops pcl_strat_buffered, pcl_strat_dontcache,
+	pcl_strat_dropbehind, pcl_strat_direct;
+extern const struct pc_wstrategy_ops pcl_wstrat_buffered, pcl_wstrat_dontcache,
+	pcl_wstrat_dropbehind, pcl_wstrat_direct;
+
 const struct pcl_strategy pcl_strategies[PC_STRATEGY_COUNT] = {
 	[PC_AUTO] = {
 		.name = "auto",

@@ -35,9 +35,4 @@ struct pcl_strategy_ops {
 	void (*release)(struct pc_stream *s);
 };
 
-extern const struct pcl_strategy_ops pcl_strat_buffered;
-extern const struct pcl_strategy_ops pcl_strat_dontcache;
-extern const struct pcl_strategy_ops pcl_strat_dropbehind;
-extern const struct pcl_strategy_ops pcl_strat_direct;
-
 #endif

@@ -61,11 +61,6 @@ struct pc_wstream {
 	struct pc_wstats stats;
 };
 
-extern const struct pc_wstrategy_ops pcl_wstrat_buffered;
-extern const struct pc_wstrategy_ops pcl_wstrat_dontcache;
-extern const struct pc_wstrategy_ops pcl_wstrat_dropbehind;
-extern const struct pc_wstrategy_ops pcl_wstrat_direct;
-
 /* printf into / append "; " and printf to s->stats.reason. */
 void pcl_wset_reason(struct pc_wstream *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
