@@ -156,11 +156,7 @@ static const char *short_forms(const struct cmd_option *o, char *buf, size_t siz
 	return buf;
 }
 
-/*
- * @help with CMD_HELP_MODES (or CMD_HELP_COPY_MODES) replaced by the names
- * of the library's strategies that read (read and write), into @buf.
- */
-static const char *help_text(const char *help, char *buf, size_t size)
+const char *cmd_help_text(const char *help, char *buf, size_t size)
 {
 	static const struct {
 		const char *mark;
@@ -196,7 +192,7 @@ static void put_option(FILE *out, const struct cmd_entry *e, const struct cmd_op
 {
 	const int col = (int)e->width + 4;
 	char text[512];
-	const char *line = help_text(o->help, text, sizeof(text));
+	const char *line = cmd_help_text(o->help, text, sizeof(text));
 	const char *sep = o->arg == CMD_ARG_OPTIONAL || !o->value ? "" : " ";
 	char shorts[32];
 	int len;
