@@ -76,6 +76,7 @@ unsigned int pc_strategy_caps(enum pc_strategy strategy);
  * In the structs the library fills (pc_probe, pc_stats, pc_wstats) they are
  * zero.
  */
+
 /*
  * Options of a stream.  Initialise with pc_opts_init() and change only the
  * fields you need; zero in a size field means "the default".
