@@ -32,7 +32,7 @@ enum { CAT_COPY = CMD_LONG, CAT_PROGRESS };
 
 static const struct cmd_option cat_options[] = {
 	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE",
-	  "auto (default), buffered, dontcache, dropbehind, direct" },
+	  CMD_HELP_MODES "; default auto" },
 	{ "bs", 'b', CMD_ARG_REQUIRED, "SIZE",
 	  "bytes per read, fio units (4k, 1m, 1MiB); default 1m" },
 	{ "copy", CAT_COPY, CMD_ARG_NONE, NULL,

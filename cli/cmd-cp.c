@@ -22,8 +22,7 @@ enum { CP_PROGRESS = CMD_LONG };
 
 static const struct cmd_option cp_options[] = {
 	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE",
-	  "read and write strategy: auto (default), buffered,\n"
-	  "dontcache, dropbehind, direct" },
+	  "read and write strategy, default auto:\n" CMD_HELP_COPY_MODES },
 	{ "bs", 'b', CMD_ARG_REQUIRED, "SIZE",
 	  "bytes per request, fio units (4k, 1m); default 1m" },
 	{ "recursive", 'r', CMD_ARG_NONE, NULL,

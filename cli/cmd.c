@@ -156,6 +156,33 @@ static const char *short_forms(const struct cmd_option *o, char *buf, size_t siz
 	return buf;
 }
 
+const char *cmd_help_text(const char *help, char *buf, size_t size)
+{
+	static const struct {
+		const char *mark;
+		unsigned int caps;	/* pc_strategy_caps() */
+	} marks[] = {
+		{ CMD_HELP_MODES, PC_STRATEGY_READS },
+		{ CMD_HELP_COPY_MODES, PC_STRATEGY_READS | PC_STRATEGY_WRITES },
+	};
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		const char *at = strstr(help, marks[i].mark);
+		unsigned int mask = 0;
+		char names[128];
+
+		if (!at)
+			continue;
+		for (unsigned int s = 0; s < PC_STRATEGY_COUNT; s++)
+			if ((pc_strategy_caps(s) & marks[i].caps) == marks[i].caps)
+				mask |= 1u << s;
+		snprintf(buf, size, "%.*s%s%s", (int)(at - help), help,
+			 cmd_mode_names(mask, names, sizeof(names)), at + strlen(marks[i].mark));
+		return buf;
+	}
+	return help;
+}
+
 /*
  * One option's lines of --help: "  -m, --mode MODE  what it does", the text
  * in a column @e->width + 4 from the left; an option too wide for its
@@ -164,7 +191,8 @@ static const char *short_forms(const struct cmd_option *o, char *buf, size_t siz
 static void put_option(FILE *out, const struct cmd_entry *e, const struct cmd_option *o)
 {
 	const int col = (int)e->width + 4;
-	const char *line = o->help;
+	char text[512];
+	const char *line = cmd_help_text(o->help, text, sizeof(text));
 	const char *sep = o->arg == CMD_ARG_OPTIONAL || !o->value ? "" : " ";
 	char shorts[32];
 	int len;

@@ -44,6 +44,20 @@ struct cmd_option {
 				 * option); NULL: an alias, not listed */
 };
 
+/*
+ * In an option's help, stands for the names of the library's strategies
+ * that read (that read and write), from the library's registry.
+ */
+#define CMD_HELP_MODES "{modes}"
+#define CMD_HELP_COPY_MODES "{copy modes}"
+
+/*
+ * @help as --help prints it: CMD_HELP_MODES (or CMD_HELP_COPY_MODES)
+ * replaced by the names of the library's strategies that read (read and
+ * write), into @buf (@size bytes); @help itself when it has neither.
+ */
+const char *cmd_help_text(const char *help, char *buf, size_t size);
+
 /* Options end at the first operand: what follows is another program's. */
 #define CMD_IN_ORDER 1u
 

@@ -53,13 +53,14 @@ static void put_modes(FILE *out, const char *help)
 static void put_words(FILE *out, const struct cmd_option *o)
 {
 	const char *v = o->value;
+	char help[512];
 
 	fputs(strcmp(v, "LIST") ? "@words" : "@list", out);
 	while (*v) {
 		size_t n = strcspn(v, "|");
 
 		if ((n == 4 && !strncmp(v, "MODE", 4)) || (n == 4 && !strncmp(v, "LIST", 4)))
-			put_modes(out, o->help);
+			put_modes(out, cmd_help_text(o->help, help, sizeof(help)));
 		else
 			fprintf(out, " %.*s", (int)n, v);
 		v += n + (v[n] == '|');

@@ -42,7 +42,11 @@ enum pc_strategy {
 	PC_STRATEGY_COUNT,
 };
 
-/* Name of @strategy ("auto", "buffered", ...), or NULL when out of range. */
+/*
+ * Name of @strategy ("auto", "buffered", ...), or NULL when out of range.
+ * The names of all, in the library's order, are those of 0 to
+ * PC_STRATEGY_COUNT - 1.
+ */
 const char *pc_strategy_name(enum pc_strategy strategy);
 
 /*
@@ -50,6 +54,28 @@ const char *pc_strategy_name(enum pc_strategy strategy);
  * Returns 0, or -EINVAL for a name that is not a strategy.
  */
 int pc_strategy_parse(const char *name, enum pc_strategy *ret_strategy);
+
+/* What a strategy serves: read streams, write streams (pc_strategy_caps()). */
+#define PC_STRATEGY_READS (1u << 0)
+#define PC_STRATEGY_WRITES (1u << 1)
+
+/*
+ * The PC_STRATEGY_READS and PC_STRATEGY_WRITES bits of @strategy (both for
+ * PC_AUTO), or 0 when out of range: which of its names a command offers for
+ * reading, for writing.  A stream asked for a strategy that does not serve
+ * its kind falls back as when the kernel refuses one.
+ */
+unsigned int pc_strategy_caps(enum pc_strategy strategy);
+
+/*
+ * Room to grow (as liburing's io_uring_params): the public structs end in
+ * reserved fields, so that a later version adds fields without changing
+ * their size.  In the structs a caller fills (pc_opts, pc_wopts) they must
+ * be zero, as pc_opts_init() and pc_wopts_init() or "= { 0 }" leave them
+ * (-EINVAL otherwise); a field made of them later means "as before" at 0.
+ * In the structs the library fills (pc_probe, pc_stats, pc_wstats) they are
+ * zero.
+ */
 
 /*
  * Options of a stream.  Initialise with pc_opts_init() and change only the
@@ -64,6 +90,7 @@ struct pc_opts {
 					 * default 0, at most 4 * drop_batch */
 	uint64_t drop_batch;		/* PC_DROPBEHIND: bytes per fadvise call, default 8 MiB */
 	int keep_cached;		/* keep pages cached before the stream read them, default 1 */
+	uint64_t resv[4];		/* zero */
 };
 
 /*
@@ -97,6 +124,7 @@ struct pc_probe {
 	uint64_t file_size;
 	uint64_t cached_bytes;		/* bytes of the file in the page cache when
 					 * probed, or PC_BYTES_UNKNOWN */
+	uint64_t resv[4];		/* zero */
 };
 
 /*
@@ -173,6 +201,7 @@ struct pc_stats {
 	enum pc_strategy strategy;	/* the strategy in use (never PC_AUTO) */
 	enum pc_strategy requested;	/* the strategy asked for */
 	char reason[160];		/* why this strategy: auto's choice or a fallback */
+	uint64_t resv[4];		/* zero */
 };
 
 /* Copy the stream's figures into *ret_stats. */
@@ -329,7 +358,7 @@ struct pc_wstats {
 	enum pc_strategy strategy;	/* the strategy in use (never PC_AUTO) */
 	enum pc_strategy requested;	/* the strategy asked for */
 	char reason[160];		/* why this strategy: auto's choice or a fallback */
-	uint64_t resv[4];
+	uint64_t resv[4];		/* zero */
 };
 
 /* Copy the stream's figures into *ret_stats. */

@@ -42,6 +42,7 @@ struct pc_stream {
 	uint64_t pos;			/* the cursor */
 	struct pc_opts opts;
 	const struct pcl_strategy_ops *ops;
+	unsigned int caps;		/* the strategy's PCL_CAP_* (registry.h) */
 	void *priv;			/* the strategy's state */
 	void *lend_buf;			/* pc_stream_next() for strategies without next() */
 	char *rbuf;			/* reads under a page are served from here */
@@ -168,8 +169,40 @@ struct io_uring;
 int pcl_ring_init(unsigned int entries, struct io_uring *ring);
 void pcl_ring_exit(struct io_uring *ring);
 
-/* Choose a strategy for s (requested PC_AUTO); fills s->stats.reason. */
-enum pc_strategy pcl_auto_choose(struct pc_stream *s);
+/*
+ * auto (strategy/auto.c): the strategy for a read or a write stream from one
+ * probe of its file (NULL: the probe failed), with why in @reason (@size
+ * bytes).  Pure: it makes no system call.  @inflight is the direct reads a
+ * stream would keep in flight; @append, the file is open with O_APPEND.
+ */
+enum pc_strategy pcl_auto_read(const struct pc_probe *p, unsigned int inflight,
+			       char *reason, size_t size);
+enum pc_strategy pcl_auto_write(const struct pc_probe *p, int append,
+				char *reason, size_t size);
+
+/*
+ * printf into @reason (@size bytes) at its start, or with @add after what it
+ * holds and "; "; the stream cores' pcl_set_reason() and pcl_wset_reason()
+ * (cores.c).
+ */
+void pcl_reason_vprintf(char *reason, size_t size, int add, const char *fmt,
+			va_list ap);
+
+/* The file on a stream's fd, as pcl_fd_take() finds it. */
+struct pcl_fd {
+	int regular;			/* a regular file */
+	int append;			/* open with O_APPEND (writers only) */
+	int readable;			/* open for reading (writers: O_RDWR) */
+	uint64_t pos;			/* regular: the fd's offset; a writer's
+					 * with O_APPEND, the end of the file */
+};
+
+/*
+ * Look at the file on @fd for a read stream, or with @writer for a write
+ * stream; 0, or -errno: -EISDIR for a directory, -EBADF for a writer's fd
+ * not open for writing.
+ */
+int pcl_fd_take(int fd, int writer, struct pcl_fd *ret);
 
 /*
  * An init() refusal that means "not supported here" (strategy.h), after which
@@ -179,6 +212,15 @@ static inline int pc_is_fallback_err(int err)
 {
 	return err == -EOPNOTSUPP || err == -EINVAL || err == -EPERM ||
 	       err == -ENOSYS || err == -EACCES;
+}
+
+/* Whether the @n reserved fields of a caller's options are zero (pagecliff.h). */
+static inline int pcl_resv_zero(const uint64_t *resv, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (resv[i])
+			return 0;
+	return 1;
 }
 
 static inline uint64_t pc_align_down(uint64_t v, uint64_t a)

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -19,13 +18,6 @@
 
 /* At most this many bytes of direct writes in flight, whatever the options. */
 #define WSTREAM_MAX_INFLIGHT_BYTES (16ull * PC_MIB)
-
-static const struct pc_wstrategy_ops *const wstrategy_table[PC_STRATEGY_COUNT] = {
-	[PC_BUFFERED] = &pcl_wstrat_buffered,
-	[PC_DONTCACHE] = &pcl_wstrat_dontcache,
-	[PC_DROPBEHIND] = &pcl_wstrat_dropbehind,
-	[PC_DIRECT] = &pcl_wstrat_direct,
-};
 
 void pc_wopts_init(struct pc_wopts *opts)
 {
@@ -36,31 +28,21 @@ void pc_wopts_init(struct pc_wopts *opts)
 	opts->flush_batch = 8 * PC_MIB;
 }
 
-static void vreason(struct pc_wstream *s, size_t at, const char *fmt, va_list ap)
-{
-	vsnprintf(s->stats.reason + at, sizeof(s->stats.reason) - at, fmt, ap);
-}
-
 void pcl_wset_reason(struct pc_wstream *s, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreason(s, 0, fmt, ap);
+	pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason), 0, fmt, ap);
 	va_end(ap);
 }
 
 void pcl_wadd_reason(struct pc_wstream *s, const char *fmt, ...)
 {
-	size_t len = strlen(s->stats.reason);
 	va_list ap;
 
-	if (len && len + 2 < sizeof(s->stats.reason)) {
-		memcpy(s->stats.reason + len, "; ", 3);
-		len += 2;
-	}
 	va_start(ap, fmt);
-	vreason(s, len, fmt, ap);
+	pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason), 1, fmt, ap);
 	va_end(ap);
 }
 
@@ -133,7 +115,8 @@ static int wopts_check(struct pc_wstream *s)
 	struct pc_wopts def, *o = &s->opts;
 
 	pc_wopts_init(&def);
-	if ((unsigned int)o->strategy >= PC_STRATEGY_COUNT)
+	if ((unsigned int)o->strategy >= PC_STRATEGY_COUNT ||
+	    !pcl_resv_zero(o->resv, sizeof(o->resv) / sizeof(o->resv[0])))
 		return -EINVAL;
 	if (!o->chunk_size)
 		o->chunk_size = def.chunk_size;
@@ -149,60 +132,66 @@ static int wopts_check(struct pc_wstream *s)
 	return 0;
 }
 
-/*
- * Initialise the requested strategy, walking its fallback chain while a
- * strategy refuses for lack of support; each refusal's reason is kept.
- */
-static int wstrategy_setup(struct pc_wstream *s)
+/* Take strategy @id's write side (the registry's walk calls this). */
+static int wstrategy_init(void *stream, enum pc_strategy id)
 {
-	enum pc_strategy id = s->opts.strategy;
-	char before[sizeof(s->stats.reason)], why[sizeof(s->stats.reason)];
-	int ret;
+	struct pc_wstream *s = stream;
 
-	if (id == PC_AUTO)
-		id = pcl_wauto_choose(s);
-	else
-		pcl_wset_reason(s, "requested");
-	for (;;) {
-		snprintf(before, sizeof(before), "%s", s->stats.reason);
-		s->ops = wstrategy_table[id];
-		ret = s->append && !(s->ops->flags & PCL_WCAP_APPEND) ? -EINVAL : 0;
-		if (ret)
-			pcl_wset_reason(s, "O_APPEND writes must go through the page cache");
-		else
-			ret = s->ops->init(s);
-		if (!ret)
-			break;
-		if (!pc_is_fallback_err(ret) || s->ops->fallback == PC_AUTO)
-			return ret;
-		snprintf(why, sizeof(why), "%s", s->stats.reason);
-		id = s->ops->fallback;
-		pcl_wset_reason(s, "%s; %s: %s, so %s", before, s->ops->name, why,
-			       pc_strategy_name(id));
+	s->ops = pcl_strategies[id].write;
+	s->caps = pcl_strategies[id].caps;
+	if (s->append && !(s->caps & PCL_WCAP_APPEND)) {
+		pcl_wset_reason(s, "O_APPEND writes must go through the page cache");
+		return -EINVAL;
 	}
-	s->stats.strategy = id;
-	return 0;
+	return s->ops->init(s);
 }
+
+/*
+ * auto's choice from one probe of the file.  The probe counts what is
+ * cached through a description that may read (on overlayfs only a mapping
+ * reaches the real file's pages, and mapping needs read access): the
+ * stream's own, or one of its own when the caller opened the file
+ * write-only; the stream's own when that cannot be had.
+ */
+static enum pc_strategy wstrategy_auto(void *stream, char *reason, size_t size)
+{
+	struct pc_wstream *s = stream;
+	struct pc_probe p;
+	int fd, ret;
+
+	if (s->append)
+		return pcl_auto_write(NULL, 1, reason, size);
+	fd = s->readable ? s->fd : pcl_wreopen(s, O_RDONLY);
+	ret = pcl_probe_fd(fd >= 0 ? fd : s->fd, &p, &s->stats.syscalls);
+	if (fd >= 0 && fd != s->fd) {
+		s->stats.syscalls++;
+		close(fd);
+	}
+	return pcl_auto_write(ret ? NULL : &p, 0, reason, size);
+}
+
+static const struct pcl_setup write_setup = {
+	.dir = PCL_CAP_WRITE,
+	.plain = "not a regular file: plain write(2)",
+	.choose = wstrategy_auto,
+	.init = wstrategy_init,
+};
 
 static int wstream_new(struct pc_wstream **ret_stream, int fd, int own_fd,
 		       const struct pc_wopts *opts)
 {
 	struct pc_wstream *s;
-	struct stat st;
-	int fl, ret;
+	struct pcl_fd f;
+	int ret;
 
-	if (fstat(fd, &st) < 0 || (fl = fcntl(fd, F_GETFL)) < 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if ((fl & O_ACCMODE) == O_RDONLY)
-		return -EBADF;
+	ret = pcl_fd_take(fd, 1, &f);
+	if (ret)
+		return ret;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	*s = (struct pc_wstream){ .fd = fd, .own_fd = own_fd };
-	s->regular = S_ISREG(st.st_mode);
-	s->append = !!(fl & O_APPEND);
+	*s = (struct pc_wstream){ .fd = fd, .own_fd = own_fd, .regular = f.regular,
+				  .append = f.append, .readable = f.readable, .pos = f.pos };
 	if (opts)
 		s->opts = *opts;
 	else
@@ -211,18 +200,10 @@ static int wstream_new(struct pc_wstream **ret_stream, int fd, int own_fd,
 	if (ret)
 		goto out_free;
 	s->stats.requested = s->opts.strategy;
-	if (!s->regular) {
-		s->ops = &pcl_wstrat_buffered;
-		s->stats.strategy = PC_BUFFERED;
-		pcl_wset_reason(s, "not a regular file: plain write(2)");
-	} else {
-		off_t cur = lseek(fd, 0, s->append ? SEEK_END : SEEK_CUR);
-
-		s->pos = cur > 0 ? (uint64_t)cur : 0;
-		ret = wstrategy_setup(s);
-		if (ret)
-			goto out_free;
-	}
+	ret = pcl_strategy_setup(&write_setup, s, s->opts.strategy, s->regular,
+				 s->stats.reason, sizeof(s->stats.reason), &s->stats.strategy);
+	if (ret)
+		goto out_free;
 	*ret_stream = s;
 	return 0;
 out_free:
@@ -331,7 +312,7 @@ ssize_t pc_wstream_lend(struct pc_wstream *s, void **ret_buf)
 
 	if (err)
 		return err;
-	if (s->regular && (s->ops->flags & PCL_WCAP_ZEROCOPY)) {
+	if (s->regular && (s->caps & PCL_WCAP_ZEROCOPY)) {
 		buf = s->ops->lend(s, &err);
 		if (!buf)
 			return err;
@@ -359,7 +340,7 @@ ssize_t pc_wstream_commit(struct pc_wstream *s, size_t len)
 		return 0;
 	if (!s->regular)
 		return account(s, write_plain(s, s->lend_buf, len), 0);
-	if (s->ops->flags & PCL_WCAP_ZEROCOPY)
+	if (s->caps & PCL_WCAP_ZEROCOPY)
 		return account(s, s->ops->commit(s, len, s->pos), 1);
 	return account(s, s->ops->pwrite(s, s->lend_buf, len, s->pos), 1);
 }

@@ -55,7 +55,7 @@ const struct cmd_option bench_options[] = {
 	{ "direct", OPT_DIRECT, CMD_ARG_REQUIRED, "0|1",
 	  "without --mode: 0 = buffered, 1 = direct" },
 	{ "mode", 'm', CMD_ARG_REQUIRED, "LIST",
-	  "of buffered, direct, dontcache, dropbehind, auto\n"
+	  "of " CMD_HELP_MODES "\n"
 	  "(default buffered,direct,auto), one phase each" },
 	{ "api", OPT_API, CMD_ARG_REQUIRED, "copy|zerocopy",
 	  "pc_stream_read into bench's buffer (default)\n"

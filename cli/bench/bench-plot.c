@@ -35,7 +35,7 @@ static const char *mode_color(enum pc_strategy m)
 {
 	static const char *colors[] = { "#2ca02c", "#d62728", "#9467bd", "#ff7f0e", "#1f77b4" };
 
-	return m < PC_STRATEGY_COUNT ? colors[m] : "#000000";
+	return m < sizeof(colors) / sizeof(colors[0]) ? colors[m] : "#000000";
 }
 
 /* An axis from 0 to a round number above @max, with about five steps. */

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * auto: choose a strategy for one file from what its file system and the
- * kernel support and from how much of it is cached, and say why.
+ * auto: choose a strategy for one file from one probe of what its file
+ * system and the kernel support and of how much of it is cached, and say
+ * why.  Pure: a probe in, a strategy and its reason out; the stream cores
+ * make the probe (pcl_probe_fd()), as bench's detector judges figures it is
+ * handed.
  *
+ * Reads.
  * Measured on our machines (docs/PERFORMANCE.md): for a file that is not in
  * the cache, O_DIRECT through io_uring is the fastest and cheapest path with
  * either API (reads land in the caller's buffer, or are lent, with no copy);
@@ -26,34 +30,33 @@ static const char *by_mincore(const struct pc_probe *p)
 	return p->cachestat ? "" : " (counted by mincore: no cachestat)";
 }
 
-static enum pc_strategy choose_cached(struct pc_stream *s,
-				      const struct pc_probe *p, unsigned int pct)
+static enum pc_strategy choose_cached(const struct pc_probe *p, unsigned int pct,
+				      char *reason, size_t size)
 {
 	if (p->dontcache) {
-		pcl_set_reason(s, "auto: %u%% of the file is cached%s: RWF_DONTCACHE reads use those pages and drop the ones they bring in",
-			      pct, by_mincore(p));
+		snprintf(reason, size, "auto: %u%% of the file is cached%s: RWF_DONTCACHE reads use those pages and drop the ones they bring in",
+			 pct, by_mincore(p));
 		return PC_DONTCACHE;
 	}
 	if (pct >= 90) {
-		pcl_set_reason(s, "auto: %u%% of the file is cached%s and RWF_DONTCACHE is refused (%s): buffered reads from the cache",
-			      pct, by_mincore(p), strerror(-p->dontcache_err));
+		snprintf(reason, size, "auto: %u%% of the file is cached%s and RWF_DONTCACHE is refused (%s): buffered reads from the cache",
+			 pct, by_mincore(p), strerror(-p->dontcache_err));
 		return PC_BUFFERED;
 	}
-	pcl_set_reason(s, "auto: %u%% of the file is cached%s and RWF_DONTCACHE is refused (%s): dropbehind keeps those pages",
-		      pct, by_mincore(p), strerror(-p->dontcache_err));
+	snprintf(reason, size, "auto: %u%% of the file is cached%s and RWF_DONTCACHE is refused (%s): dropbehind keeps those pages",
+		 pct, by_mincore(p), strerror(-p->dontcache_err));
 	return PC_DROPBEHIND;
 }
 
-static enum pc_strategy choose_small(struct pc_stream *s,
-				     const struct pc_probe *p, const char *share,
-				     const char *why)
+static enum pc_strategy choose_small(const struct pc_probe *p, const char *share,
+				     const char *why, char *reason, size_t size)
 {
 	if (p->dontcache) {
-		pcl_set_reason(s, "auto: %s, %s: RWF_DONTCACHE", share, why);
+		snprintf(reason, size, "auto: %s, %s: RWF_DONTCACHE", share, why);
 		return PC_DONTCACHE;
 	}
-	pcl_set_reason(s, "auto: %s, %s, RWF_DONTCACHE refused (%s): dropbehind",
-		      share, why, strerror(-p->dontcache_err));
+	snprintf(reason, size, "auto: %s, %s, RWF_DONTCACHE refused (%s): dropbehind",
+		 share, why, strerror(-p->dontcache_err));
 	return PC_DROPBEHIND;
 }
 
@@ -70,36 +73,56 @@ static unsigned int cached_pct(const struct pc_probe *p)
 	return p->cached_bytes * 100 / pages;
 }
 
-enum pc_strategy pcl_auto_choose(struct pc_stream *s)
+enum pc_strategy pcl_auto_read(const struct pc_probe *p, unsigned int inflight,
+			       char *reason, size_t size)
 {
-	struct pc_probe p;
 	unsigned int pct;
 	char why[64], share[64];
 
-	/* The probe's calls, counted as it makes them: 16 on XFS or ext4. */
-	if (pcl_probe_fd(s->fd, &p, &s->stats.syscalls)) {
-		pcl_set_reason(s, "auto: probe failed: dropbehind works everywhere");
+	if (!p) {
+		snprintf(reason, size, "auto: probe failed: dropbehind works everywhere");
 		return PC_DROPBEHIND;
 	}
-	pct = cached_pct(&p);
-	if (p.cached_bytes == PC_BYTES_UNKNOWN)
+	pct = cached_pct(p);
+	if (p->cached_bytes == PC_BYTES_UNKNOWN)
 		snprintf(share, sizeof(share), "residency unknown (not writable)");
 	else
-		snprintf(share, sizeof(share), "%u%% cached%s", pct, by_mincore(&p));
-	if (p.cached_bytes != PC_BYTES_UNKNOWN &&
-	    p.cached_bytes > pc_align_up(p.file_size, pc_page_size()) / 8)
-		return choose_cached(s, &p, pct);
-	if (p.file_size < AUTO_DIRECT_MIN)
-		return choose_small(s, &p, share, "file under 4 MiB");
-	if (!p.direct) {
-		snprintf(why, sizeof(why), "O_DIRECT refused (%s)", strerror(-p.direct_err));
-		return choose_small(s, &p, share, why);
+		snprintf(share, sizeof(share), "%u%% cached%s", pct, by_mincore(p));
+	if (p->cached_bytes != PC_BYTES_UNKNOWN &&
+	    p->cached_bytes > pc_align_up(p->file_size, pc_page_size()) / 8)
+		return choose_cached(p, pct, reason, size);
+	if (p->file_size < AUTO_DIRECT_MIN)
+		return choose_small(p, share, "file under 4 MiB", reason, size);
+	if (!p->direct) {
+		snprintf(why, sizeof(why), "O_DIRECT refused (%s)", strerror(-p->direct_err));
+		return choose_small(p, share, why, reason, size);
 	}
-	if (!p.uring) {
-		snprintf(why, sizeof(why), "io_uring unavailable (%s)", strerror(-p.uring_err));
-		return choose_small(s, &p, share, why);
+	if (!p->uring) {
+		snprintf(why, sizeof(why), "io_uring unavailable (%s)", strerror(-p->uring_err));
+		return choose_small(p, share, why, reason, size);
 	}
-	pcl_set_reason(s, "auto: %s, O_DIRECT and io_uring work: direct with %u reads in flight, no page cache",
-		      share, s->opts.inflight);
+	snprintf(reason, size, "auto: %s, O_DIRECT and io_uring work: direct with %u reads in flight, no page cache",
+		 share, inflight);
+	return PC_DIRECT;
+}
+
+enum pc_strategy pcl_auto_write(const struct pc_probe *p, int append,
+				char *reason, size_t size)
+{
+	if (append) {
+		snprintf(reason, size, "auto: O_APPEND: dontcache");
+		return PC_DONTCACHE;
+	}
+	if (!p || p->cached_bytes == PC_BYTES_UNKNOWN) {
+		snprintf(reason, size, "auto: cannot tell what is cached (%s): dontcache",
+			 p ? "residency hidden" : "probe failed");
+		return PC_DONTCACHE;
+	}
+	if (p->cached_bytes) {
+		snprintf(reason, size, "auto: %llu KiB of the file are cached%s: dontcache keeps them",
+			 (unsigned long long)p->cached_bytes / 1024, by_mincore(p));
+		return PC_DONTCACHE;
+	}
+	snprintf(reason, size, "auto: nothing of the file is cached: direct writes, no page cache");
 	return PC_DIRECT;
 }

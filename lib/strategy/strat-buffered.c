@@ -22,9 +22,6 @@ static ssize_t buffered_read(struct pc_stream *s, void *buf, size_t len)
 }
 
 const struct pcl_strategy_ops pcl_strat_buffered = {
-	.id = PC_BUFFERED,
-	.name = "buffered",
-	.fallback = PC_AUTO,
 	.init = buffered_init,
 	.read = buffered_read,
 	.pread = buffered_pread,

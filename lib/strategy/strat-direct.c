@@ -71,10 +71,6 @@ static ssize_t direct_next(struct pc_stream *s, const void **ret_data)
 }
 
 const struct pcl_strategy_ops pcl_strat_direct = {
-	.id = PC_DIRECT,
-	.name = "direct",
-	.flags = PCL_CAP_ZEROCOPY | PCL_CAP_SMALL_READS,
-	.fallback = PC_DROPBEHIND,
 	.init = pcl_direct_init,
 	.read = direct_read,
 	.pread = pcl_direct_pread,

@@ -49,9 +49,6 @@ static ssize_t dontcache_read(struct pc_stream *s, void *buf, size_t len)
 }
 
 const struct pcl_strategy_ops pcl_strat_dontcache = {
-	.id = PC_DONTCACHE,
-	.name = "dontcache",
-	.fallback = PC_DROPBEHIND,
 	.init = dontcache_init,
 	.read = dontcache_read,
 	.pread = dontcache_pread,

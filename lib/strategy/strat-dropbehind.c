@@ -162,9 +162,6 @@ static int dropbehind_init(struct pc_stream *s)
 }
 
 const struct pcl_strategy_ops pcl_strat_dropbehind = {
-	.id = PC_DROPBEHIND,
-	.name = "dropbehind",
-	.fallback = PC_BUFFERED,
 	.init = dropbehind_init,
 	.read = dropbehind_read,
 	.pread = dropbehind_pread,

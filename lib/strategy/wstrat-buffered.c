@@ -19,10 +19,6 @@ static ssize_t wbuffered_pwrite(struct pc_wstream *s, const void *buf, size_t le
 }
 
 const struct pc_wstrategy_ops pcl_wstrat_buffered = {
-	.id = PC_BUFFERED,
-	.name = "buffered",
-	.flags = PCL_WCAP_APPEND,
-	.fallback = PC_AUTO,
 	.init = wbuffered_init,
 	.pwrite = wbuffered_pwrite,
 };

@@ -430,10 +430,6 @@ out_release:
 }
 
 const struct pc_wstrategy_ops pcl_wstrat_direct = {
-	.id = PC_DIRECT,
-	.name = "direct",
-	.flags = PCL_WCAP_ZEROCOPY,
-	.fallback = PC_DONTCACHE,
 	.init = wdirect_init,
 	.pwrite = wdirect_pwrite,
 	.lend = wdirect_lend,

@@ -129,10 +129,6 @@ static void wdontcache_release(struct pc_wstream *s)
 }
 
 const struct pc_wstrategy_ops pcl_wstrat_dontcache = {
-	.id = PC_DONTCACHE,
-	.name = "dontcache",
-	.flags = PCL_WCAP_APPEND,
-	.fallback = PC_DROPBEHIND,
 	.init = wdontcache_init,
 	.pwrite = wdontcache_pwrite,
 	.finish = wdontcache_finish,

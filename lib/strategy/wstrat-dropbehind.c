@@ -48,10 +48,6 @@ static void wdropbehind_release(struct pc_wstream *s)
 }
 
 const struct pc_wstrategy_ops pcl_wstrat_dropbehind = {
-	.id = PC_DROPBEHIND,
-	.name = "dropbehind",
-	.flags = PCL_WCAP_APPEND,
-	.fallback = PC_BUFFERED,
 	.init = wdropbehind_init,
 	.pwrite = wdropbehind_pwrite,
 	.finish = wdropbehind_finish,

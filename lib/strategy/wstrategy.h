@@ -11,25 +11,19 @@
 #include <sys/types.h>
 
 #include "pagecliff.h"
+#include "registry.h"
 
 struct pc_wstream;
 
-/* What a write strategy can do, declared (fio's FIO_* engine flags). */
-enum {
-	PCL_WCAP_ZEROCOPY = 1 << 0,		/* lend() hands out buffers of its own */
-	PCL_WCAP_APPEND = 1 << 1,		/* can write files open with O_APPEND */
-};
-
+/*
+ * A write strategy's name, capabilities and fallback are its row in the
+ * registry (registry.h); this table is what it does.
+ */
 struct pc_wstrategy_ops {
-	enum pc_strategy id;
-	const char *name;
-	unsigned int flags;		/* PCL_WCAP_* */
 	/*
-	 * Where to go when init() refuses (-EOPNOTSUPP, -EINVAL, -EPERM,
-	 * -ENOSYS, -EACCES): the next strategy to try, or PC_AUTO for none.
+	 * Set up s->priv; 0, or -errno with s->stats.reason saying why (-EOPNOTSUPP,
+	 * -EINVAL, -EPERM, -ENOSYS, -EACCES: the registry's fallback is tried).
 	 */
-	enum pc_strategy fallback;
-	/* Set up s->priv; 0, or -errno with s->stats.reason saying why. */
 	int (*init)(struct pc_wstream *s);
 	/*
 	 * Write all of @len at @off (ignored with O_APPEND: at the end), handing
@@ -37,9 +31,9 @@ struct pc_wstrategy_ops {
 	 * after an error that stopped it, or -errno.
 	 */
 	ssize_t (*pwrite)(struct pc_wstream *s, const void *buf, size_t len, uint64_t off);
-	/* PCL_WCAP_ZEROCOPY: a buffer of s->chunk bytes to fill, or NULL (-ENOMEM ...). */
+	/* PCL_WCAP_ZEROCOPY in the row: a buffer of s->chunk bytes to fill, or NULL (-ENOMEM ...). */
 	void *(*lend)(struct pc_wstream *s, int *ret_err);
-	/* PCL_WCAP_ZEROCOPY: write @len bytes of the lent buffer at @off. */
+	/* PCL_WCAP_ZEROCOPY in the row: write @len bytes of the lent buffer at @off. */
 	ssize_t (*commit)(struct pc_wstream *s, size_t len, uint64_t off);
 	/* Wait for writes in flight (before fdatasync); 0 or -errno. */
 	int (*drain)(struct pc_wstream *s);
@@ -54,21 +48,18 @@ struct pc_wstream {
 	int own_fd;			/* the stream opened fd and closes it */
 	int regular;			/* fd is a regular file */
 	int append;			/* fd has O_APPEND */
+	int readable;			/* fd is open O_RDWR */
 	uint64_t pos;			/* the cursor */
 	size_t chunk;			/* opts.chunk_size, checked */
 	int err;			/* first I/O error not returned yet */
 	struct pc_wopts opts;
 	const struct pc_wstrategy_ops *ops;
+	unsigned int caps;		/* the strategy's PCL_WCAP_* (registry.h) */
 	void *priv;			/* the strategy's state */
 	void *lend_buf;			/* pc_wstream_lend() for strategies without lend() */
 	int lent;			/* a buffer is lent */
 	struct pc_wstats stats;
 };
-
-extern const struct pc_wstrategy_ops pcl_wstrat_buffered;
-extern const struct pc_wstrategy_ops pcl_wstrat_dontcache;
-extern const struct pc_wstrategy_ops pcl_wstrat_dropbehind;
-extern const struct pc_wstrategy_ops pcl_wstrat_direct;
 
 /* printf into / append "; " and printf to s->stats.reason. */
 void pcl_wset_reason(struct pc_wstream *s, const char *fmt, ...)
@@ -102,8 +93,5 @@ int pcl_wflush_init(struct pc_wstream *s, struct pc_flusher *f, int wait_fd);
 ssize_t pcl_wflush_pwrite(struct pc_wstream *s, struct pc_flusher *f,
 			 const void *buf, size_t len, uint64_t off, int rwf);
 int pcl_wflush_finish(struct pc_wstream *s, struct pc_flusher *f);
-
-/* Choose a strategy for s (requested PC_AUTO); fills s->stats.reason. */
-enum pc_strategy pcl_wauto_choose(struct pc_wstream *s);
 
 #endif
