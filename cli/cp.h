@@ -12,7 +12,15 @@
 #include "pagecliff.h"
 #include "progress.h"
 
-struct cp_made;
+/*
+ * The files this run made, by device and inode, in an open-addressing table
+ * that doubles when half full: a later SRC must not overwrite one (cp(1)'s
+ * "will not overwrite just-created").
+ */
+struct cp_made {
+	struct { dev_t dev; ino_t ino; } *slot;
+	size_t size, used;	/* size: a power of two, or 0 */
+};
 
 struct cp_opts {
 	struct pc_opts lib;	/* read side */
@@ -42,8 +50,10 @@ int cp_file(const char *src, int sfd, const struct stat *sst, const char *dst,
  */
 int cp_keep(const char *dst, int dfd, const struct stat *sst, int is_link);
 
-/* The files this run made (NULL @m: none kept), for "just-created". */
+/* The files this run made (NULL @m: none kept), for "just-created"
+ * (cp-made.c). */
 void cp_made_add(struct cp_made *m, const struct stat *st);
 int cp_made_has(const struct cp_made *m, const struct stat *st);
+void cp_made_free(struct cp_made *m);
 
 #endif

@@ -7,12 +7,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
+#include "strategy.h"
+#include "wstrategy.h"
 
 void pcl_reason_vprintf(char *reason, size_t size, int add, const char *fmt,
 			va_list ap)
@@ -24,6 +27,43 @@ void pcl_reason_vprintf(char *reason, size_t size, int add, const char *fmt,
 		len += 2;
 	}
 	vsnprintf(reason + len, size - len, fmt, ap);
+}
+
+/* The reason either kind of stream gives: set anew, or added with "; ". */
+void pcl_set_reason(struct pc_stream *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason), 0, fmt, ap);
+	va_end(ap);
+}
+
+void pcl_add_reason(struct pc_stream *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason), 1, fmt, ap);
+	va_end(ap);
+}
+
+void pcl_wset_reason(struct pc_wstream *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason), 0, fmt, ap);
+	va_end(ap);
+}
+
+void pcl_wadd_reason(struct pc_wstream *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason), 1, fmt, ap);
+	va_end(ap);
 }
 
 int pcl_fd_take(int fd, int writer, struct pcl_fd *ret)

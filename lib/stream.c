@@ -24,24 +24,6 @@ void pc_opts_init(struct pc_opts *opts)
 	opts->keep_cached = 1;
 }
 
-void pcl_set_reason(struct pc_stream *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason), 0, fmt, ap);
-	va_end(ap);
-}
-
-void pcl_add_reason(struct pc_stream *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason), 1, fmt, ap);
-	va_end(ap);
-}
-
 static int opts_check(struct pc_opts *o)
 {
 	struct pc_opts def;

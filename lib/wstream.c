@@ -28,86 +28,12 @@ void pc_wopts_init(struct pc_wopts *opts)
 	opts->flush_batch = 8 * PC_MIB;
 }
 
-void pcl_wset_reason(struct pc_wstream *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason), 0, fmt, ap);
-	va_end(ap);
-}
-
-void pcl_wadd_reason(struct pc_wstream *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason), 1, fmt, ap);
-	va_end(ap);
-}
-
-void pcl_wnote_err(struct pc_wstream *s, int err)
-{
-	if (err < 0 && !s->err)
-		s->err = err;
-}
-
 static int take_err(struct pc_wstream *s)
 {
 	int err = s->err;
 
 	s->err = 0;
 	return err;
-}
-
-/*
- * The bytes a write handed over before it failed: returned now, and the
- * kernel's errno for them kept for the next call, so that a short write
- * (a full file system takes what fits) is followed by the real reason.
- */
-static ssize_t short_write(struct pc_wstream *s, size_t done, ssize_t n)
-{
-	int err = n < 0 ? -errno : -EIO;	/* 0 bytes written and no errno */
-
-	if (!done)
-		return err;
-	pcl_wnote_err(s, err);
-	return done;
-}
-
-/* All of @len at @off (-1 with O_APPEND), retrying short writes. */
-ssize_t pcl_wfull_pwrite(struct pc_wstream *s, const void *buf, size_t len,
-			uint64_t off, int rwf, uint64_t *ret_off)
-{
-	off_t at = s->append ? -1 : (off_t)off;
-	size_t done = 0;
-
-	while (done < len) {
-		struct iovec iov = { (char *)buf + done, len - done };
-		ssize_t n;
-
-		s->stats.syscalls++;
-		n = pwritev2(s->fd, &iov, 1, at < 0 ? -1 : at + (off_t)done, rwf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return short_write(s, done, n);
-		if (!done && ret_off)
-			*ret_off = at < 0 ? (uint64_t)lseek(s->fd, 0, SEEK_CUR) - n : off;
-		done += n;
-	}
-	return done;
-}
-
-int pcl_wreopen(struct pc_wstream *s, int flags)
-{
-	char path[64];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", s->fd);
-	s->stats.syscalls++;
-	fd = open(path, flags | O_CLOEXEC | O_NOCTTY);
-	return fd < 0 ? -errno : fd;
 }
 
 static int wopts_check(struct pc_wstream *s)
@@ -250,7 +176,7 @@ static ssize_t write_plain(struct pc_wstream *s, const void *buf, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return short_write(s, done, n);
+			return pcl_wshort_write(s, done, n);
 		done += n;
 	}
 	return done;

@@ -129,7 +129,8 @@ void doctor_check_reclaim(struct doctor *d);
 
 /*
  * A temp file of @size bytes in @dir that nobody else sees: O_TMPFILE, or
- * a mkstemp() name unlinked at once.  Returns the fd or -errno.
+ * a mkstemp() name unlinked at once (doctor-tempfile.c).  Returns the fd or
+ * -errno.
  */
 int doctor_temp_file(const char *dir, size_t size);
 /*

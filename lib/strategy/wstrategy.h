@@ -61,7 +61,8 @@ struct pc_wstream {
 	struct pc_wstats stats;
 };
 
-/* printf into / append "; " and printf to s->stats.reason. */
+/* printf into / append "; " and printf to s->stats.reason (cores.c); the
+ * rest of what a write strategy asks of its stream is in wstream-io.c. */
 void pcl_wset_reason(struct pc_wstream *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void pcl_wadd_reason(struct pc_wstream *s, const char *fmt, ...)
@@ -69,6 +70,12 @@ void pcl_wadd_reason(struct pc_wstream *s, const char *fmt, ...)
 
 /* Keep @err as the stream's first I/O error not returned yet. */
 void pcl_wnote_err(struct pc_wstream *s, int err);
+/*
+ * A write that handed over @done bytes, then got @n (<= 0, errno set when
+ * < 0): @done now and the kernel's errno kept for the next call (a full
+ * file system takes what fits, then says ENOSPC), or -errno when @done is 0.
+ */
+ssize_t pcl_wshort_write(struct pc_wstream *s, size_t done, ssize_t n);
 
 /*
  * pwritev2 until all of @len is written, retrying EINTR and short writes;
