@@ -101,6 +101,7 @@ static void fit_kernel(struct trace *t)
 		t->unknown |= 1u << TRACE_THROTTLE;
 	bpf_program__set_autoload(t->skel->progs.pc_dirty_throt, bdp == 8);
 	bpf_program__set_autoload(t->skel->progs.pc_dirty_old, bdp == 12);
+	bpf_program__set_autoload(t->skel->progs.pc_filemap_add, false);	/* outside/hot.c's */
 	bpf_object__for_each_program(prog, t->skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
 
