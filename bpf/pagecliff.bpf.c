@@ -5,7 +5,8 @@
  * balance_dirty_pages pauses.  Each begin stores a per-thread timestamp;
  * each end adds the span to per-CPU sums, which user space reads once per
  * interval.  And, for the host guard (outside/hot.c), the pages added to the
- * page cache per file and the process that added them last.  BTF tracepoints (tp_btf): no tracefs, no kprobes needed.
+ * page cache per file and the process that added them last.  BTF
+ * tracepoints (tp_btf): no tracefs, no kprobes needed.
  * Threads are counted when their process is target_tgid (0: every one).
  * Every program and map name starts with "pc_", so tests can find leftovers.
  */

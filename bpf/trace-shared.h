@@ -58,7 +58,7 @@ struct hot_key {
 };
 
 struct hot_val {
-	unsigned long long pages;	/* since the reader last cleared it */
+	unsigned long long pages;	/* since the reader last took the entry out */
 	unsigned int tgid;		/* the last adder: its pid, 0 a kernel thread */
 	unsigned int pad;
 };

@@ -9,10 +9,7 @@
  * filled by a kernel thread is looked for by inode among the descriptors of
  * the processes.  The watcher then follows only those processes.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,8 +31,13 @@
 /* Files named per read, the fastest first; the map is read at most this often. */
 #define PCO_HOT_TOP 16
 #define PCO_HOT_EVERY 0.1
-/* A file no process was found holding is looked for again after this long. */
+/*
+ * A file filled by a kernel thread (a loop device's backing file, held by
+ * no descriptor) is looked for again after 5 s, then twice as long each
+ * time, up to 5 minutes.
+ */
 #define PCO_HOT_SEEK_AGAIN 5.0
+#define PCO_HOT_SEEK_MAX 300.0
 #define PCO_HOT_SOUGHT 64
 #define PCO_HOT_SAID 256
 #define PCO_HOT_MAX_PIDS 65536
@@ -48,7 +50,7 @@ struct hot_entry {
 
 struct hot_sought {
 	unsigned long long ino;
-	double at;
+	double at, wait;
 };
 
 struct hot_said {
@@ -243,13 +245,20 @@ static int hot_top(struct pco_hot *h, int n)
 /* Whether @ino was looked for lately; if not, remember it is now. */
 static int sought_lately(struct pco_hot *h, unsigned long long ino, double now)
 {
-	struct hot_sought *s = &h->sought[h->nsought % PCO_HOT_SOUGHT];
+	struct hot_sought *s;
 
-	for (int i = 0; i < PCO_HOT_SOUGHT; i++)
-		if (h->sought[i].ino == ino && now - h->sought[i].at < PCO_HOT_SEEK_AGAIN)
+	for (int i = 0; i < PCO_HOT_SOUGHT; i++) {
+		s = &h->sought[i];
+		if (s->ino != ino || !s->wait)
+			continue;
+		if (now - s->at < s->wait)
 			return 1;
-	*s = (struct hot_sought){ ino, now };
-	h->nsought++;
+		s->at = now;
+		s->wait = s->wait * 2 < PCO_HOT_SEEK_MAX ? s->wait * 2 : PCO_HOT_SEEK_MAX;
+		return 0;
+	}
+	s = &h->sought[h->nsought++ % PCO_HOT_SOUGHT];
+	*s = (struct hot_sought){ ino, now, PCO_HOT_SEEK_AGAIN };
 	return 0;
 }
 

@@ -27,7 +27,7 @@ int pco_hot_on(struct pco_hot **hp, const struct pco_opts *o);
  * The processes that added at least min_size to one file since that file
  * was last named, fastest-growing files first, into @pids (up to @max);
  * how many.  A file filled by a kernel thread is looked for among the
- * descriptors of every process, at most every few seconds per file.
+ * descriptors of every process, less and less often (5 s, 10 s... 5 min).
  */
 int pco_hot_pids(struct pco_hot *h, double now, pid_t *pids, int max);
 
