@@ -8,6 +8,7 @@
 # By kernel events it must cost at most a quarter of scanning (a ratio: no
 # absolute time).  Prints both medians in ms per interval.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/hot-lib.sh"
 [ "$(id -u)" = 0 ] || skip "following every process of the host needs root"
 command -v unshare >/dev/null || skip "no unshare (util-linux)"
 command -v bash >/dev/null || skip "no bash (to open 20 descriptors past 9)"
@@ -40,12 +41,7 @@ unshare --pid --fork --mount-proc bash -c '
 	kill $(jobs -p) 2>/dev/null' bash "$dir" "$PAGECLIFF"
 rc=$?
 [ $rc -eq 0 ] || fail "attach --all failed ($rc): $(cat "$dir/err" 2>/dev/null)"
-src=$(sed -n '1s/^pagecliff: attach --all: candidates //p' "$dir/stats-bpf")
-case $src in
-"from kernel events"*) ;;
-*"built without BPF"* | *"needs root or CAP_BPF"* | *"no filemap tracepoint"*) skip "${src#*no kernel events: }";;
-*) fail "no start line saying kernel events: $(cat "$dir/stats-bpf")";;
-esac
+need_kernel_events "$dir/stats-bpf"
 grep -q "candidates by scanning" "$dir/stats-scan" || fail "the scan run did not scan: $(cat "$dir/stats-scan")"
 hz=$(getconf CLK_TCK)
 # median MODE: the middle of the three runs' ticks.

@@ -8,6 +8,7 @@
 # the guard must say it scans, and find the reader all the same.  In a PID
 # namespace of its own: "all" is this test's processes.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/hot-lib.sh"
 [ "$(id -u)" = 0 ] || skip "following every process of the host needs root"
 command -v unshare >/dev/null || skip "no unshare (util-linux)"
 mode=${HOT_SOURCE:-bpf}
@@ -31,17 +32,12 @@ rc=$?
 [ $rc -eq 0 ] || fail "the reader failed ($rc)"
 r=$(cat "$dir/reader")
 grep -qx "$dir/src: $((256 * MIB)) bytes fd 3" "$dir/out" || fail "read: $(cat "$dir/out")"
-src=$(sed -n 's/^pagecliff: attach --all: candidates //p' "$dir/stats")
 if [ "$mode" = bpf ]; then
-	case $src in
-	"from kernel events"*) ;;
-	*"built without BPF"* | *"needs root or CAP_BPF"* | *"no filemap tracepoint"*) skip "${src#*no kernel events: }";;
-	*) fail "no start line saying kernel events: $(cat "$dir/stats")";;
-	esac
+	need_kernel_events "$dir/stats"
 	grep -qx "pagecliff: attach --all: process $r fills the page cache with inode $ino (kernel events)" "$dir/stats" ||
 		fail "the reader (pid $r, inode $ino) was not named by kernel events: $(cat "$dir/stats")"
 else
-	[ "$src" = "by scanning every process's descriptors (no kernel events: PAGECLIFF_NO_BPF is set)" ] ||
+	[ "$(sed -n '1s/^pagecliff: attach --all: candidates //p' "$dir/stats")" = "by scanning every process's descriptors (no kernel events: PAGECLIFF_NO_BPF is set)" ] ||
 		fail "no start line saying it scans: $(cat "$dir/stats")"
 	! grep -q "fills the page cache" "$dir/stats" || fail "kernel events named a process: $(cat "$dir/stats")"
 fi
