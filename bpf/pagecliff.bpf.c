@@ -247,15 +247,62 @@ struct {
 	__type(value, struct hot_val);
 } pc_hot SEC(".maps");
 
+/*
+ * The few kernel fields read, in types of our own (CO-RE finds them by name
+ * without the ___pc): vmlinux.h's task_struct or folio would bring the BTF
+ * of half the kernel into the object, twenty times its size.
+ */
+struct ns_common___pc {
+	unsigned int inum;
+} __attribute__((preserve_access_index));
+
+struct pid_namespace___pc {
+	struct ns_common___pc ns;
+} __attribute__((preserve_access_index));
+
+struct upid___pc {
+	int nr;
+	struct pid_namespace___pc *ns;
+} __attribute__((preserve_access_index));
+
+struct pid___pc {
+	unsigned int level;
+	struct upid___pc numbers[1];
+} __attribute__((preserve_access_index));
+
+struct task_struct___pc {
+	unsigned int flags;
+	struct task_struct___pc *group_leader;
+	struct pid___pc *thread_pid;
+} __attribute__((preserve_access_index));
+
+struct super_block___pc {
+	__u32 s_dev;
+} __attribute__((preserve_access_index));
+
+struct inode___pc {
+	unsigned long i_ino;
+	struct super_block___pc *i_sb;
+} __attribute__((preserve_access_index));
+
+struct address_space___pc {
+	struct inode___pc *host;
+} __attribute__((preserve_access_index));
+
+struct folio___pc {
+	struct address_space___pc *mapping;
+	unsigned long _flags_1;		/* a large folio's order in its low byte */
+} __attribute__((preserve_access_index));
+
 /* The current process's id in the guard's namespace, 0 or HOT_OTHER_NS. */
 static __always_inline unsigned int adder_tgid(void)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct pid *pid;
-	struct upid up;
+	struct task_struct___pc *task = (void *)bpf_get_current_task();
+	struct pid___pc *pid;
+	struct upid___pc up;
 	unsigned int level;
 
-	if (task->flags & PC_PF_KTHREAD)
+	if (BPF_CORE_READ(task, flags) & PC_PF_KTHREAD)
 		return 0;
 	pid = BPF_CORE_READ(task, group_leader, thread_pid);
 	level = pid ? BPF_CORE_READ(pid, level) : 0;
@@ -266,12 +313,15 @@ static __always_inline unsigned int adder_tgid(void)
 	return HOT_OTHER_NS;
 }
 
-/* Pages in @folio: 1, or 2^order of a large one (its order in _flags_1). */
-static __always_inline __u64 folio_pages(struct folio *folio)
+/*
+ * Pages in @folio: 1, or 2^order of a large one.  Its flags are its first
+ * word in every kernel (in newer ones a struct of one word: no CO-RE here).
+ */
+static __always_inline __u64 folio_pages(struct folio___pc *folio)
 {
 	unsigned long flags = 0, flags1 = 0;
 
-	bpf_core_read(&flags, sizeof(flags), &folio->flags);
+	bpf_probe_read_kernel(&flags, sizeof(flags), folio);
 	if (!(flags & (1ul << bpf_core_enum_value(enum pageflags, PG_head))) ||
 	    !bpf_core_field_exists(folio->_flags_1) ||
 	    bpf_core_read(&flags1, sizeof(flags1), &folio->_flags_1))
@@ -280,9 +330,9 @@ static __always_inline __u64 folio_pages(struct folio *folio)
 }
 
 SEC("tp_btf/mm_filemap_add_to_page_cache")
-int BPF_PROG(pc_filemap_add, struct folio *folio)
+int BPF_PROG(pc_filemap_add, struct folio___pc *folio)
 {
-	struct inode *host = BPF_CORE_READ(folio, mapping, host);
+	struct inode___pc *host = BPF_CORE_READ(folio, mapping, host);
 	struct hot_key k = { 0 };
 	struct hot_val v = { 0 }, *old;
 

@@ -25,7 +25,7 @@
 #ifdef HAVE_BPF
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "pagecliff.skel.h"
+#include "bpf-open.h"
 #endif
 
 /* Files named per read, the fastest first; the map is read at most this often. */
@@ -117,7 +117,7 @@ static int hot_load(struct pco_hot *h, char *why, size_t size)
 	int err;
 
 	libbpf_set_print(getenv("PC_BPF_DEBUG") ? loud : quiet);
-	skel = pagecliff_bpf__open();
+	skel = pcl_bpf_open();
 	if (!skel) {
 		err = -errno;
 		goto out_why;

@@ -19,7 +19,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "pagecliff.skel.h"
+#include "bpf-open.h"
 
 struct trace {
 	struct pagecliff_bpf *skel;
@@ -123,7 +123,7 @@ int trace_open(struct trace **ret, pid_t tgid, char *why, size_t size)
 	libbpf_set_print(getenv("PC_BPF_DEBUG") ? debug_print : quiet_print);
 	t->ncpus = libbpf_num_possible_cpus();
 	t->percpu = t->ncpus > 0 ? calloc((size_t)t->ncpus, sizeof(struct trace_sums)) : NULL;
-	t->skel = pagecliff_bpf__open();
+	t->skel = pcl_bpf_open();
 	err = !t->percpu ? -ENOMEM : !t->skel ? -errno : 0;
 	if (err)
 		goto out_err;
