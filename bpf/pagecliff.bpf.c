@@ -340,8 +340,10 @@ int BPF_PROG(pc_filemap_add, struct folio___pc *folio)
 		return 0;
 	k.ino = BPF_CORE_READ(host, i_ino);
 	k.dev = BPF_CORE_READ(host, i_sb, s_dev);
-	v.pages = folio_pages(folio);
 	v.tgid = adder_tgid();
+	if (v.tgid == HOT_OTHER_NS)
+		return 0;	/* not the guard's to follow: no room taken */
+	v.pages = folio_pages(folio);
 	old = bpf_map_lookup_elem(&pc_hot, &k);
 	if (old) {
 		__sync_fetch_and_add(&old->pages, v.pages);

@@ -49,7 +49,7 @@ struct trace_lock_key {
 
 /* Pages added to the page cache per file: the key is the kernel's (s_dev, i_ino). */
 #define HOT_MAX_FILES 4096
-#define HOT_OTHER_NS 0xffffffffu	/* added by a process outside the reader's PID namespace */
+#define HOT_OTHER_NS 0xffffffffu	/* an adder outside the guard's PID namespace: not counted */
 
 struct hot_key {
 	unsigned long long ino;

@@ -327,8 +327,6 @@ int pco_hot_pids(struct pco_hot *h, double now, pid_t *pids, int max)
 		const struct hot_entry *e = &h->top[i];
 
 		hot_forget(h, &e->key);	/* named again once it gains as much again */
-		if (e->val.tgid == HOT_OTHER_NS)
-			continue;	/* not ours to see */
 		if (e->val.tgid) {
 			n = add_pid(pids, n, max, (pid_t)e->val.tgid);
 			said(h, e->key.ino, (pid_t)e->val.tgid, "kernel events");
