@@ -4,13 +4,16 @@
  * reclaim, in contended-lock waits (by kernel stack), kswapd awake, and
  * balance_dirty_pages pauses.  Each begin stores a per-thread timestamp;
  * each end adds the span to per-CPU sums, which user space reads once per
- * interval.  BTF tracepoints (tp_btf): no tracefs, no kprobes needed.
+ * interval.  And, for the host guard (outside/hot.c), the pages added to the
+ * page cache per file and the process that added them last.  BTF
+ * tracepoints (tp_btf): no tracefs, no kprobes needed.
  * Threads are counted when their process is target_tgid (0: every one).
  * Every program and map name starts with "pc_", so tests can find leftovers.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include "trace-shared.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -116,39 +119,26 @@ static __always_inline int span_end(unsigned int kind, struct trace_start *ret, 
 	return 1;
 }
 
-SEC("tp_btf/mm_vmscan_direct_reclaim_begin")
-int BPF_PROG(pc_direct_begin)
-{
-	span_begin(TRACE_DIRECT, -1, 0);
-	return 0;
+/* A span between a tracepoint pair "TP_begin" and "TP_end", with no stack. */
+#define SPAN_PROGS(name, kind, tp)						\
+SEC("tp_btf/" tp "_begin")							\
+int BPF_PROG(pc_##name##_begin)							\
+{										\
+	span_begin(kind, -1, 0);						\
+	return 0;								\
+}										\
+SEC("tp_btf/" tp "_end")							\
+int BPF_PROG(pc_##name##_end)							\
+{										\
+	struct trace_start st;							\
+	__u64 ns;								\
+										\
+	span_end(kind, &st, &ns);						\
+	return 0;								\
 }
 
-SEC("tp_btf/mm_vmscan_direct_reclaim_end")
-int BPF_PROG(pc_direct_end)
-{
-	struct trace_start st;
-	__u64 ns;
-
-	span_end(TRACE_DIRECT, &st, &ns);
-	return 0;
-}
-
-SEC("tp_btf/mm_vmscan_memcg_reclaim_begin")
-int BPF_PROG(pc_memcg_begin)
-{
-	span_begin(TRACE_MEMCG, -1, 0);
-	return 0;
-}
-
-SEC("tp_btf/mm_vmscan_memcg_reclaim_end")
-int BPF_PROG(pc_memcg_end)
-{
-	struct trace_start st;
-	__u64 ns;
-
-	span_end(TRACE_MEMCG, &st, &ns);
-	return 0;
-}
+SPAN_PROGS(direct, TRACE_DIRECT, "mm_vmscan_direct_reclaim")
+SPAN_PROGS(memcg, TRACE_MEMCG, "mm_vmscan_memcg_reclaim")
 
 SEC("tp_btf/contention_begin")
 int BPF_PROG(pc_lock_begin, void *lock, unsigned int flags)
@@ -236,5 +226,130 @@ int BPF_PROG(pc_dirty_old, void *wb, unsigned long thresh, unsigned long bg_thre
 	     unsigned long period, long pause)
 {
 	throttled(pause);
+	return 0;
+}
+
+/*
+ * Pages added to the page cache per file (filemap:mm_filemap_add_to_page_cache),
+ * for the host guard, which reads and clears the map each interval.  The
+ * adder's process id is the one seen in the guard's PID namespace, whose
+ * inode number is hot_ns_ino.
+ */
+#define PC_PF_KTHREAD 0x00200000	/* include/linux/sched.h */
+#define PC_MAX_NS_LEVEL 8		/* namespaces nested deeper are not looked at */
+
+const volatile unsigned int hot_ns_ino;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);	/* full: the coldest file goes */
+	__uint(max_entries, HOT_MAX_FILES);
+	__type(key, struct hot_key);
+	__type(value, struct hot_val);
+} pc_hot SEC(".maps");
+
+/*
+ * The few kernel fields read, in types of our own (CO-RE finds them by name
+ * without the ___pc): vmlinux.h's task_struct or folio would bring the BTF
+ * of half the kernel into the object, twenty times its size.
+ */
+struct ns_common___pc {
+	unsigned int inum;
+} __attribute__((preserve_access_index));
+
+struct pid_namespace___pc {
+	struct ns_common___pc ns;
+} __attribute__((preserve_access_index));
+
+struct upid___pc {
+	int nr;
+	struct pid_namespace___pc *ns;
+} __attribute__((preserve_access_index));
+
+struct pid___pc {
+	unsigned int level;
+	struct upid___pc numbers[1];
+} __attribute__((preserve_access_index));
+
+struct task_struct___pc {
+	unsigned int flags;
+	struct task_struct___pc *group_leader;
+	struct pid___pc *thread_pid;
+} __attribute__((preserve_access_index));
+
+struct super_block___pc {
+	__u32 s_dev;
+} __attribute__((preserve_access_index));
+
+struct inode___pc {
+	unsigned long i_ino;
+	struct super_block___pc *i_sb;
+} __attribute__((preserve_access_index));
+
+struct address_space___pc {
+	struct inode___pc *host;
+} __attribute__((preserve_access_index));
+
+struct folio___pc {
+	struct address_space___pc *mapping;
+	unsigned long _flags_1;		/* a large folio's order in its low byte */
+} __attribute__((preserve_access_index));
+
+/* The current process's id in the guard's namespace, 0 or HOT_OTHER_NS. */
+static __always_inline unsigned int adder_tgid(void)
+{
+	struct task_struct___pc *task = (void *)bpf_get_current_task();
+	struct pid___pc *pid;
+	struct upid___pc up;
+	unsigned int level;
+
+	if (BPF_CORE_READ(task, flags) & PC_PF_KTHREAD)
+		return 0;
+	pid = BPF_CORE_READ(task, group_leader, thread_pid);
+	level = pid ? BPF_CORE_READ(pid, level) : 0;
+	for (unsigned int l = 0; pid && l <= level && l < PC_MAX_NS_LEVEL; l++)
+		if (!bpf_core_read(&up, sizeof(up), &pid->numbers[l]) &&
+		    BPF_CORE_READ(up.ns, ns.inum) == hot_ns_ino)
+			return (unsigned int)up.nr;
+	return HOT_OTHER_NS;
+}
+
+/*
+ * Pages in @folio: 1, or 2^order of a large one.  Its flags are its first
+ * word in every kernel (in newer ones a struct of one word: no CO-RE here).
+ */
+static __always_inline __u64 folio_pages(struct folio___pc *folio)
+{
+	unsigned long flags = 0, flags1 = 0;
+
+	bpf_probe_read_kernel(&flags, sizeof(flags), folio);
+	if (!(flags & (1ul << bpf_core_enum_value(enum pageflags, PG_head))) ||
+	    !bpf_core_field_exists(folio->_flags_1) ||
+	    bpf_core_read(&flags1, sizeof(flags1), &folio->_flags_1))
+		return 1;
+	return 1ull << (flags1 & 0xff);
+}
+
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(pc_filemap_add, struct folio___pc *folio)
+{
+	struct inode___pc *host = BPF_CORE_READ(folio, mapping, host);
+	struct hot_key k = { 0 };
+	struct hot_val v = { 0 }, *old;
+
+	if (!host)
+		return 0;
+	k.ino = BPF_CORE_READ(host, i_ino);
+	k.dev = BPF_CORE_READ(host, i_sb, s_dev);
+	v.tgid = adder_tgid();
+	if (v.tgid == HOT_OTHER_NS)
+		return 0;	/* not the guard's to follow: no room taken */
+	v.pages = folio_pages(folio);
+	old = bpf_map_lookup_elem(&pc_hot, &k);
+	if (old) {
+		__sync_fetch_and_add(&old->pages, v.pages);
+		old->tgid = v.tgid;
+		return 0;
+	}
+	bpf_map_update_elem(&pc_hot, &k, &v, BPF_NOEXIST);	/* lost a race: a few pages */
 	return 0;
 }

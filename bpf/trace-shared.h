@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the BPF program (pagecliff.bpf.c) and its reader (cli/trace/trace.c) share:
- * the kinds of time measured, the layout of the per-CPU sums and of the
- * per-thread start records.  Plain C types only: it is included both with
+ * What the BPF program (pagecliff.bpf.c) and its readers (cli/trace/trace.c,
+ * outside/hot.c) share: the kinds of time measured, the layout of the per-CPU
+ * sums and of the per-thread start records, and the pages added per file.  Plain C types only: it is included both with
  * vmlinux.h (BPF) and with the C library (user space).
  */
 #ifndef PC_TRACE_SHARED_H
@@ -44,6 +44,22 @@ struct trace_start {
 struct trace_lock_key {
 	long long stackid;
 	unsigned int flags;
+	unsigned int pad;
+};
+
+/* Pages added to the page cache per file: the key is the kernel's (s_dev, i_ino). */
+#define HOT_MAX_FILES 4096
+#define HOT_OTHER_NS 0xffffffffu	/* an adder outside the guard's PID namespace: not counted */
+
+struct hot_key {
+	unsigned long long ino;
+	unsigned int dev;		/* the kernel's dev_t: major << 20 | minor */
+	unsigned int pad;
+};
+
+struct hot_val {
+	unsigned long long pages;	/* since the reader last took the entry out */
+	unsigned int tgid;		/* the last adder: its pid, 0 a kernel thread */
 	unsigned int pad;
 };
 

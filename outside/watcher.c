@@ -21,6 +21,7 @@
 #include "internal.h"
 #include "units.h"
 #include "outside.h"
+#include "hot.h"
 #include "stream.h"
 
 /* Ticks are at most this far apart, and at least this close. */
@@ -62,6 +63,7 @@ struct pco_watcher {
 	pid_t self;
 	int fds[PCO_MAX_FDS];
 	pid_t *pids;
+	struct pco_hot *hot;	/* --all: kernel events name the candidates */
 };
 
 static double mono(void)
@@ -401,6 +403,8 @@ static void discover(struct pco_watcher *w, double now)
 		w->discovered = now;
 		if (n == -ENOENT || n == -ENODEV)
 			w->cgroup_gone = 1;	/* removed: its processes are gone */
+	} else if (w->o.all && pco_hot_on(&w->hot, &w->o)) {
+		n = pco_hot_pids(w->hot, now, w->pids, PCO_MAX_PIDS);
 	} else if (w->o.all && now - w->discovered >= PCO_DISCOVER_ALL) {
 		n = pco_pid_list(NULL, w->pids, PCO_MAX_PIDS);
 		w->discovered = now;
@@ -510,6 +514,7 @@ void pco_watcher_free(struct pco_watcher *w)
 	free(w->drain);
 	free(w->t);
 	free(w->pids);
+	pco_hot_free(w->hot);
 	free(w);
 }
 

@@ -19,7 +19,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "pagecliff.skel.h"
+#include "bpf-open.h"
 
 struct trace {
 	struct pagecliff_bpf *skel;
@@ -101,6 +101,7 @@ static void fit_kernel(struct trace *t)
 		t->unknown |= 1u << TRACE_THROTTLE;
 	bpf_program__set_autoload(t->skel->progs.pc_dirty_throt, bdp == 8);
 	bpf_program__set_autoload(t->skel->progs.pc_dirty_old, bdp == 12);
+	bpf_program__set_autoload(t->skel->progs.pc_filemap_add, false);	/* outside/hot.c's */
 	bpf_object__for_each_program(prog, t->skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
 
@@ -122,7 +123,7 @@ int trace_open(struct trace **ret, pid_t tgid, char *why, size_t size)
 	libbpf_set_print(getenv("PC_BPF_DEBUG") ? debug_print : quiet_print);
 	t->ncpus = libbpf_num_possible_cpus();
 	t->percpu = t->ncpus > 0 ? calloc((size_t)t->ncpus, sizeof(struct trace_sums)) : NULL;
-	t->skel = pagecliff_bpf__open();
+	t->skel = pcl_bpf_open();
 	err = !t->percpu ? -ENOMEM : !t->skel ? -errno : 0;
 	if (err)
 		goto out_err;
