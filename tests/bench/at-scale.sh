@@ -15,7 +15,7 @@ rc=$?
 [ $rc = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [[ $out == *"needs root"* ]] ||
 	fail "as nobody: exit $rc, output '$out'"
 
-[ "$(id -u)" = 0 ] || skip "needs root (loop devices, mounts, a memory cgroup)"
+needs_root "for loop devices, mounts and a memory cgroup"
 [ -e /dev/loop-control ] || skip "no loop devices"
 command -v mkfs.xfs >/dev/null || command -v mkfs.ext4 >/dev/null || skip "no mkfs.xfs or mkfs.ext4"
 tmpdir

@@ -9,7 +9,7 @@ tmpdir
 "$PAGECLIFF" bench -d "$T" --size 8m --mode buffered --runtime 60 --time_based \
 	--interval 100ms -q -o "$T/first.txt" 2>"$T/first.err" &
 PID=$!
-trap 'kill -KILL $PID 2>/dev/null; rm -rf "$T"' EXIT
+at_exit 'kill -KILL $PID 2>/dev/null'
 for _ in $(seq 300); do
 	grep -q "laid out" "$T/first.err" && break
 	kill -0 $PID 2>/dev/null || fail "first run died: $(cat "$T/first.err")"

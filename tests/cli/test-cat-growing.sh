@@ -9,10 +9,10 @@
 # direct, whose pipeline used to stop at the size it saw first.
 set -u
 pc=${PAGECLIFF:?}
-dir=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-catgrow-XXXXXX") || exit 1
+. "$(dirname "$0")/../lib.sh"
+make_tmpdir dir
 pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+at_exit '[ -n "$pid" ] && kill "$pid" 2>/dev/null'
 cd "$dir" || exit 1
 mkfifo fifo || exit 1
 

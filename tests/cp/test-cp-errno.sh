@@ -10,9 +10,9 @@
 # (a fanotify watcher, fill-at-open.py), and it names ENOSPC (it said ENOENT).
 set -u
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root for a loop device and mounts"
+needs_root "for a loop device and mounts"
 command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 is not installed"
-work=$(mktemp -d /tmp/pagecliff-cp-errno-XXXXXX) || exit 1
+make_tmpdir work /tmp
 loop="" tmp="$work/tmpfs" ext="$work/ext4" W_PID=""
 cleanup() {
 	[ -n "$W_PID" ] && kill "$W_PID" 2>/dev/null && wait "$W_PID" 2>/dev/null
@@ -21,8 +21,7 @@ cleanup() {
 	[ -n "$loop" ] && losetup -d "$loop"
 	rm -rf "$work"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+at_exit cleanup
 mkdir "$tmp" "$ext"
 mount -t tmpfs -o size=16m pagecliff-cp-errno "$tmp" || fail "mount tmpfs"
 truncate -s 32M "$work/img"

@@ -6,9 +6,9 @@
 # names the destination, says it is partial, and the next source is copied.
 set -u
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root for a loop device and mounts"
+needs_root "for a loop device and mounts"
 command -v mkfs.xfs >/dev/null || skip "mkfs.xfs is not installed"
-work=$(mktemp -d /tmp/pagecliff-cp-fs-XXXXXX) || exit 1
+make_tmpdir work /tmp
 loop="" xfs="$work/xfs" small="$work/small"
 cleanup() {
 	mountpoint -q "$xfs" && umount "$xfs"
@@ -16,8 +16,7 @@ cleanup() {
 	mountpoint -q "$small" && umount "$small"
 	rm -rf "$work"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+at_exit cleanup
 mkdir "$xfs" "$small"
 truncate -s 512M "$work/img"
 loop=$(losetup -f --show "$work/img") || fail "losetup"

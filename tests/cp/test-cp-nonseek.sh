@@ -8,13 +8,13 @@
 # truncated.
 set -u
 . "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-cp-nonseek-XXXXXX") || exit 1
+make_tmpdir dir
 loop=""
 cleanup() {
 	[ -n "$loop" ] && losetup -d "$loop"
 	rm -rf "$dir"
 }
-trap cleanup EXIT
+at_exit cleanup
 cd "$dir" || exit 1
 
 # 4 MiB with data at 1 MiB + 5 and a hole at the end; a dense file too.

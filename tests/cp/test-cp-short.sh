@@ -7,9 +7,9 @@
 # by a fanotify permission watcher, so the timing is always the same.
 set -u
 . "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-cp-short-XXXXXX") || exit 1
+make_tmpdir dir
 W_PID=""
-trap '[ -n "$W_PID" ] && kill $W_PID 2>/dev/null; rm -rf "$dir"' EXIT
+at_exit '[ -n "$W_PID" ] && kill $W_PID 2>/dev/null'
 cd "$dir" || exit 1
 
 "$pc" cp /proc/self/status status 2>err || fail "/proc/self/status: exit $? '$(cat err)'"

@@ -6,13 +6,13 @@
 # exit 1), as pagecliff-cp(1) documents.
 set -u
 . "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-cp-sources-XXXXXX") || exit 1
+make_tmpdir dir
 loop=""
 cleanup() {
 	[ -n "$loop" ] && losetup -d "$loop"
 	rm -rf "$dir"
 }
-trap cleanup EXIT
+at_exit cleanup
 cd "$dir" || exit 1
 head -c 3000001 /dev/urandom >data
 

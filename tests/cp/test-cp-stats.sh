@@ -6,15 +6,14 @@
 # as root) nothing is moved, the bytes cloned are said and no GB/s at all.
 set -u
 . "$(dirname "$0")/lib.sh"
-work=$(mktemp -d /tmp/pagecliff-cp-stats-XXXXXX) || exit 1
+make_tmpdir work /tmp
 loop="" xfs="$work/xfs"
 cleanup() {
 	mountpoint -q "$xfs" && umount "$xfs"
 	[ -n "$loop" ] && losetup -d "$loop"
 	rm -rf "$work"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+at_exit cleanup
 
 # Check one --stats first line ($1) against total $2, moved $3, the words
 # that must follow ($4); the GB/s, when moved, must be moved / seconds.

@@ -8,7 +8,7 @@
 # ({rank} in --size); each rank's check finds room for its own, before any
 # rank makes anything, and the second to lay out finds the file system full.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root to mount a small tmpfs"
+needs_root "to mount a small tmpfs"
 unshare -m true 2>/dev/null || skip "cannot make a mount namespace (unshare -m)"
 tmpdir
 mkdir -p "$T/fs"

@@ -9,18 +9,15 @@ for v in PAGECLIFF SHIM_PAGESTAT OUTSIDE_PROG; do
 done
 MIB=1048576
 LIMIT=$(((64 + 16) * MIB))
-fail() { echo "FAIL: $*"; exit 1; }
-skip() { echo "SKIP: $*"; exit 77; }
+. "$(dirname "$0")/../lib.sh"
 bg=
 cleanup() {
 	for p in $bg; do kill -KILL "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	rm -rf "$dir"
 }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-outside-XXXXXX") || exit 1
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 chmod 755 "$dir"
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+at_exit cleanup
 
 # mkfile PATH MIB: random bytes, written back and not cached.
 mkfile() {

@@ -10,11 +10,10 @@
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}"
 MiB=1048576
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root to read as nobody"; exit 77; }
+. "$(dirname "$0")/../lib.sh"
+needs_root "to read as nobody"
 command -v setpriv >/dev/null || { echo "SKIP: no setpriv (util-linux)"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-hidden-XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
-trap 'exit 1' INT TERM
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 chmod 755 "$dir"
 f=$dir/f
 seq 1 20000000 | head -c $((96 * MiB)) > "$f" || exit 1

@@ -7,9 +7,8 @@
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}"
 MiB=1048576
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-shimtest-XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "$0")/../lib.sh"
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 f=$dir/f
 seq 1 20000000 | head -c $((96 * MiB)) > "$f" || exit 1
 "$SHIM_PAGESTAT" cached "$f" >/dev/null || exit $?

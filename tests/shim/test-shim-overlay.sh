@@ -17,9 +17,9 @@
 # (PC_FLUSHER_QUIET: it polls cachestat).
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}" "${PAGECLIFF_PRELOAD_SO:?}"
-fail() { echo "FAIL: $*"; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root to mount an overlay"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-shimovl-XXXXXX") || exit 1
+. "$(dirname "$0")/../lib.sh"
+needs_root "to mount an overlay"
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 dev=
 cleanup() {
 	umount "$dir/m" 2>/dev/null
@@ -28,8 +28,7 @@ cleanup() {
 	umount "$dir/room" 2>/dev/null
 	rm -rf "$dir"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+at_exit cleanup
 MAX_LEFT=$((16 << 20))
 SIZE=$((64 << 20))
 

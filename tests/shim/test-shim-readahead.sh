@@ -7,18 +7,17 @@
 # the 64 KiB that were.  A loop device of the test's own, removed at exit.
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}"
-fail() { echo "FAIL: $*"; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: a loop device needs root"; exit 77; }
+. "$(dirname "$0")/../lib.sh"
+needs_root "for a loop device"
 command -v mkfs.ext4 >/dev/null || { echo "SKIP: no mkfs.ext4"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-shimtest-XXXXXX") || exit 1
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 loop=
 cleanup() {
 	mountpoint -q "$dir/mnt" && umount "$dir/mnt"
 	[ -n "$loop" ] && losetup -d "$loop"
 	rm -rf "$dir"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+at_exit cleanup
 truncate -s 600M "$dir/img" || exit 1
 loop=$(losetup -f --show "$dir/img") || { loop=; echo "SKIP: no loop device"; exit 77; }
 mkfs.ext4 -q "$loop" || fail "mkfs.ext4"

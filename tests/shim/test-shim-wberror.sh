@@ -10,10 +10,10 @@
 # the program's description (tests/write/test-flusher.c's error case does).
 set -u
 : "${PAGECLIFF:?}"
-fail() { echo "FAIL: $*"; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root for tmpfs, a loop device and a mount"; exit 77; }
+. "$(dirname "$0")/../lib.sh"
+needs_root "for tmpfs, a loop device and a mount"
 command -v mkfs.xfs >/dev/null || { echo "SKIP: no mkfs.xfs"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-shimwb-XXXXXX") || exit 1
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 dev=
 cleanup() {
 	umount "$dir/mnt" 2>/dev/null
@@ -21,8 +21,7 @@ cleanup() {
 	umount "$dir/room" 2>/dev/null
 	rm -rf "$dir"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+at_exit cleanup
 mkdir "$dir/room" "$dir/mnt" || exit 1
 
 # thinfs MiB: a fresh XFS of 512 MiB with MiB of room behind it, on $dir/mnt.

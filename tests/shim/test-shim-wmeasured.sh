@@ -10,12 +10,12 @@ set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}"
 MiB=1048576
 SIZE=$((48 * MiB))
-[ "$(id -u)" = 0 ] || { echo "SKIP: mounting a tmpfs needs root"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-wmeasured-XXXXXX") || exit 1
+. "$(dirname "$0")/../lib.sh"
+needs_root "to mount a tmpfs"
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 mnt=$dir/mnt
 cleanup() { umount "$mnt" 2>/dev/null; rm -rf "$dir"; }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+at_exit cleanup
 mkdir "$mnt" && mount -t tmpfs -o size=96m tmpfs "$mnt" ||
 	{ echo "SKIP: cannot mount a tmpfs"; exit 77; }
 

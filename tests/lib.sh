@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: MIT
+# The test scripts' harness, sourced by every script (after its own `set`):
+# fail and skip with a reason, needs_root, temporary directories and other
+# cleanups undone at exit and on signals, and the retry of a check that needs
+# warm pages to stay cached.  Exit status: 0 pass, 1 fail, 77 skip.
+
+# fail REASON...: print "FAIL: REASON" and exit 1.
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# skip REASON...: print "SKIP: REASON" and exit 77.
+skip() { echo "SKIP: $*"; exit 77; }
+# needs_root WHY...: skip with "needs root WHY" unless run as root.
+needs_root() { [ "$(id -u)" = 0 ] || skip "needs root $*"; }
+
+# at_exit COMMAND: run COMMAND (a shell word list, evaluated) at exit, also
+# when a check fails or a signal ends the test; the last registered first.
+# Loop devices, mounts and cgroups a test makes are undone this way.
+_t_cleanups=
+at_exit() {
+	_t_cleanups="$*
+$_t_cleanups"
+}
+_t_exit() {
+	_t_rc=$?
+	set +e
+	_t_todo=$_t_cleanups
+	_t_cleanups=
+	while [ -n "$_t_todo" ]; do
+		_t_cmd=${_t_todo%%
+*}
+		_t_todo=${_t_todo#*
+}
+		[ -n "$_t_cmd" ] && eval "$_t_cmd"
+	done
+	exit $_t_rc
+}
+trap _t_exit EXIT
+trap 'exit 1' INT TERM HUP
+
+# make_tmpdir VAR [BASE]: a new directory under BASE (default: the build
+# folder's file system, else $TMPDIR, else /tmp) named after the script, in
+# the variable VAR, removed at exit.
+make_tmpdir() {
+	_t_dir=$(mktemp -d "${2:-${PAGECLIFF_BUILDDIR:-${TMPDIR:-/tmp}}}/pagecliff-$(basename "$0" .sh)-XXXXXX") ||
+		fail "cannot make a temporary directory"
+	at_exit "rm -rf '$_t_dir'"
+	eval "$1=\$_t_dir"
+}
+
+# warm_tries COMMAND...: run COMMAND, a check that needs pages to stay
+# cached, up to three times while it returns 2.  Reclaim (DAMON's pageout
+# here, docs/MACHINES.md) may take warm pages at any moment, a check that is
+# wrong is wrong every time.  Returns COMMAND's last status.
+warm_tries() {
+	_t_try=1
+	while :; do
+		"$@"
+		_t_rc=$?
+		[ "$_t_rc" -eq 2 ] && [ "$_t_try" -lt 3 ] || return "$_t_rc"
+		echo "warm pages taken by reclaim (try $_t_try of 3): again"
+		_t_try=$((_t_try + 1))
+	done
+}
+
+# needs_memcg_v2 VAR: skip unless a cgroup v2 hierarchy with the memory
+# controller is mounted and enabled for its children (the VM suite's guests);
+# its mount point in the variable VAR.
+needs_memcg_v2() {
+	_t_mnt=
+	while read -r _ _t_d _t_type _; do
+		[ "$_t_type" = cgroup2 ] && grep -qw memory "$_t_d/cgroup.controllers" 2>/dev/null &&
+			{ _t_mnt=$_t_d; break; }
+	done </proc/mounts
+	[ -n "$_t_mnt" ] || skip "no cgroup v2 hierarchy with the memory controller here (memory on v1?): this test runs in the VM suite (tests/vm)"
+	grep -qw memory "$_t_mnt/cgroup.subtree_control" ||
+		skip "memory is not enabled for the children of $_t_mnt"
+	eval "$1=\$_t_mnt"
+}
