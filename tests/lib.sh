@@ -75,3 +75,55 @@ needs_memcg_v2() {
 		skip "memory is not enabled for the children of $_t_mnt"
 	eval "$1=\$_t_mnt"
 }
+
+# loop_attach VAR IMAGE: IMAGE on a free loop device, its path in the
+# variable VAR, detached at exit; skips when there is no loop device.
+loop_attach() {
+	_t_dev=$(losetup -f --show "$2") || skip "no loop device for $2"
+	at_exit "losetup -d '$_t_dev' 2>/dev/null"
+	eval "$1=\$_t_dev"
+}
+
+# mount_at_exit ARG... DIR: mount(8) with these arguments, DIR last;
+# unmounted at exit (lazily when still busy).
+mount_at_exit() {
+	mount "$@" || return
+	eval "_t_mp=\${$#}"
+	at_exit "umount '$_t_mp' 2>/dev/null || umount -l '$_t_mp' 2>/dev/null"
+}
+
+# loopfs DIR FSTYPE SIZE [MKFS_OPTION...]: a new FSTYPE file system of SIZE
+# (truncate(1)'s units) on a loop device over the image DIR.img, mounted on
+# DIR (made when missing), all of it undone at exit; the device in $LOOPFS_DEV.
+loopfs() {
+	_t_fsdir=$1 _t_fs=$2
+	mkdir -p "$_t_fsdir" && truncate -s "$3" "$_t_fsdir.img" || fail "cannot make $_t_fsdir.img"
+	shift 3
+	at_exit "rm -f '$_t_fsdir.img'"
+	loop_attach LOOPFS_DEV "$_t_fsdir.img"
+	mkfs."$_t_fs" -q "$@" "$LOOPFS_DEV" >/dev/null 2>&1 || fail "mkfs.$_t_fs $* $LOOPFS_DEV"
+	mount_at_exit -t "$_t_fs" "$LOOPFS_DEV" "$_t_fsdir" || fail "cannot mount $_t_fs on $_t_fsdir"
+}
+
+# thin_xfs DIR MIB: a new 512 MiB XFS on DIR whose image lives alone in a
+# tmpfs of MIB MiB on DIR.room, so that writeback fails once the tmpfs is
+# full; a second call replaces the first, the last is undone at exit.
+_t_thin_dev=
+_t_thin_undo() {
+	umount "$1" 2>/dev/null || umount -l "$1" 2>/dev/null
+	[ -n "$_t_thin_dev" ] && losetup -d "$_t_thin_dev" 2>/dev/null
+	_t_thin_dev=
+	umount "$1.room" 2>/dev/null || umount -l "$1.room" 2>/dev/null
+}
+thin_xfs() {
+	case " $_t_cleanups " in
+	*"_t_thin_undo '$1'"*) _t_thin_undo "$1" ;;
+	*) mkdir -p "$1" "$1.room" || fail "cannot make $1"
+	   at_exit "_t_thin_undo '$1'" ;;
+	esac
+	mount -t tmpfs -o size="$2"m tmpfs "$1.room" || fail "cannot mount a tmpfs on $1.room"
+	truncate -s 512M "$1.room/img" || fail "cannot make $1.room/img"
+	_t_thin_dev=$(losetup -f --show "$1.room/img") || skip "no loop device"
+	mkfs.xfs -q -f "$_t_thin_dev" >/dev/null 2>&1 || fail "mkfs.xfs $_t_thin_dev"
+	mount "$_t_thin_dev" "$1" || fail "cannot mount $_t_thin_dev on $1"
+}

@@ -13,21 +13,11 @@ set -u
 needs_root "for a loop device and mounts"
 command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 is not installed"
 make_tmpdir work /tmp
-loop="" tmp="$work/tmpfs" ext="$work/ext4" W_PID=""
-cleanup() {
-	[ -n "$W_PID" ] && kill "$W_PID" 2>/dev/null && wait "$W_PID" 2>/dev/null
-	mountpoint -q "$tmp" && umount "$tmp"
-	mountpoint -q "$ext" && umount "$ext"
-	[ -n "$loop" ] && losetup -d "$loop"
-	rm -rf "$work"
-}
-at_exit cleanup
-mkdir "$tmp" "$ext"
-mount -t tmpfs -o size=16m pagecliff-cp-errno "$tmp" || fail "mount tmpfs"
-truncate -s 32M "$work/img"
-loop=$(losetup -f --show "$work/img") || fail "losetup"
-mkfs.ext4 -q -F "$loop" >/dev/null 2>&1 || fail "mkfs.ext4"
-mount -t ext4 "$loop" "$ext" || fail "mount ext4"
+tmp="$work/tmpfs" ext="$work/ext4" W_PID=""
+loopfs "$ext" ext4 32M -F
+mkdir "$tmp"
+mount_at_exit -t tmpfs -o size=16m pagecliff-cp-errno "$tmp" || fail "mount tmpfs"
+at_exit '[ -n "$W_PID" ] && kill "$W_PID" 2>/dev/null && wait "$W_PID" 2>/dev/null'
 head -c 67108867 /dev/urandom >"$work/src"
 
 /bin/cp "$work/src" "$tmp/gnu" 2>"$work/gnu"

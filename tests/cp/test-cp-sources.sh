@@ -7,12 +7,6 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 make_tmpdir dir
-loop=""
-cleanup() {
-	[ -n "$loop" ] && losetup -d "$loop"
-	rm -rf "$dir"
-}
-at_exit cleanup
 cd "$dir" || exit 1
 head -c 3000001 /dev/urandom >data
 
@@ -30,7 +24,7 @@ same data from-file "/dev/stdin, a file"
 
 if [ "$(id -u)" = 0 ]; then
 	head -c 4M /dev/urandom >img
-	loop=$(losetup -f --show img) || fail "losetup"
+	loop_attach loop img
 	"$pc" cp "$loop" from-dev 2>err || fail "block device source: exit $? '$(cat err)'"
 	same img from-dev "block device source"
 fi

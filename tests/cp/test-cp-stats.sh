@@ -7,13 +7,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 make_tmpdir work /tmp
-loop="" xfs="$work/xfs"
-cleanup() {
-	mountpoint -q "$xfs" && umount "$xfs"
-	[ -n "$loop" ] && losetup -d "$loop"
-	rm -rf "$work"
-}
-at_exit cleanup
+xfs="$work/xfs"
 
 # Check one --stats first line ($1) against total $2, moved $3, the words
 # that must follow ($4); the GB/s, when moved, must be moved / seconds.
@@ -57,11 +51,7 @@ done
 
 [ "$(id -u)" = 0 ] || { echo "not root: no XFS to clone on"; exit 0; }
 command -v mkfs.xfs >/dev/null || skip "mkfs.xfs is not installed"
-mkdir "$xfs"
-truncate -s 512M img
-loop=$(losetup -f --show img) || fail "losetup"
-mkfs.xfs -q -f -m reflink=1 "$loop" >/dev/null 2>&1 || fail "mkfs.xfs -m reflink=1"
-mount -t xfs "$loop" "$xfs" || fail "mount xfs"
+loopfs "$xfs" xfs 512M -f -m reflink=1
 head -c 33554435 /dev/urandom >"$xfs/src"
 "$pc" cp --stats "$xfs/src" "$xfs/clone" 2>err || fail "clone: exit $?"
 same "$xfs/src" "$xfs/clone" clone

@@ -11,17 +11,7 @@ set -u
 needs_root "for a loop device"
 command -v mkfs.ext4 >/dev/null || { echo "SKIP: no mkfs.ext4"; exit 77; }
 make_tmpdir dir "${TMPDIR:-/var/tmp}"
-loop=
-cleanup() {
-	mountpoint -q "$dir/mnt" && umount "$dir/mnt"
-	[ -n "$loop" ] && losetup -d "$loop"
-	rm -rf "$dir"
-}
-at_exit cleanup
-truncate -s 600M "$dir/img" || exit 1
-loop=$(losetup -f --show "$dir/img") || { loop=; echo "SKIP: no loop device"; exit 77; }
-mkfs.ext4 -q "$loop" || fail "mkfs.ext4"
-mkdir "$dir/mnt" && mount "$loop" "$dir/mnt" || fail "mount"
+loopfs "$dir/mnt" ext4 600M
 echo 262144 > "/sys/class/bdi/$(mountpoint -d "$dir/mnt")/read_ahead_kb" || fail "read_ahead_kb"
 f=$dir/mnt/f
 head -c 384M /dev/urandom > "$f" || fail "cannot write $f"
