@@ -50,11 +50,8 @@ attempt() {
 # (tests/lib/test-dropper-4k.c checks its decisions, not the cache).  So a
 # loss is retried; a dropper that drops warm pages loses them every time.
 for prog in "cat $f" "dd if=$f bs=4k status=none"; do
-	for run in 1 2 3; do
-		attempt "$prog"
-		rc=$?
-		[ $rc -ne 2 ] && break
-	done
+	warm_tries attempt "$prog"
+	rc=$?
 	[ $rc -eq 0 ] || { [ $rc -eq 2 ] && echo "FAIL: ${prog%% *}: warm pages lost in 3 runs of 3"; exit 1; }
 done
 echo "PASS: pages cached before stay cached, the rest is dropped"

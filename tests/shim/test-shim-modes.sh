@@ -64,7 +64,5 @@ for mode in auto dontcache dropbehind; do
 	check "$mode" sendfile dropbehind
 	check "$mode" splice dropbehind
 done
-for try in 1 2 3; do
-	check off dd none && break
-done || fail "off/dd: most of the file was not cached in three tries"
+warm_tries check off dd none || fail "off/dd: most of the file was not cached in three tries"
 echo "PASS: auto, dontcache, dropbehind and off over read, sendfile and splice"

@@ -16,12 +16,13 @@ echo 262144 > "/sys/class/bdi/$(mountpoint -d "$dir/mnt")/read_ahead_kb" || fail
 f=$dir/mnt/f
 head -c 384M /dev/urandom > "$f" || fail "cannot write $f"
 # DAMON (docs/MACHINES.md) may page the 64 KiB out as soon as it is read: tries.
-for try in 1 2 3; do
+warm64k() {
 	"$SHIM_PAGESTAT" evict "$f" || exit 1
 	"$SHIM_PAGESTAT" warm "$f" 0 65536 || exit 1
 	before=$("$SHIM_PAGESTAT" cached "$f")
-	[ "$before" -eq 65536 ] && break
-done
+	[ "$before" -eq 65536 ] || return 2
+}
+warm_tries warm64k
 [ "$before" -eq 65536 ] || fail "could not cache exactly 64 KiB in three tries: $before"
 "$PAGECLIFF" run --stats="$dir/stats" -- cat "$f" > /dev/null || fail "cat under the shim"
 after=$("$SHIM_PAGESTAT" cached "$f")
