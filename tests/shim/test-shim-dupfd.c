@@ -57,14 +57,21 @@ static void check_out(const char *path, char *buf)
 	close(fd);
 }
 
+struct files {
+	char out[300], other[300], *buf;
+};
+
 /*
- * One run of the scenario.  Returns 1 when the other file lost pages, or
- * could not be warmed: DAMON (docs/MACHINES.md) pages out coarse physical regions,
- * 64 MiB at once is possible, and a shim that drops the other file does so
- * every time; fails outright on out left cached, wrong bytes or dirty pages.
+ * One run of the scenario.  Returns T_WARM_LOST when the other file lost
+ * pages, or could not be warmed: DAMON (docs/MACHINES.md) pages out coarse
+ * physical regions, 64 MiB at once is possible.  Fails outright on out left
+ * cached, wrong bytes or dirty pages.
  */
-static int attempt(const char *out, const char *other, char *buf)
+static int attempt(void *arg)
 {
+	const struct files *f = arg;
+	const char *out = f->out, *other = f->other;
+	char *buf = f->buf;
 	uint64_t other_before, other_after, left;
 	int a, b, c;
 
@@ -90,30 +97,26 @@ static int attempt(const char *out, const char *other, char *buf)
 	       (unsigned long long)(other_before >> 20), (unsigned long long)(other_after >> 20));
 	T_CHECK(left <= MAX_LEFT, "out: %llu MiB of %llu left cached",
 		 (unsigned long long)(left >> 20), (unsigned long long)(SIZE >> 20));
-	return other_before < OTHER / 2 || other_after + (8ull << 20) < other_before;
+	if (other_before < OTHER / 2 || other_after + (8ull << 20) < other_before)
+		return T_WARM_LOST;
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	char out[300], other[300], *buf = malloc(CHUNK);
-	int lost = 1;
+	struct files f = { .buf = malloc(CHUNK) };
 
 	(void)argc;
-	T_CHECK(buf, "malloc");
-	snprintf(out, sizeof(out), "%s/out", t_testdir());
-	snprintf(other, sizeof(other), "%s/other", t_testdir());
-	t_make_file(other, OTHER, 8);
-	t_evict(other);
+	T_CHECK(f.buf, "malloc");
 	if (!t_shimmed())
 		t_reexec_with_shim(argv);
-
-	for (int tries = 1; lost && tries <= 3; tries++) {
-		lost = attempt(out, other, buf);
-		if (lost)
-			printf("the other file was not warm or lost pages (reclaim?): again\n");
-	}
-	T_CHECK(!lost, "three tries: the other file could not be warmed or lost its cache");
-	free(buf);
+	snprintf(f.out, sizeof(f.out), "%s/out", t_testdir());
+	snprintf(f.other, sizeof(f.other), "%s/other", t_testdir());
+	t_make_file(f.other, OTHER, 8);
+	t_evict(f.other);
+	T_CHECK(t_warm_tries(attempt, &f) == 0,
+		"three tries: the other file could not be warmed or lost its cache");
+	free(f.buf);
 	printf("PASS: write-behind follows the file, not the fd number of the run's first write\n");
 	return 0;
 }
