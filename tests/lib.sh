@@ -127,3 +127,17 @@ thin_xfs() {
 	mkfs.xfs -q -f "$_t_thin_dev" >/dev/null 2>&1 || fail "mkfs.xfs $_t_thin_dev"
 	mount "$_t_thin_dev" "$1" || fail "cannot mount $_t_thin_dev on $1"
 }
+
+# wait_for PID LOG CMD...: run CMD every 0.05 s until it succeeds, for 30 s
+# at the most (then returns 1); fails, with the end of the file LOG, when the
+# process PID ends first.
+wait_for() {
+	_t_pid=$1 _t_log=$2
+	shift 2
+	for _ in $(seq 600); do
+		"$@" && return 0
+		kill -0 "$_t_pid" 2>/dev/null || fail "process $_t_pid ended early: $(tail -n 5 "$_t_log")"
+		sleep 0.05
+	done
+	return 1
+}

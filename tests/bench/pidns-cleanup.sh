@@ -14,11 +14,7 @@ tmpdir
 	--mode buffered --runtime 60 --time_based --interval 200ms -q >"$T/out" 2>"$T/err" &
 PID=$!
 at_exit 'kill -KILL $PID 2>/dev/null; wait $PID; "$PAGECLIFF" bench --cleanup 2>/dev/null'
-for _ in $(seq 300); do
-	grep -q "memory cap:" "$T/err" && break
-	kill -0 $PID 2>/dev/null || fail "bench died early: $(cat "$T/err")"
-	sleep 0.1
-done
+wait_for $PID "$T/err" grep -q "memory cap:" "$T/err"
 grep -q "memory cap:" "$T/err" || fail "bench did not reach its phases: $(cat "$T/err")"
 cg=$(sed -n 's/^memory cap: .* (cgroup v[12] \(.*\))$/\1/p' "$T/err")
 [ -d "$cg" ] || fail "no cgroup '$cg' while running"

@@ -10,11 +10,7 @@ tmpdir
 	--interval 100ms -q -o "$T/first.txt" 2>"$T/first.err" &
 PID=$!
 at_exit 'kill -KILL $PID 2>/dev/null'
-for _ in $(seq 300); do
-	grep -q "laid out" "$T/first.err" && break
-	kill -0 $PID 2>/dev/null || fail "first run died: $(cat "$T/first.err")"
-	sleep 0.1
-done
+wait_for $PID "$T/first.err" grep -q "laid out" "$T/first.err"
 grep -q "laid out" "$T/first.err" || fail "first run did not lay out: $(cat "$T/first.err")"
 state() { (cd "$T/pagecliff-bench" && stat -c '%n %i %s %Y' * && sha256sum job0.dat); }
 before=$(state)
