@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # A job whose buffers cannot fit is refused before anything is made, with
 # one line that shows the sum (bench --size 1G --bs 512M --mode direct
-# --mem-limit 256M was killed by its own cap); absurd --iodepth and --bs are
+# --mem-limit 256M would be killed by its own cap); absurd --iodepth and --bs are
 # refused at their documented maximum; a job that fits still runs.
 . "$(dirname "$0")/lib.sh"
 tmpdir

@@ -6,7 +6,7 @@
 # cat has opened the cold file, read ahead and blocked on the full FIFO
 # when another process appends lines (across page boundaries, many MiB);
 # only then is the FIFO drained.  In auto mode cat reads this cold file
-# direct, whose pipeline used to stop at the size it saw first.
+# direct, whose pipeline must not stop at the size it saw first.
 set -u
 pc=${PAGECLIFF:?}
 . "$(dirname "$0")/../lib.sh"

@@ -5,9 +5,10 @@
 # 'DST': No space left on device" (cp(1)'s words), exit 1, and the partial
 # count it gives is the destination's size on disk, whatever was in flight.
 # A 300 KiB file fills each first, so that a write finds less room than it
-# asks for: a short write, then the errno of the retry (it was EIO).
-# bench's layout likewise: the file system fills as it opens its data file
-# (a fanotify watcher, fill-at-open.py), and it names ENOSPC (it said ENOENT).
+# asks for: a short write, then the errno of the retry (ENOSPC, not an EIO
+# of cp's own).  bench's layout likewise: the file system fills as it opens
+# its data file (a fanotify watcher, fill-at-open.py), and it names ENOSPC,
+# not the ENOENT of a file it could not find again.
 set -u
 . "$(dirname "$0")/lib.sh"
 needs_root "for a loop device and mounts"

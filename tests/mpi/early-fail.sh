@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # A rank that fails before its first phase says bye while rank 0 waits in
 # the phase's start round: rank 0 must answer it, so that every rank ends at
-# once with a non-zero status (it used to wait out the 34 s of patience and
+# once with a non-zero status (rather than wait out the 34 s of patience and
 # leave without MPI_Finalize), and nothing is left in the directories.  The
 # failure: two ranks' directories on one 16 MiB file system, 4 and 14 MiB
 # ({rank} in --size); each rank's check finds room for its own, before any

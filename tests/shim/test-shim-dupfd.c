@@ -6,8 +6,8 @@
  * out through B.  The shim's write-behind must act on out, not on whatever
  * the run's first fd number names now: out is not left cached, the other
  * file keeps its cached pages, and no page of it is made dirty or written.
- * Before the fix the flusher kept fd A: out stayed cached (its batches were
- * judged by the other file's cache) or the other file was dropped.
+ * A flusher that keeps fd A leaves out cached (its batches judged by the
+ * other file's cache) or drops the other file.
  */
 #include <errno.h>
 #include <fcntl.h>

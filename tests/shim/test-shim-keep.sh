@@ -45,7 +45,7 @@ attempt() {
 # Warm pages can be evicted behind the shim's back while the program runs:
 # DAMON's pageout scheme here (docs/MACHINES.md) works on physical regions, so a
 # fresh page in a region judged idle goes too, and a loaded machine
-# reclaims.  One such loss (1 page, then 64) failed a loaded suite once; the
+# reclaims.  Such losses (1 page, or 64) happen in a loaded suite; the
 # dropper itself keeps exactly the warm pages with 4 KiB reads
 # (tests/lib/test-dropper-4k.c checks its decisions, not the cache).  So a
 # loss is retried; a dropper that drops warm pages loses them every time.

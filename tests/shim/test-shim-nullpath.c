@@ -3,8 +3,8 @@
  * Every function the shim replaces that takes a path, called with a NULL
  * path: -1 (NULL for the stdio ones) and EFAULT, as libc gives without the
  * shim.  The same calls run first plainly, then with the shim preloaded.
- * Before the fix the openat wrappers read path[0] and the process died of
- * SIGSEGV instead.  creat() is called with a real path as well, to show the
+ * A wrapper that reads path[0] first kills the process with SIGSEGV
+ * instead.  creat() is called with a real path as well, to show the
  * shim takes up what it creates (libc's creat does not go through open).
  */
 #include <errno.h>

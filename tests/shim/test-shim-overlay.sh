@@ -5,8 +5,8 @@
 # opens read-only (preload/overlay.c).  On an overlay of the test's own:
 # dd and cp of 64 MiB to a new file, and dd over a file of the lower layer
 # (copied up before): the same bytes, at most 16 MiB of the upper file
-# left cached (all 64 MiB before the fix), and a numeric "bytes dropped" of
-# at least half.  The fd the shim holds is out of the program's way: the
+# left cached (all 64 MiB where the shim misses the upper file), and a
+# numeric "bytes dropped" of at least half.  The fd the shim holds is out of the program's way: the
 # next file the program opens gets the number it gets without the shim.
 # With the upper layer on an XFS that runs out of room under writeback, a
 # file opened after the writer exited still gets the error at its fsync,
