@@ -69,20 +69,24 @@ prefix() {
 
 # Stdio writers: one WAY JOB in a fresh cgroup; prints "secs after sum".
 STDIO=$build/tests/field/field-stdio
+# stdio_cmd JOB IN OUT STDIO: the command line of writer JOB, which reads IN
+# and writes OUT (STDIO: the field-stdio program).
+stdio_cmd() {
+	case $1 in
+	seq) echo "seq 1 20000000 > $3" ;;
+	awk) echo "awk '{ print \$1, \$1 }' $2 > $3" ;;
+	tail) echo "tail -c +1 $2 > $3" ;;
+	stdio) echo "$4 write $3 256" ;;
+	esac
+}
 sone() {
 	way=$1
 	job=$2
 	pre=$(prefix "$way")
 	rm -f "$work/s.out"
 	"$PAGESTAT" evict "$work/s.in"
-	case $job in
-	seq) cmd="seq 1 20000000 > $work/s.out" ;;
-	awk) cmd="awk '{ print \$1, \$1 }' $work/s.in > $work/s.out" ;;
-	tail) cmd="tail -c +1 $work/s.in > $work/s.out" ;;
-	stdio) cmd="$STDIO write $work/s.out 256" ;;
-	esac
 	# shellcheck disable=SC2086
-	"$CGRUN" "$CAP" "$work/rep" $pre sh -c "$cmd"
+	"$CGRUN" "$CAP" "$work/rep" $pre sh -c "$(stdio_cmd "$job" "$work/s.in" "$work/s.out" "$STDIO")"
 	secs=$(awk '/^seconds/ { print $2 }' "$work/rep")
 	echo "$secs $("$PAGESTAT" cached "$work/s.out") $(sha256sum < "$work/s.out" | cut -c1-16)"
 }
@@ -101,13 +105,7 @@ stdio_writers() {
 			f=$work/s.$job.$way
 			secs=$(col "$f" 1)
 			after=$(col "$f" 2)
-			case $job in
-			seq) what="seq 1 20000000 > OUT" ;;
-			awk) what="awk '{ print \$1, \$1 }' IN > OUT" ;;
-			tail) what="tail -c +1 IN > OUT" ;;
-			stdio) what="field-stdio write OUT 256" ;;
-			esac
-			printf '| %s | %s | %s | %.2f | %d | %s |\n' "$what" "$way" "$secs" \
+			printf '| %s | %s | %s | %.2f | %d | %s |\n' "$(stdio_cmd "$job" IN OUT field-stdio)" "$way" "$secs" \
 				"$(echo "$secs $plain" | awk '{ print $1 / $2 }')" $((after >> 20)) \
 				"$(same "$f" 3 "$ref")"
 		done

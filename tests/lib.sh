@@ -4,6 +4,9 @@
 # cleanups undone at exit and on signals, and the retry of a check that needs
 # warm pages to stay cached.  Exit status: 0 pass, 1 fail, 77 skip.
 
+# The folder of the test script, absolute (the script may change folders).
+TESTDIR=$(cd "$(dirname "$0")" && pwd)
+
 # fail REASON...: print "FAIL: REASON" and exit 1.
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # skip REASON...: print "SKIP: REASON" and exit 77.

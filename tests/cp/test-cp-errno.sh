@@ -7,7 +7,7 @@
 # A 300 KiB file fills each first, so that a write finds less room than it
 # asks for: a short write, then the errno of the retry (ENOSPC, not an EIO
 # of cp's own).  bench's layout likewise: the file system fills as it opens
-# its data file (a fanotify watcher, fill-at-open.py), and it names ENOSPC,
+# its data file (a fanotify watcher, fanwatch.py), and it names ENOSPC,
 # not the ENOENT of a file it could not find again.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -41,7 +41,7 @@ for fs in "$tmp" "$ext"; do
 	done
 done
 rm -f "$tmp"/*
-coproc W { exec python3 "$(dirname "$0")/fill-at-open.py" "$tmp" $((1536 * 1024)); }
+coproc W { exec python3 "$TESTDIR/fanwatch.py" fill "$tmp" $((1536 * 1024)); }
 read -r -t 10 line <&"${W[0]}"
 [ "$line" = ready ] || skip "no fanotify permission events: '$line'"
 timeout 60 "$pc" bench -d "$tmp" --size 8m --runtime 1 -q >"$work/out" 2>"$work/err"; rc=$?
