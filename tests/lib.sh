@@ -51,7 +51,7 @@ make_tmpdir() {
 
 # warm_tries COMMAND...: run COMMAND, a check that needs pages to stay
 # cached, up to three times while it returns 2.  Reclaim (DAMON's pageout
-# here, docs/MACHINES.md) may take warm pages at any moment, a check that is
+# here, docs/MACHINES.md) may take warm pages at any moment; a check that is
 # wrong is wrong every time.  Returns COMMAND's last status.
 warm_tries() {
 	_t_try=1
