@@ -115,6 +115,27 @@ cg_script() { echo "echo \$\$ >$CG/cgroup.procs && exec sh -c '$1'"; }
 # Bytes of files "$@" in the page cache.
 cached_bytes() { fincore --bytes --noheadings --output RES "$@" | awk '{t += $1} END {print t + 0}'; }
 
+# timed_run COMMAND SAMPLE: run command line COMMAND in the cgroup under
+# /usr/bin/time (its user and system seconds in $W/time), and every 50 ms
+# while it runs SAMPLE, a function that prints bytes cached; sets peak (the
+# most SAMPLE printed, from the caller's start value), rc, t0 and t1.
+timed_run() {
+	local pid c
+	t0=$(date +%s.%N)
+	/usr/bin/time -f "%U %S" -o "$W/time" sh -c "$(cg_script "$1")" &
+	pid=$!
+	RUN_PID=$pid
+	while kill -0 $pid 2>/dev/null; do
+		c=$($2)
+		[ "$c" -gt "$peak" ] && peak=$c
+		sleep 0.05
+	done
+	wait $pid
+	rc=$?
+	RUN_PID=
+	t1=$(date +%s.%N)
+}
+
 # The filler: cap_b bytes of our own next to the data set, read into the
 # cgroup before every run so that each run starts with its files out of the
 # cache and the cgroup's cache full of other pages, the steady state of a
@@ -205,28 +226,17 @@ for k in sorted(set(devs) | set(backs), key=lambda k: int(k or 0)):
         d = f"{devs[k][0]:.2f} GB/s at {devs[k][1]}" if k in devs else "not measured"
         b = f", one read of its backing file {backs[k]:.2f} GB/s" if k in backs else ""
         print(f"device {k}: {d}{b}")
-head = "| contender | GB/s median |"
-rule = "|---|---|"
+# A share column per limit measured: (its title, the GB/s it divides by).
+cols = []
 if dev is not None:
-    if len(devs) > 1:
-        head += f" share of the {len(devs)} devices, summed ({dev:.2f} GB/s) |"
-    else:
-        head += f" share of the device ({next(iter(devs.values()))[1]}, {dev:.2f} GB/s) |"
-    rule += "---|"
+    cols.append((f"of the {len(devs)} devices, summed ({dev:.2f} GB/s)" if len(devs) > 1 else
+                 f"of the device ({next(iter(devs.values()))[1]}, {dev:.2f} GB/s)", dev))
 if back is not None:
-    if len(backs) > 1:
-        head += f" share of one read per backing file, summed ({back:.2f} GB/s) |"
-    else:
-        head += f" share of one read of the backing file ({back:.2f} GB/s) |"
-    rule += "---|"
-print(head)
-print(rule)
+    cols.append((f"of one read per backing file, summed ({back:.2f} GB/s)" if len(backs) > 1 else
+                 f"of one read of the backing file ({back:.2f} GB/s)", back))
+print("| contender | GB/s median |" + "".join(f" share {t} |" for t, _ in cols))
+print("|---|---|" + "---|" * len(cols))
 for n, g in med.items():
-    row = f"| {n} | {g:.2f} |"
-    if dev is not None:
-        row += f" {g / dev:.2f} |"
-    if back is not None:
-        row += f" {g / back:.2f} |"
-    print(row)
+    print(f"| {n} | {g:.2f} |" + "".join(f" {g / s:.2f} |" for _, s in cols))
 EOF
 }

@@ -36,17 +36,10 @@ command -v restic >/dev/null || { echo "needs restic (apt-get install restic)" >
 have_nocache=0
 command -v nocache >/dev/null && have_nocache=1
 
-work=$(mktemp -d "${DIR:-/var/tmp}/pagecliff-outside-bench-XXXXXX")
-trap 'rm -rf "$work"' EXIT
-trap 'exit 1' INT TERM
+. "$root/bench/lib-cgrun.sh"
 export RESTIC_PASSWORD=pagecliff-bench RESTIC_CACHE_DIR="$work/cache" TMPDIR="$work/tmp"
-mkdir "$work/src" "$work/tmp"
-i=0
-while [ $i -lt "$NFILES" ]; do
-	head -c "${FILE_MIB}M" /dev/urandom > "$work/src/f$i"
-	i=$((i + 1))
-done
-total=$((NFILES * FILE_MIB))
+mkdir "$work/tmp"
+random_files "$work/src"
 
 cached_in() {
 	s=0
@@ -96,10 +89,6 @@ one() {
 		"$(cached_in "$work/src") $(cached_in "$work/out") $cpu $syncs"
 }
 
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
-}
-
 ways="plain run attach"
 [ $have_nocache = 1 ] && ways="$ways nocache"
 echo "restic backup and a static copy of $NFILES x $FILE_MIB MiB in a memory cgroup capped at $CAP;"
@@ -120,10 +109,9 @@ for prog in restic copy; do
 	ps=$(awk '{ print $1 + $6 }' "$work/res.$prog.plain" | median)
 	for way in $ways; do
 		f=$work/res.$prog.$way
-		col() { awk "{ print \$$1 }" "$f" | median; }
 		cpu=-
-		[ "$way" = attach ] && cpu=$(echo "$(col 5) $total" | awk '{ printf "%.3f", $1 / ($2 / 1024) }')
-		printf '| %s | %s | %.2f | %.2f | %d | %d | %d | %s |\n' "$prog" "$way" "$(col 1)" "$ps" \
-			$(($(col 2) >> 20)) $(($(col 3) >> 20)) $(($(col 4) >> 20)) "$cpu"
+		[ "$way" = attach ] && cpu=$(echo "$(col "$f" 5) $total" | awk '{ printf "%.3f", $1 / ($2 / 1024) }')
+		printf '| %s | %s | %.2f | %.2f | %d | %d | %d | %s |\n' "$prog" "$way" "$(col "$f" 1)" "$ps" \
+			$(($(col "$f" 2) >> 20)) $(($(col "$f" 3) >> 20)) $(($(col "$f" 4) >> 20)) "$cpu"
 	done
 done

@@ -116,25 +116,16 @@ for m in buffered dontcache dropbehind direct auto; do
 	CONTENDERS+=("bench-$m-zerocopy|$(bench_job $m zerocopy)")
 done
 
+# What of the data set is cached.
+cached_files() { cached_bytes "${FILES[@]}"; }
+
 # run NAME COMMAND [BYTES]: one cold run in the cgroup; appends a row to
 # $W/raw.tsv (BYTES read, the data set's by default).
 run_one() {
 	local name=$1 cmd=$2 nbytes=${3:-$((JOBS * size_b))} peak=0 c b0 b1 k0 k1 t0 t1 rc
 	cold "${FILES[@]}"
 	b0=$(busy_ticks) k0=$(kswapd_ticks)
-	t0=$(date +%s.%N)
-	/usr/bin/time -f "%U %S" -o "$W/time" sh -c "$(cg_script "$cmd")" &
-	local pid=$!
-	RUN_PID=$pid
-	while kill -0 $pid 2>/dev/null; do
-		c=$(cached_bytes "${FILES[@]}")
-		[ "$c" -gt "$peak" ] && peak=$c
-		sleep 0.05
-	done
-	wait $pid
-	rc=$?
-	RUN_PID=
-	t1=$(date +%s.%N)
+	timed_run "$cmd" cached_files
 	b1=$(busy_ticks) k1=$(kswapd_ticks)
 	[ $rc = 0 ] || { echo "bench/run.sh: $name failed (exit $rc)" >&2; return; }
 	read -r u s <"$W/time"

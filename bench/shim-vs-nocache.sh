@@ -43,13 +43,7 @@ for x in "$PAGECLIFF" "$CGRUN" "$PAGESTAT"; do
 	[ -x "$x" ] || { echo "missing $x: build first (ninja -C $build)" >&2; exit 2; }
 done
 
-work=$(mktemp -d "${DIR:-/var/tmp}/pagecliff-bench-XXXXXX")
-trap 'rm -rf "$work"' EXIT
-trap 'exit 1' INT TERM
-
-median() {
-	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
-}
+. "$root/bench/lib-cgrun.sh"
 
 # interleave FN TAG: REPS rounds of FN WAY JOB for each of $jobs and each
 # way, appended to $work/TAG.JOB.WAY.
@@ -75,20 +69,24 @@ prefix() {
 
 # Stdio writers: one WAY JOB in a fresh cgroup; prints "secs after sum".
 STDIO=$build/tests/field/field-stdio
+# stdio_cmd JOB IN OUT STDIO: the command line of writer JOB, which reads IN
+# and writes OUT (STDIO: the field-stdio program).
+stdio_cmd() {
+	case $1 in
+	seq) echo "seq 1 20000000 > $3" ;;
+	awk) echo "awk '{ print \$1, \$1 }' $2 > $3" ;;
+	tail) echo "tail -c +1 $2 > $3" ;;
+	stdio) echo "$4 write $3 256" ;;
+	esac
+}
 sone() {
 	way=$1
 	job=$2
 	pre=$(prefix "$way")
 	rm -f "$work/s.out"
 	"$PAGESTAT" evict "$work/s.in"
-	case $job in
-	seq) cmd="seq 1 20000000 > $work/s.out" ;;
-	awk) cmd="awk '{ print \$1, \$1 }' $work/s.in > $work/s.out" ;;
-	tail) cmd="tail -c +1 $work/s.in > $work/s.out" ;;
-	stdio) cmd="$STDIO write $work/s.out 256" ;;
-	esac
 	# shellcheck disable=SC2086
-	"$CGRUN" "$CAP" "$work/rep" $pre sh -c "$cmd"
+	"$CGRUN" "$CAP" "$work/rep" $pre sh -c "$(stdio_cmd "$job" "$work/s.in" "$work/s.out" "$STDIO")"
 	secs=$(awk '/^seconds/ { print $2 }' "$work/rep")
 	echo "$secs $("$PAGESTAT" cached "$work/s.out") $(sha256sum < "$work/s.out" | cut -c1-16)"
 }
@@ -101,22 +99,15 @@ stdio_writers() {
 	printf '\n| stdio writer | how | seconds | x plain | output cached after MiB | same sha256 |\n'
 	printf '|---|---|---|---|---|---|\n'
 	for job in $jobs; do
-		plain=$(awk '{ print $1 }' "$work/s.$job.plain" | median)
+		plain=$(col "$work/s.$job.plain" 1)
 		ref=$(awk 'NR == 1 { print $3 }' "$work/s.$job.plain")
 		for way in plain nocache pagecliff; do
 			f=$work/s.$job.$way
-			secs=$(awk '{ print $1 }' "$f" | median)
-			after=$(awk '{ print $2 }' "$f" | median)
-			same=no
-			[ "$(awk '{ print $3 }' "$f" | sort -u)" = "$ref" ] && same=yes
-			case $job in
-			seq) what="seq 1 20000000 > OUT" ;;
-			awk) what="awk '{ print \$1, \$1 }' IN > OUT" ;;
-			tail) what="tail -c +1 IN > OUT" ;;
-			stdio) what="field-stdio write OUT 256" ;;
-			esac
-			printf '| %s | %s | %s | %.2f | %d | %s |\n' "$what" "$way" "$secs" \
-				"$(echo "$secs $plain" | awk '{ print $1 / $2 }')" $((after >> 20)) "$same"
+			secs=$(col "$f" 1)
+			after=$(col "$f" 2)
+			printf '| %s | %s | %s | %.2f | %d | %s |\n' "$(stdio_cmd "$job" IN OUT field-stdio)" "$way" "$secs" \
+				"$(echo "$secs $plain" | awk '{ print $1 / $2 }')" $((after >> 20)) \
+				"$(same "$f" 3 "$ref")"
 		done
 	done
 }
@@ -125,13 +116,7 @@ if [ "${ONLY:-}" = stdio ]; then
 	stdio_writers
 	exit 0
 fi
-mkdir "$work/big"
-i=0
-while [ $i -lt "$NFILES" ]; do
-	head -c "${FILE_MIB}M" /dev/urandom > "$work/big/f$i"
-	i=$((i + 1))
-done
-total=$((NFILES * FILE_MIB))
+random_files "$work/big"
 
 evict_all() {
 	for f in "$work"/big/*; do "$PAGESTAT" evict "$f"; done
@@ -173,20 +158,20 @@ ref=$(awk '{ print $4 }' "$work/sha.plain")
 printf '\n| how | peak page cache MiB | seconds | MB/s | cached after MiB | same sha256 |\n'
 printf '|---|---|---|---|---|---|\n'
 for way in plain nocache pagecliff; do
-	peak=$(awk '{ print $1 }' "$work/res.$way" | median)
-	secs=$(awk '{ print $2 }' "$work/res.$way" | median)
-	after=$(awk '{ print $3 }' "$work/res.$way" | median)
+	peak=$(col "$work/res.$way" 1)
+	secs=$(col "$work/res.$way" 2)
+	after=$(col "$work/res.$way" 3)
 	crcs=$(awk '{ print $4 }' "$work/res.$way" | sort -u | wc -l)
 	sha=$(awk '{ print $4 }' "$work/sha.$way")
-	same=no
-	[ "$sha" = "$ref" ] && [ "$crcs" -eq 1 ] && same=yes
+	ok=no
+	[ "$sha" = "$ref" ] && [ "$crcs" -eq 1 ] && ok=yes
 	case $way in
 	plain) how="tar cf - DIR" ;;
 	nocache) how="nocache tar cf - DIR" ;;
 	pagecliff) how="pagecliff run -- tar cf - DIR" ;;
 	esac
 	printf '| %s | %d | %s | %.0f | %d | %s |\n' "$how" $((peak >> 20)) "$secs" \
-		"$(echo "$total $secs" | awk '{ print $1 * 1048576 / $2 / 1e6 }')" $((after >> 20)) "$same"
+		"$(echo "$total $secs" | awk '{ print $1 * 1048576 / $2 / 1e6 }')" $((after >> 20)) "$ok"
 done
 
 # Writers: one WAY JOB run in a fresh cgroup; prints "peak secs after sum", where
@@ -230,18 +215,17 @@ for job in $jobs; do
 	ref=$(awk 'NR == 1 { print $4 }' "$work/w.$job.plain")
 	for way in plain nocache pagecliff; do
 		f=$work/w.$job.$way
-		peak=$(awk '{ print $1 }' "$f" | median)
-		secs=$(awk '{ print $2 }' "$f" | median)
-		after=$(awk '{ print $3 }' "$f" | median)
-		same=no
-		[ "$(awk '{ print $4 }' "$f" | sort -u)" = "$ref" ] && same=yes
+		peak=$(col "$f" 1)
+		secs=$(col "$f" 2)
+		after=$(col "$f" 3)
 		case $job in
 		cp) what="cp -r DIR OUT" ;;
 		tarx) what="tar xf DIR.tar -C OUT" ;;
 		rsync) what="rsync -r DIR OUT" ;;
 		esac
 		printf '| %s | %s | %d | %s | %.0f | %d | %s |\n' "$what" "$way" $((peak >> 20)) "$secs" \
-			"$(echo "$total $secs" | awk '{ print $1 * 1048576 / $2 / 1e6 }')" $((after >> 20)) "$same"
+			"$(echo "$total $secs" | awk '{ print $1 * 1048576 / $2 / 1e6 }')" $((after >> 20)) \
+			"$(same "$f" 4 "$ref")"
 	done
 done
 

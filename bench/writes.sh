@@ -116,6 +116,10 @@ peak_read() {
 	fi
 }
 
+# What of the run's outputs ($outs, those that exist yet) is cached.
+# shellcheck disable=SC2086
+cached_outs() { cached_bytes $(for f in $outs; do [ -e "$f" ] && echo "$f"; done) /dev/null 2>/dev/null; }
+
 # run NAME KIND COMMAND: one run in the cgroup; appends a row to $W/raw.tsv.
 run_one() {
 	local name=$1 kind=$2 cmd=$3 peak=0 c b0 b1 t0 t1 rc outs src dst
@@ -128,20 +132,7 @@ run_one() {
 	cold "${FILES[@]}"
 	peak_reset
 	b0=$(busy_ticks)
-	t0=$(date +%s.%N)
-	/usr/bin/time -f "%U %S" -o "$W/time" sh -c "$(cg_script "$cmd")" &
-	local pid=$!
-	RUN_PID=$pid
-	while kill -0 $pid 2>/dev/null; do
-		# shellcheck disable=SC2086
-		c=$(cached_bytes $(for f in $outs; do [ -e "$f" ] && echo "$f"; done) /dev/null 2>/dev/null)
-		[ "$c" -gt "$peak" ] && peak=$c
-		sleep 0.05
-	done
-	wait $pid
-	rc=$?
-	RUN_PID=
-	t1=$(date +%s.%N)
+	timed_run "$cmd" cached_outs
 	b1=$(busy_ticks)
 	[ $rc = 0 ] || { echo "bench/writes.sh: $name failed (exit $rc)" >&2; return; }
 	read -r u s <"$W/time"

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "pagecliff.h"
+#include "internal.h"
 
 noreturn void t_skip(const char *fmt, ...)
 {
@@ -122,19 +122,55 @@ void t_evict(const char *path)
 	close(fd);
 }
 
+/*
+ * The residency of @path as pc_cached_bytes() tells it (cachestat, or
+ * mincore where cachestat cannot see), through lib/sys.c alone: the shim's
+ * tests link these helpers with the shim's copy of it, not libpagecliff.
+ */
 uint64_t t_cached(const char *path)
 {
-	uint64_t bytes;
+	struct pc_residency r;
+	struct pcl_cachestat cs;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	int ret;
 
 	if (fd < 0)
 		t_fail("cannot open '%s': %s", path, strerror(errno));
-	ret = pc_cached_bytes(fd, 0, 0, &bytes);
+	pcl_residency_init(&r, fd);
+	ret = pcl_residency_count(&r, fd, 0, 0, &cs);
 	close(fd);
 	if (ret)
 		t_fail("cannot count cached pages of '%s': %s", path, strerror(-ret));
-	return bytes;
+	return cs.nr_cache * r.page;
+}
+
+uint64_t t_dirty(const char *path)
+{
+	struct pcl_cachestat cs;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		t_fail("cannot open '%s': %s", path, strerror(errno));
+	ret = pcl_cachestat(fd, 0, 0, &cs);
+	close(fd);
+	if (ret)
+		t_skip("cachestat of '%s': %s", path, strerror(-ret));
+	return (cs.nr_dirty + cs.nr_writeback) * pc_page_size();
+}
+
+int t_warm_tries(int (*attempt)(void *), void *arg)
+{
+	int ret;
+
+	for (int tries = 1;; tries++) {
+		ret = attempt(arg);
+		if (ret != T_WARM_LOST || tries == T_WARM_TRIES)
+			return ret;
+		printf("warm pages taken by reclaim (try %d of %d): again\n",
+		       tries, T_WARM_TRIES);
+		fflush(stdout);
+	}
 }
 
 const char *t_workdir(void)
@@ -167,6 +203,37 @@ void t_tmpdir(char *buf, size_t size, const char *base)
 		tmpdir_owner = getpid();
 		atexit(tmpdir_remove);
 	}
+}
+
+int t_shimmed(void)
+{
+	const char *c = getenv("PAGECLIFF_TEST_SHIMMED");
+
+	return c && !strcmp(c, "1");
+}
+
+void t_reexec_with_shim(char **argv)
+{
+	const char *so = getenv("PAGECLIFF_PRELOAD_SO");
+
+	if (!so || access(so, R_OK))
+		t_skip("PAGECLIFF_PRELOAD_SO does not name the shim");
+	tmpdir_remove();	/* exec skips atexit */
+	tmpdir_path[0] = 0;
+	setenv("LD_PRELOAD", so, 1);
+	setenv("PAGECLIFF_TEST_SHIMMED", "1", 1);
+	fflush(NULL);
+	execv("/proc/self/exe", argv);
+	t_fail("cannot run again with the shim: %s", strerror(errno));
+}
+
+const char *t_testdir(void)
+{
+	static char dir[4096];
+
+	if (!dir[0])
+		t_tmpdir(dir, sizeof(dir), t_workdir());
+	return dir;
 }
 
 static int run_cmd(const char *cmd)

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the test programs share: skipping with a reason, deterministic file
- * contents that can be checked at any offset, throw-away file systems on loop
- * devices (root), and seccomp filters that make the kernel refuse a feature
- * for real so that fallbacks can be exercised.
+ * contents that can be checked at any offset, the retry of checks that need
+ * warm pages, throw-away file systems on loop devices (root), seccomp filters
+ * that make the kernel refuse a feature for real so that fallbacks can be
+ * exercised, and running again with the shim preloaded.  Built twice: with
+ * the build's sanitizers, and without for the programs the shim is preloaded
+ * into (tests/meson.build).
  */
 #ifndef PC_TEST_HELPERS_H
 #define PC_TEST_HELPERS_H
@@ -44,6 +47,19 @@ void t_make_file(const char *path, uint64_t size, uint32_t seed);
 void t_evict(const char *path);
 /* Bytes of @path in the page cache (cachestat or mincore). */
 uint64_t t_cached(const char *path);
+/* Bytes of @path dirty or under writeback (cachestat; skips without it). */
+uint64_t t_dirty(const char *path);
+
+/*
+ * Reclaim (DAMON's pageout here, docs/MACHINES.md) may take warm pages at any
+ * moment, behind the back of the code under test; code that drops them
+ * wrongly does so every time.  So a check that needs pages to stay cached
+ * returns T_WARM_LOST when they did not, and runs up to T_WARM_TRIES times:
+ * t_warm_tries() returns @attempt's first other result, else T_WARM_LOST.
+ */
+#define T_WARM_LOST 2
+#define T_WARM_TRIES 3
+int t_warm_tries(int (*attempt)(void *), void *arg);
 
 /*
  * Where tests make their files: the build folder's file system
@@ -54,6 +70,8 @@ const char *t_workdir(void);
 /* mkdtemp() under @base into @buf; removed with t_rmtree(). */
 void t_tmpdir(char *buf, size_t size, const char *base);
 void t_rmtree(const char *dir);
+/* This process's folder: t_tmpdir() under t_workdir(), on the first call. */
+const char *t_testdir(void);
 
 /*
  * As root, make a @fstype ("xfs", "ext4") file system of @size bytes on a
@@ -90,5 +108,14 @@ void t_refuse(enum t_refuse what);
  * undone when @fn returns (t_fail/t_skip in it go through exit: also).
  */
 int t_in_child(int (*fn)(void *), void *arg);
+
+/* 1 in the run t_reexec_with_shim() started. */
+int t_shimmed(void);
+/*
+ * Run this program again (argv as main got it) with the shim,
+ * $PAGECLIFF_PRELOAD_SO, preloaded; skips when it is not set.  The folder
+ * of t_tmpdir() is removed first: exec skips atexit.
+ */
+noreturn void t_reexec_with_shim(char **argv);
 
 #endif

@@ -15,7 +15,7 @@ rc=$?
 [ $rc = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [[ $out == *"needs root"* ]] ||
 	fail "as nobody: exit $rc, output '$out'"
 
-[ "$(id -u)" = 0 ] || skip "needs root (loop devices, mounts, a memory cgroup)"
+needs_root "for loop devices, mounts and a memory cgroup"
 [ -e /dev/loop-control ] || skip "no loop devices"
 command -v mkfs.xfs >/dev/null || command -v mkfs.ext4 >/dev/null || skip "no mkfs.xfs or mkfs.ext4"
 tmpdir
@@ -50,11 +50,7 @@ check_nothing_left "$id"
 # SIGTERM once the phases run: bench's report so far, exit 130, nothing left.
 AT_SCALE_DEVICES=2 AT_SCALE_SIZE=64m AT_SCALE_TIME=30s AT_SCALE_TIME_BASED=1 "$script" "$T/out2" >"$T/log2" 2>&1 &
 pid=$!
-for _ in $(seq 600); do
-	grep -q "^memory cap:" "$T/out2/bench.log" 2>/dev/null && break
-	kill -0 $pid 2>/dev/null || fail "at-scale.sh ended early: $(tail -n 3 "$T/log2")"
-	sleep 0.05
-done
+wait_for $pid "$T/log2" grep -q "^memory cap:" "$T/out2/bench.log" 2>/dev/null
 sleep 1
 kill -TERM $pid
 wait $pid

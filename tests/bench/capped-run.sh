@@ -7,7 +7,7 @@
 # keep it small and have no cliff; the timeline and the SVG match the JSON;
 # nothing is left behind.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root for the testbed and the memory cgroup"
+needs_root "for the testbed and the memory cgroup"
 [ -e /dev/loop-control ] || skip "no loop devices"
 tmpdir
 "$PAGECLIFF" bench --testbed ram:1g --mem-limit 256m --numjobs 2 --size 384m \

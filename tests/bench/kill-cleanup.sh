@@ -7,7 +7,7 @@
 # file the user put in place of one of bench's, stay byte for byte.  A
 # --keep run's data set stays recorded, and the next run reuses it.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root: --cleanup removes what root's runs made"
+needs_root "for --cleanup of what root's runs made"
 tmpdir
 
 # Whether the run is laying out job0.dat; whether it has laid out its data.

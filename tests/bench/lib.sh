@@ -2,9 +2,7 @@
 # Shared by the bench test scripts: skipping, failing, and checking that
 # nothing a bench run makes (testbed, mount, loop device, cgroup, state) is left.
 PAGECLIFF=${PAGECLIFF:?run through meson test}
-
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib.sh"
 
 # Drop from file $1 the lines in which a run says it removed what a killed
 # run (another test's, on a shared machine) left: they are not the answer.
@@ -13,10 +11,26 @@ drop_cleanup_lines() {
 	mv "$1.kept" "$1"
 }
 
-# A fresh directory, removed at exit.
-tmpdir() {
-	T=$(mktemp -d /var/tmp/pagecliff-bench-test.XXXXXX) || fail "mktemp"
-	trap 'rm -rf "$T"' EXIT
+# A fresh directory $T, removed at exit.
+tmpdir() { make_tmpdir T /var/tmp; }
+
+# expect_usage WANT ARGS...: `bench ARGS` exits 2 with one line on stderr
+# holding WANT (grep $USAGE_GREP: -F, a fixed string, unless the test sets
+# it), writes nothing to stdout and makes no data folder in $T.  Counts the
+# checks in $n.
+n=0
+USAGE_GREP=-F
+expect_usage() {
+	local want="$1"; shift
+	n=$((n + 1))
+	"$PAGECLIFF" bench "$@" >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	drop_cleanup_lines "$T/err"
+	[ $rc -eq 2 ] || fail "'$*' exited $rc, want 2: $(cat "$T/err")"
+	[ ! -s "$T/out" ] || fail "'$*' wrote to stdout: $(cat "$T/out")"
+	[ "$(wc -l <"$T/err")" -eq 1 ] || fail "'$*' said $(wc -l <"$T/err") lines: $(cat "$T/err")"
+	grep -q $USAGE_GREP -- "$want" "$T/err" || fail "'$*' said '$(cat "$T/err")', want '$want'"
+	[ ! -e "$T/pagecliff-bench" ] || fail "'$*' created $T/pagecliff-bench"
 }
 
 # The memory cgroup directories where bench would put its cgroups.

@@ -4,19 +4,6 @@
 # created (no data folder, no state file, no cgroup, no mount).
 . "$(dirname "$0")/lib.sh"
 tmpdir
-n=0
-
-expect_usage() {
-	local want="$1"; shift
-	n=$((n + 1))
-	"$PAGECLIFF" bench "$@" >"$T/out" 2>"$T/err" </dev/null
-	rc=$?
-	[ $rc -eq 2 ] || fail "'$*' exited $rc, want 2: $(cat "$T/err")"
-	[ ! -s "$T/out" ] || fail "'$*' wrote to stdout: $(cat "$T/out")"
-	[ "$(wc -l <"$T/err")" -eq 1 ] || fail "'$*' wrote $(wc -l <"$T/err") lines: $(cat "$T/err")"
-	grep -q -- "$want" "$T/err" || fail "'$*' said '$(cat "$T/err")', want '$want'"
-	[ ! -e "$T/pagecliff-bench" ] || fail "'$*' created $T/pagecliff-bench"
-}
 
 d="$T"
 expect_usage "bad --size '0'" -d "$d" --size 0

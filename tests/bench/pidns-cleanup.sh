@@ -5,7 +5,7 @@
 # live run's testbed mount, loop device, cgroup and state file alone; the
 # live run then ends normally and cleans up after itself.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root for the testbed and the memory cgroup"
+needs_root "for the testbed and the memory cgroup"
 [ -e /dev/loop-control ] || skip "no loop devices"
 command -v unshare >/dev/null || skip "no unshare(1)"
 unshare --pid --fork --mount-proc true 2>/dev/null || skip "cannot make a PID namespace"
@@ -13,12 +13,8 @@ tmpdir
 "$PAGECLIFF" bench --testbed ram:320m --mem-limit 96m --numjobs 1 --size 32m \
 	--mode buffered --runtime 60 --time_based --interval 200ms -q >"$T/out" 2>"$T/err" &
 PID=$!
-trap 'kill -KILL $PID 2>/dev/null; wait $PID; "$PAGECLIFF" bench --cleanup 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 300); do
-	grep -q "memory cap:" "$T/err" && break
-	kill -0 $PID 2>/dev/null || fail "bench died early: $(cat "$T/err")"
-	sleep 0.1
-done
+at_exit 'kill -KILL $PID 2>/dev/null; wait $PID; "$PAGECLIFF" bench --cleanup 2>/dev/null'
+wait_for $PID "$T/err" grep -q "memory cap:" "$T/err"
 grep -q "memory cap:" "$T/err" || fail "bench did not reach its phases: $(cat "$T/err")"
 cg=$(sed -n 's/^memory cap: .* (cgroup v[12] \(.*\))$/\1/p' "$T/err")
 [ -d "$cg" ] || fail "no cgroup '$cg' while running"

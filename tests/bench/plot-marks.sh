@@ -8,11 +8,11 @@
 # to the best mode's.
 set -u
 tv=${1:?usage: plot-marks.sh TEST_VERDICT}
-command -v python3 >/dev/null || { echo "SKIP: no python3 to parse the SVG"; exit 77; }
-T=$(mktemp -d /tmp/pagecliff-plot-marks.XXXXXX) || exit 1
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/../lib.sh"
+command -v python3 >/dev/null || skip "no python3 to parse the SVG"
+make_tmpdir T /tmp
 for fx in synthetic-seed-traced issue-2cpu-gap; do
-	"$tv" --svg "$fx" "$T/$fx.svg" || { echo "FAIL: chart of $fx"; exit 1; }
+	"$tv" --svg "$fx" "$T/$fx.svg" || fail "chart of $fx"
 done
 python3 - "$T" <<'PY' || exit 1
 import sys, xml.etree.ElementTree as ET

@@ -6,7 +6,7 @@
 # kernel memory of its /proc and cgroup reads is not charged to a cap full of
 # page cache.  v2 keeps a process's threads in one cgroup: skipped there.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root for the testbed and the memory cgroup"
+needs_root "for the testbed and the memory cgroup"
 [ -e /dev/loop-control ] || skip "no loop devices"
 own=$(sed -n 's/^[0-9]*:\([^:]*,\)\{0,1\}memory\(,[^:]*\)\{0,1\}:\(.*\)$/\3/p' /proc/self/cgroup | head -1)
 [ -n "$own" ] || skip "no cgroup v1 memory controller: on v2 the whole process is in the cap"

@@ -5,7 +5,7 @@
 # printed; exit 128 + signal.  SIGKILL: the remains are found and removed by
 # 'pagecliff bench --cleanup', which says what it removed.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root for the testbed and the memory cgroup"
+needs_root "for the testbed and the memory cgroup"
 [ -e /dev/loop-control ] || skip "no loop devices"
 tmpdir
 

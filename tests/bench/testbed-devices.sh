@@ -8,7 +8,7 @@
 # state behind, and the loop devices and mounts of this run are gone; after
 # SIGKILL, --cleanup detaches and unmounts both devices and says so.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root for the testbed and the memory cgroup"
+needs_root "for the testbed and the memory cgroup"
 [ -e /dev/loop-control ] || skip "no loop devices"
 command -v mkfs.xfs >/dev/null || skip "no mkfs.xfs (the devices here are 320 MiB XFS)"
 tmpdir
@@ -95,11 +95,7 @@ echo "SIGINT while building the devices: exit 130, nothing left"
 "$PAGECLIFF" bench --testbed ram:2x320m --mem-limit 256m --numjobs 1 --size 64m \
 	--mode buffered --runtime 60 --time_based --interval 200ms -q >"$T/out3" 2>"$T/err3" &
 pid=$!
-for _ in $(seq 600); do
-	grep -q "^memory cap:" "$T/err3" && break
-	kill -0 $pid 2>/dev/null || fail "bench ended before its phase: $(cat "$T/err3")"
-	sleep 0.05
-done
+wait_for $pid "$T/err3" grep -q "^memory cap:" "$T/err3"
 sleep 1
 [ "$(ours $pid | grep -c ' xfs ')" = 2 ] || fail "not 2 XFS mounts while running: $(ours $pid)"
 kill -TERM $pid
@@ -116,11 +112,7 @@ echo "SIGTERM in the run: exit 143, report, nothing left"
 "$PAGECLIFF" bench --testbed ram:2x320m --mem-limit 256m --numjobs 1 --size 64m \
 	--mode buffered --runtime 60 --time_based -q >"$T/out4" 2>"$T/err4" &
 pid=$!
-for _ in $(seq 600); do
-	grep -q "^memory cap:" "$T/err4" && break
-	kill -0 $pid 2>/dev/null || fail "bench ended before its phase: $(cat "$T/err4")"
-	sleep 0.05
-done
+wait_for $pid "$T/err4" grep -q "^memory cap:" "$T/err4"
 loops=$(sed -n 's/^testbed: 2 devices, .* (\(.*\))$/\1/p' "$T/err4")
 [ "$(echo "$loops" | wc -w)" = 2 ] || fail "not 2 loop devices named: $(cat "$T/err4")"
 for l in $loops; do

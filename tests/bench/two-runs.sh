@@ -9,12 +9,8 @@ tmpdir
 "$PAGECLIFF" bench -d "$T" --size 8m --mode buffered --runtime 60 --time_based \
 	--interval 100ms -q -o "$T/first.txt" 2>"$T/first.err" &
 PID=$!
-trap 'kill -KILL $PID 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 300); do
-	grep -q "laid out" "$T/first.err" && break
-	kill -0 $PID 2>/dev/null || fail "first run died: $(cat "$T/first.err")"
-	sleep 0.1
-done
+at_exit 'kill -KILL $PID 2>/dev/null'
+wait_for $PID "$T/first.err" grep -q "laid out" "$T/first.err"
 grep -q "laid out" "$T/first.err" || fail "first run did not lay out: $(cat "$T/first.err")"
 state() { (cd "$T/pagecliff-bench" && stat -c '%n %i %s %Y' * && sha256sum job0.dat); }
 before=$(state)

@@ -7,21 +7,7 @@
 # read-only directory are refused up front or left as they were.
 . "$(dirname "$0")/lib.sh"
 tmpdir
-n=0
 B=(--size 1m --mode buffered --interval 100ms -q)
-
-# expect_usage WANT ARGS...: exit 2, one line with WANT, no data folder.
-expect_usage() {
-	local want="$1"; shift
-	n=$((n + 1))
-	"$PAGECLIFF" bench "$@" >"$T/out" 2>"$T/err" </dev/null
-	rc=$?
-	drop_cleanup_lines "$T/err"
-	[ $rc -eq 2 ] || fail "'$*' exited $rc, want 2: $(cat "$T/err")"
-	[ "$(wc -l <"$T/err")" -eq 1 ] || fail "'$*' said $(wc -l <"$T/err") lines: $(cat "$T/err")"
-	grep -qF -- "$want" "$T/err" || fail "'$*' said '$(cat "$T/err")', want '$want'"
-	[ ! -s "$T/out" ] || fail "'$*' wrote a report"
-}
 
 mkdir "$T/d"
 # 3. Output paths: checked before the run; made ones are removed again.

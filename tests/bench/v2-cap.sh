@@ -9,17 +9,10 @@
 # SIGINT undoes everything; after SIGKILL `bench --cleanup` does; `watch`
 # shows a v2 cgroup's figures.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root for the memory cgroup"
-mnt=""
-while read -r _ dir type _; do
-	[ "$type" = cgroup2 ] && grep -qw memory "$dir/cgroup.controllers" 2>/dev/null &&
-		{ mnt=$dir; break; }
-done </proc/mounts
-[ -n "$mnt" ] || skip "no cgroup v2 hierarchy with the memory controller here (memory on v1?): this test runs in the VM suite (tests/vm)"
-grep -qw memory "$mnt/cgroup.subtree_control" ||
-	skip "memory is not enabled for the children of $mnt"
+needs_root "for the memory cgroup"
+needs_memcg_v2 mnt
 command -v python3 >/dev/null || skip "no python3 to read the report"
-T=$(mktemp -d /tmp/pagecliff-v2cap.XXXXXX) || fail "mktemp"
+make_tmpdir T /tmp
 own=$mnt/pc-v2cap-$$
 mkdir "$own" || fail "mkdir $own"
 cleanup() {
@@ -29,9 +22,8 @@ cleanup() {
 	done
 	sleep 0.2
 	find "$own" -depth -type d -exec rmdir {} \; 2>/dev/null
-	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit cleanup
 cap=$((48 << 20))
 
 # bench started as the only process of $own, in place of the calling (sub)shell:

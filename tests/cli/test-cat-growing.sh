@@ -6,13 +6,13 @@
 # cat has opened the cold file, read ahead and blocked on the full FIFO
 # when another process appends lines (across page boundaries, many MiB);
 # only then is the FIFO drained.  In auto mode cat reads this cold file
-# direct, whose pipeline used to stop at the size it saw first.
+# direct, whose pipeline must not stop at the size it saw first.
 set -u
 pc=${PAGECLIFF:?}
-dir=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-catgrow-XXXXXX") || exit 1
+. "$(dirname "$0")/../lib.sh"
+make_tmpdir dir
 pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+at_exit '[ -n "$pid" ] && kill "$pid" 2>/dev/null'
 cd "$dir" || exit 1
 mkfifo fifo || exit 1
 

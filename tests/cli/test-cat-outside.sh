@@ -7,9 +7,8 @@
 # messages so that one message stays one line.
 set -u
 pc=${PAGECLIFF:?}
-dir=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-catout-XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib.sh"
+make_tmpdir dir
 cd "$dir" || exit 1
 
 # 1. input file is output file: refused, the next file still written, rc 1

@@ -11,8 +11,8 @@ if grep -qa -e __asan_init -e __tsan_init "$pc"; then
 	echo "SKIP: this build uses a sanitizer, whose runtime valgrind cannot run"
 	exit 77
 fi
-dir=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-vg-XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
+. "$(dirname "$0")/../lib.sh"
+make_tmpdir dir
 head -c 5242883 /dev/urandom >"$dir/f"
 
 vg() {

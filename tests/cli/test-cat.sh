@@ -6,9 +6,8 @@
 # strategy and the page-cache pages added.
 set -u
 pc=${PAGECLIFF:?}
-dir=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-cat-XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib.sh"
+make_tmpdir dir
 
 head -c 10485763 /dev/urandom >"$dir/a"
 printf 'tiny' >"$dir/b"

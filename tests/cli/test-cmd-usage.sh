@@ -7,10 +7,8 @@
 # mode names in messages are the library's, and --help lists each of them.
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
-tmp=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-cmdusage-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib.sh"
+make_tmpdir tmp
 n=0
 
 # refused WANT ARGS...: exit 2, nothing on stdout, stderr exactly WANT

@@ -5,30 +5,20 @@
 # 'DST': No space left on device" (cp(1)'s words), exit 1, and the partial
 # count it gives is the destination's size on disk, whatever was in flight.
 # A 300 KiB file fills each first, so that a write finds less room than it
-# asks for: a short write, then the errno of the retry (it was EIO).
-# bench's layout likewise: the file system fills as it opens its data file
-# (a fanotify watcher, fill-at-open.py), and it names ENOSPC (it said ENOENT).
+# asks for: a short write, then the errno of the retry (ENOSPC, not an EIO
+# of cp's own).  bench's layout likewise: the file system fills as it opens
+# its data file (a fanotify watcher, fanwatch.py), and it names ENOSPC,
+# not the ENOENT of a file it could not find again.
 set -u
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root for a loop device and mounts"
+needs_root "for a loop device and mounts"
 command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 is not installed"
-work=$(mktemp -d /tmp/pagecliff-cp-errno-XXXXXX) || exit 1
-loop="" tmp="$work/tmpfs" ext="$work/ext4" W_PID=""
-cleanup() {
-	[ -n "$W_PID" ] && kill "$W_PID" 2>/dev/null && wait "$W_PID" 2>/dev/null
-	mountpoint -q "$tmp" && umount "$tmp"
-	mountpoint -q "$ext" && umount "$ext"
-	[ -n "$loop" ] && losetup -d "$loop"
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-mkdir "$tmp" "$ext"
-mount -t tmpfs -o size=16m pagecliff-cp-errno "$tmp" || fail "mount tmpfs"
-truncate -s 32M "$work/img"
-loop=$(losetup -f --show "$work/img") || fail "losetup"
-mkfs.ext4 -q -F "$loop" >/dev/null 2>&1 || fail "mkfs.ext4"
-mount -t ext4 "$loop" "$ext" || fail "mount ext4"
+make_tmpdir work /tmp
+tmp="$work/tmpfs" ext="$work/ext4" W_PID=""
+loopfs "$ext" ext4 32M -F
+mkdir "$tmp"
+mount_at_exit -t tmpfs -o size=16m pagecliff-cp-errno "$tmp" || fail "mount tmpfs"
+at_exit '[ -n "$W_PID" ] && kill "$W_PID" 2>/dev/null && wait "$W_PID" 2>/dev/null'
 head -c 67108867 /dev/urandom >"$work/src"
 
 /bin/cp "$work/src" "$tmp/gnu" 2>"$work/gnu"
@@ -51,7 +41,7 @@ for fs in "$tmp" "$ext"; do
 	done
 done
 rm -f "$tmp"/*
-coproc W { exec python3 "$(dirname "$0")/fill-at-open.py" "$tmp" $((1536 * 1024)); }
+coproc W { exec python3 "$TESTDIR/fanwatch.py" fill "$tmp" $((1536 * 1024)); }
 read -r -t 10 line <&"${W[0]}"
 [ "$line" = ready ] || skip "no fanotify permission events: '$line'"
 timeout 60 "$pc" bench -d "$tmp" --size 8m --runtime 1 -q >"$work/out" 2>"$work/err"; rc=$?

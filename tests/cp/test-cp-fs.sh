@@ -6,23 +6,12 @@
 # names the destination, says it is partial, and the next source is copied.
 set -u
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root for a loop device and mounts"
+needs_root "for a loop device and mounts"
 command -v mkfs.xfs >/dev/null || skip "mkfs.xfs is not installed"
-work=$(mktemp -d /tmp/pagecliff-cp-fs-XXXXXX) || exit 1
-loop="" xfs="$work/xfs" small="$work/small"
-cleanup() {
-	mountpoint -q "$xfs" && umount "$xfs"
-	[ -n "$loop" ] && losetup -d "$loop"
-	mountpoint -q "$small" && umount "$small"
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-mkdir "$xfs" "$small"
-truncate -s 512M "$work/img"
-loop=$(losetup -f --show "$work/img") || fail "losetup"
-mkfs.xfs -q -f -m reflink=1 "$loop" >/dev/null 2>&1 || fail "mkfs.xfs -m reflink=1"
-mount -t xfs "$loop" "$xfs" || fail "mount xfs"
+make_tmpdir work /tmp
+xfs="$work/xfs" small="$work/small"
+loopfs "$xfs" xfs 512M -f -m reflink=1
+mkdir "$small"
 
 head -c 67108867 /dev/urandom >"$xfs/src"
 sync -f "$xfs/src"
@@ -46,7 +35,7 @@ same "$xfs/src" "$work/streamed" cross-fs
 grep -q "streamed (no shared blocks: FICLONE: " "$work/err" || fail "cross-fs: '$(cat "$work/err")'"
 
 # ENOSPC: a 16 MiB tmpfs, a 64 MiB source.
-mount -t tmpfs -o size=16m pagecliff-cp-test "$small" || fail "mount tmpfs"
+mount_at_exit -t tmpfs -o size=16m pagecliff-cp-test "$small" || fail "mount tmpfs"
 printf old >"$small/existing"
 "$pc" cp "$xfs/src" "$small" 2>"$work/err"; rc=$?
 [ $rc = 1 ] || fail "ENOSPC: exit $rc"

@@ -6,8 +6,7 @@
 # 'cp f file/' say "Not a directory" and make nothing.
 set -u
 . "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-cp-names-XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
+make_tmpdir dir
 cd "$dir" || exit 1
 mkdir s1 s2 s3
 echo one >s1/x && echo two >s2/x && echo three >s3/y

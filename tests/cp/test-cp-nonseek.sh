@@ -8,13 +8,7 @@
 # truncated.
 set -u
 . "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-cp-nonseek-XXXXXX") || exit 1
-loop=""
-cleanup() {
-	[ -n "$loop" ] && losetup -d "$loop"
-	rm -rf "$dir"
-}
-trap cleanup EXIT
+make_tmpdir dir
 cd "$dir" || exit 1
 
 # 4 MiB with data at 1 MiB + 5 and a hole at the end; a dense file too.
@@ -38,7 +32,7 @@ done
 # A block device: zeros where the source has holes (the device is not zero).
 if [ "$(id -u)" = 0 ]; then
 	head -c 4M /dev/urandom >img
-	loop=$(losetup -f --show img) || fail "losetup"
+	loop_attach loop img
 	"$pc" cp sparse "$loop" 2>err || fail "sparse to a block device: exit $? '$(cat err)'"
 	sync
 	cmp -s sparse "$loop" || fail "sparse to a block device: bytes differ"

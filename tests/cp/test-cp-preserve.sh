@@ -9,13 +9,12 @@
 # mode (and with -p its times) instead of staying at 0700.
 set -u
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root to make files of root's and to run as nobody"
+needs_root "to make files of root's and to run as nobody"
 id nobody >/dev/null 2>&1 || skip "no user nobody"
 grp=$(id -gn nobody)
 as_nobody() { setpriv --reuid=nobody --regid="$grp" --clear-groups "$@"; }
 as_nobody true 2>/dev/null || skip "setpriv cannot drop to nobody"
-dir=$(mktemp -d /tmp/pagecliff-cp-preserve-XXXXXX) || exit 1
-trap 'rm -rf "$dir"' EXIT
+make_tmpdir dir /tmp
 chmod 0755 "$dir"
 cd "$dir" || exit 1
 mkdir out && chmod 0777 out

@@ -7,9 +7,9 @@
 # by a fanotify permission watcher, so the timing is always the same.
 set -u
 . "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-cp-short-XXXXXX") || exit 1
+make_tmpdir dir
 W_PID=""
-trap '[ -n "$W_PID" ] && kill $W_PID 2>/dev/null; rm -rf "$dir"' EXIT
+at_exit '[ -n "$W_PID" ] && kill $W_PID 2>/dev/null'
 cd "$dir" || exit 1
 
 "$pc" cp /proc/self/status status 2>err || fail "/proc/self/status: exit $? '$(cat err)'"
@@ -28,32 +28,7 @@ done
 [ "$(id -u)" = 0 ] || { echo "not root: no fanotify watcher, truncation during the copy not tried"; exit 0; }
 # The watcher: truncates $1 to $2 bytes at the first read, lets every read
 # go, touches $3 when it truncated; gone after 20 s without a read.
-watch() {
-	exec python3 - "$@" <<'PY'
-import ctypes, os, select, struct, sys
-libc = ctypes.CDLL(None, use_errno=True)
-FAN_CLASS_CONTENT, FAN_MARK_ADD, FAN_ACCESS_PERM, FAN_ALLOW = 0x4, 0x1, 0x20000, 0x1
-libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint, ctypes.c_uint64, ctypes.c_int, ctypes.c_char_p]
-fd = libc.fanotify_init(FAN_CLASS_CONTENT, os.O_RDONLY)
-if fd < 0 or libc.fanotify_mark(fd, FAN_MARK_ADD, FAN_ACCESS_PERM, -100, sys.argv[1].encode()):
-    print("fanotify: " + os.strerror(ctypes.get_errno()), flush=True)
-    sys.exit(77)
-print("ready", flush=True)
-done = False
-while select.select([fd], [], [], 20)[0]:
-    buf = os.read(fd, 4096)
-    off = 0
-    while off < len(buf):
-        ln, _, _, _, mask, efd, _ = struct.unpack_from("IBBHQii", buf, off)
-        if not done:
-            os.truncate(sys.argv[1], int(sys.argv[2]))
-            done = True
-            open(sys.argv[3], "w").close()
-        os.write(fd, struct.pack("iI", efd, FAN_ALLOW))
-        os.close(efd)
-        off += ln
-PY
-}
+watch() { exec python3 "$TESTDIR/fanwatch.py" truncate "$@"; }
 head -c 8M /dev/urandom >dense.orig
 truncate -s 8M sparse.orig
 head -c 1M /dev/urandom | dd of=sparse.orig conv=notrunc status=none

@@ -6,13 +6,7 @@
 # exit 1), as pagecliff-cp(1) documents.
 set -u
 . "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-cp-sources-XXXXXX") || exit 1
-loop=""
-cleanup() {
-	[ -n "$loop" ] && losetup -d "$loop"
-	rm -rf "$dir"
-}
-trap cleanup EXIT
+make_tmpdir dir
 cd "$dir" || exit 1
 head -c 3000001 /dev/urandom >data
 
@@ -30,7 +24,7 @@ same data from-file "/dev/stdin, a file"
 
 if [ "$(id -u)" = 0 ]; then
 	head -c 4M /dev/urandom >img
-	loop=$(losetup -f --show img) || fail "losetup"
+	loop_attach loop img
 	"$pc" cp "$loop" from-dev 2>err || fail "block device source: exit $? '$(cat err)'"
 	same img from-dev "block device source"
 fi

@@ -6,15 +6,8 @@
 # as root) nothing is moved, the bytes cloned are said and no GB/s at all.
 set -u
 . "$(dirname "$0")/lib.sh"
-work=$(mktemp -d /tmp/pagecliff-cp-stats-XXXXXX) || exit 1
-loop="" xfs="$work/xfs"
-cleanup() {
-	mountpoint -q "$xfs" && umount "$xfs"
-	[ -n "$loop" ] && losetup -d "$loop"
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+make_tmpdir work /tmp
+xfs="$work/xfs"
 
 # Check one --stats first line ($1) against total $2, moved $3, the words
 # that must follow ($4); the GB/s, when moved, must be moved / seconds.
@@ -58,11 +51,7 @@ done
 
 [ "$(id -u)" = 0 ] || { echo "not root: no XFS to clone on"; exit 0; }
 command -v mkfs.xfs >/dev/null || skip "mkfs.xfs is not installed"
-mkdir "$xfs"
-truncate -s 512M img
-loop=$(losetup -f --show img) || fail "losetup"
-mkfs.xfs -q -f -m reflink=1 "$loop" >/dev/null 2>&1 || fail "mkfs.xfs -m reflink=1"
-mount -t xfs "$loop" "$xfs" || fail "mount xfs"
+loopfs "$xfs" xfs 512M -f -m reflink=1
 head -c 33554435 /dev/urandom >"$xfs/src"
 "$pc" cp --stats "$xfs/src" "$xfs/clone" 2>err || fail "clone: exit $?"
 same "$xfs/src" "$xfs/clone" clone

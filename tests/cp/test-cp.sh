@@ -10,8 +10,7 @@
 # the streaming modes leave at most 64 MiB of a 192 MiB file cached.
 set -u
 . "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-cp-XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
+make_tmpdir dir
 cd "$dir" || exit 1
 
 head -c 67108867 /dev/urandom >big

@@ -3,13 +3,13 @@
 # or $FAULTFS, mount faultfs on $mnt, give a scratch folder $work, and undo
 # both at exit and on SIGINT, SIGTERM and SIGHUP.
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root to mount a FUSE file system"
+. "$(dirname "$0")/../lib.sh"
+needs_root "to mount a FUSE file system"
 [ -c /dev/fuse ] || skip "/dev/fuse is missing"
 [ -x "${FAULTFS:-}" ] || skip "\$FAULTFS does not name the faultfs binary"
 
-mnt=$(mktemp -d /tmp/pagecliff-fault-XXXXXX) || exit 1
-work=$(mktemp -d /tmp/pagecliff-fault-work-XXXXXX) || exit 1
+make_tmpdir mnt /tmp
+make_tmpdir work /tmp
 faultfs_pid=
 faultfs_cleanup() {
 	umount -l "$mnt" 2>/dev/null
@@ -17,8 +17,7 @@ faultfs_cleanup() {
 	rmdir "$mnt"
 	rm -rf -- "$work"
 }
-trap faultfs_cleanup EXIT
-trap 'exit 1' INT TERM HUP
+at_exit faultfs_cleanup
 
 "$FAULTFS" "$mnt" -f >/dev/null 2>&1 &
 faultfs_pid=$!

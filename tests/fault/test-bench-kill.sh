@@ -6,7 +6,7 @@
 # (cgroup, mount, loop device, tmpfs file, state, temporary folder); after
 # SIGKILL the next run removes what was left and says so.
 . "$(dirname "$0")/../bench/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root for the testbed and the memory cgroup"
+needs_root "for the testbed and the memory cgroup"
 [ -e /dev/loop-control ] || skip "no loop devices"
 tmpdir
 

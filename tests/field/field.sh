@@ -37,13 +37,12 @@ esac
 for v in PAGECLIFF SHIM_CGRUN SHIM_PAGESTAT; do
 	eval "[ -n \"\${$v:-}\" ]" || { echo "FAIL: $v is not set"; exit 1; }
 done
-[ "$(id -u)" = 0 ] || { echo "SKIP: memory cgroups need root"; exit 77; }
+. "$(dirname "$0")/../lib.sh"
+needs_root "for memory cgroups"
 need() { command -v "$1" >/dev/null || { echo "SKIP: no $1 (setup.sh test_packages)"; exit 77; }; }
 fail() { echo "FAIL: $prog: $*"; exit 1; }
 
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-field-XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
-trap 'exit 1' INT TERM
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 chmod 755 "$dir"
 src=$dir/src
 # Text that gzip gets through quickly, 1 MiB repeated.

@@ -68,10 +68,33 @@ static void warm(const char *path, uint64_t size)
 	fclose(f);
 }
 
+struct warm_run {
+	const char *path;
+	uint64_t size, cached;
+	long pct;		/* auto's reason, -1 when the file did not warm */
+};
+
+/* One try: warm the file, then ask auto; T_WARM_LOST unless it says 100%. */
+static int warm_try(void *arg)
+{
+	struct warm_run *w = arg;
+	uint64_t after_open;
+
+	warm(w->path, w->size);
+	w->cached = t_cached(w->path);
+	w->pct = w->cached == page_bytes(w->size) ? auto_pct(w->path, w->size, &after_open) : -1;
+	if (w->pct == 100)
+		return 0;
+	printf("warm %llu-byte file: %llu bytes cached, reason %ld%%\n",
+	       (unsigned long long)w->size, (unsigned long long)w->cached, w->pct);
+	return T_WARM_LOST;
+}
+
 static void check_file(const char *dir, uint64_t size)
 {
 	char path[4200];
-	uint64_t after_open, cached;
+	struct warm_run w = { .path = path, .size = size };
+	uint64_t after_open;
 	long pct;
 
 	snprintf(path, sizeof(path), "%s/f%llu", dir, (unsigned long long)size);
@@ -85,18 +108,11 @@ static void check_file(const char *dir, uint64_t size)
 		(unsigned long long)size, (unsigned long long)after_open);
 
 	/* DAMON (docs/MACHINES.md) may page the warm file out behind our back before
-	 * auto looks; a probe that misreads warm does so every time: three tries. */
-	for (int tries = 1;; tries++) {
-		warm(path, size);
-		cached = t_cached(path);
-		pct = cached == page_bytes(size) ? auto_pct(path, size, &after_open) : -1;
-		if (pct == 100 || tries == 3)
-			break;
-		printf("warm %llu-byte file: %llu bytes cached, reason %ld%%: again\n",
-		       (unsigned long long)size, (unsigned long long)cached, pct);
-	}
-	T_CHECK(cached == page_bytes(size), "warm %s: %llu cached", path,
-		(unsigned long long)cached);
+	 * auto looks; a probe that misreads warm does so every time. */
+	t_warm_tries(warm_try, &w);
+	T_CHECK(w.cached == page_bytes(size), "warm %s: %llu cached", path,
+		(unsigned long long)w.cached);
+	pct = w.pct;
 	T_CHECK(pct == 100, "warm %llu-byte file: reason says %ld%%",
 		(unsigned long long)size, pct);
 	T_CHECK(!strstr(last_reason, "mincore"), "cachestat works, yet: %s", last_reason);

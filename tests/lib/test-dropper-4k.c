@@ -85,30 +85,40 @@ static int drive(const char *path, uint64_t warm_bytes)
 	return lost;
 }
 
-int main(void)
+struct run {
+	const char *path;
+	int rfd, tries;
+};
+
+/* One try: warm the ranges and drive; T_WARM_LOST when pages went missing. */
+static int attempt(void *arg)
 {
 	const uint64_t warm_bytes = 16 * MIB;
+	struct run *r = arg;
+
+	if (!warm_ranges(r->path, r->rfd, warm_bytes)) {
+		if (r->tries++ == 0)
+			t_skip("could not warm exactly the two ranges in 5 tries (%llu bytes cached)",
+			       (unsigned long long)t_cached(r->path));
+		return T_WARM_LOST;
+	}
+	r->tries++;
+	return drive(r->path, warm_bytes) ? T_WARM_LOST : 0;
+}
+
+int main(void)
+{
 	char dir[4096], path[4200];
-	int rfd, lost = 1;
+	struct run r = { .path = path };
 
 	t_tmpdir(dir, sizeof(dir), t_workdir());
 	snprintf(path, sizeof(path), "%s/f", dir);
 	t_make_file(path, FILE_SIZE, 11);
-	rfd = open(path, O_RDONLY);
-	T_CHECK(rfd >= 0 && !posix_fadvise(rfd, 0, 0, POSIX_FADV_RANDOM), "open");
-	for (int tries = 1; lost && tries <= 3; tries++) {
-		if (!warm_ranges(path, rfd, warm_bytes)) {
-			if (tries == 1)
-				t_skip("could not warm exactly the two ranges in 5 tries (%llu bytes cached)",
-				       (unsigned long long)t_cached(path));
-			continue;	/* still lost */
-		}
-		lost = drive(path, warm_bytes);
-		if (lost)
-			printf("the count missed pages (reclaim?): again\n");
-	}
-	T_CHECK(!lost, "three tries, each kept or dropped other than the warm ranges");
-	close(rfd);
+	r.rfd = open(path, O_RDONLY);
+	T_CHECK(r.rfd >= 0 && !posix_fadvise(r.rfd, 0, 0, POSIX_FADV_RANDOM), "open");
+	T_CHECK(t_warm_tries(attempt, &r) == 0,
+		"three tries, each kept or dropped other than the warm ranges");
+	close(r.rfd);
 	t_rmtree(dir);
 	printf("PASS\n");
 	return T_EXIT_PASS;

@@ -60,23 +60,63 @@ static uint64_t cached_range(const char *path)
 	return bytes;
 }
 
+struct run {
+	const char *path;
+	enum pc_strategy strategy;
+	uint64_t after, hot;
+};
+
+/* Cold: buffered keeps what it read, unless DAMON takes it meanwhile. */
+static int cold_try(void *arg)
+{
+	struct run *r = arg;
+	struct pc_stats st;
+
+	t_evict(r->path);
+	T_CHECK(t_cached(r->path) < (1 << 20), "%s: could not evict the file",
+		pc_strategy_name(r->strategy));
+	stream_all(r->path, r->strategy, &st);
+	r->after = t_cached(r->path);
+	printf("%-10s cold: %4llu MiB cached after (%s)\n", pc_strategy_name(r->strategy),
+	       (unsigned long long)(r->after >> 20), pc_strategy_name(st.strategy));
+	return r->strategy == PC_BUFFERED && r->after <= FILE_SIZE / 2 ? T_WARM_LOST : 0;
+}
+
+/*
+ * Warm: pages this machine's reclaim (DAMON pages out memory it judges
+ * idle, by coarse regions) takes meanwhile look like pages the strategy
+ * dropped, or like a warm-up that did not take.
+ */
+static int warm_try(void *arg)
+{
+	struct run *r = arg;
+	struct pc_stats st;
+
+	t_evict(r->path);
+	warm_range(r->path);
+	r->hot = cached_range(r->path);
+	if (r->hot != HOT_LEN) {
+		printf("%-10s warm-up cached %llu of %llu bytes\n", pc_strategy_name(r->strategy),
+		       (unsigned long long)r->hot, (unsigned long long)HOT_LEN);
+		return T_WARM_LOST;
+	}
+	stream_all(r->path, r->strategy, &st);
+	r->hot = cached_range(r->path);
+	r->after = t_cached(r->path);
+	printf("%-10s warm: %4llu of %llu MiB still cached, %4llu MiB total\n",
+	       pc_strategy_name(r->strategy), (unsigned long long)(r->hot >> 20),
+	       (unsigned long long)(HOT_LEN >> 20), (unsigned long long)(r->after >> 20));
+	return r->hot == HOT_LEN ? 0 : T_WARM_LOST;
+}
+
 static void check_mode(const char *path, enum pc_strategy strategy)
 {
 	const char *name = pc_strategy_name(strategy);
-	struct pc_stats st;
+	struct run r = { .path = path, .strategy = strategy };
 	uint64_t after, hot;
 
-	/* Buffered keeps what it read, unless DAMON takes it meanwhile: tries. */
-	for (int tries = 1;; tries++) {
-		t_evict(path);
-		T_CHECK(t_cached(path) < (1 << 20), "%s: could not evict the file", name);
-		stream_all(path, strategy, &st);
-		after = t_cached(path);
-		printf("%-10s cold: %4llu MiB cached after (%s)\n", name,
-		       (unsigned long long)(after >> 20), pc_strategy_name(st.strategy));
-		if (strategy != PC_BUFFERED || after > FILE_SIZE / 2 || tries == 3)
-			break;
-	}
+	t_warm_tries(cold_try, &r);
+	after = r.after;
 	if (strategy == PC_BUFFERED)
 		T_CHECK(after > FILE_SIZE / 2, "buffered left only %llu MiB",
 			(unsigned long long)(after >> 20));
@@ -84,33 +124,9 @@ static void check_mode(const char *path, enum pc_strategy strategy)
 		T_CHECK(after <= LIMIT, "%s left %llu MiB cached", name,
 			(unsigned long long)(after >> 20));
 
-	/*
-	 * Warm pages this machine's reclaim (DAMON pages out memory it judges
-	 * idle, by coarse regions) takes meanwhile look like pages the
-	 * strategy dropped: a strategy that drops them does so every time, so
-	 * a loss is retried, and only a loss in each of three tries fails.
-	 */
-	for (int tries = 1;; tries++) {
-		t_evict(path);
-		warm_range(path);
-		hot = cached_range(path);
-		if (hot != HOT_LEN) {
-			T_CHECK(tries < 3, "%s: warm-up cached %llu of %llu bytes, three times",
-				name, (unsigned long long)hot, (unsigned long long)HOT_LEN);
-			continue;
-		}
-		stream_all(path, strategy, &st);
-		hot = cached_range(path);
-		after = t_cached(path);
-		printf("%-10s warm: %4llu of %llu MiB still cached, %4llu MiB total\n",
-		       name, (unsigned long long)(hot >> 20),
-		       (unsigned long long)(HOT_LEN >> 20),
-		       (unsigned long long)(after >> 20));
-		if (hot == HOT_LEN || tries == 3)
-			break;
-		printf("%-10s lost %llu bytes of the warm range: again\n", name,
-		       (unsigned long long)(HOT_LEN - hot));
-	}
+	t_warm_tries(warm_try, &r);
+	hot = r.hot;
+	after = r.after;
 	T_CHECK(hot == HOT_LEN, "%s dropped pages cached before: %llu of %llu left",
 		name, (unsigned long long)hot, (unsigned long long)HOT_LEN);
 	if (strategy != PC_BUFFERED)

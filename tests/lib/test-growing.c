@@ -9,10 +9,10 @@
  * across page boundaries or many MiB, or truncate it (above and below the
  * cursor, and once with other bytes written after the cut), then read until
  * the stream says end of file; every byte must be the file's and the end
- * must be the file's size then.  The direct pipeline used to stop at the
- * size it saw when it filled its read-ahead and to hand out read-ahead bytes
- * a truncate had taken away; the small-read buffer of the other strategies
- * handed out its old bytes after a truncate and new writes.
+ * must be the file's size then.  What it catches: a direct pipeline that
+ * stops at the size it saw when it filled its read-ahead or hands out
+ * read-ahead bytes a truncate took away, and a small-read buffer (the other
+ * strategies') that hands out its old bytes after a truncate and new writes.
  */
 #include <fcntl.h>
 #include <string.h>

@@ -89,25 +89,41 @@ static uint64_t cached_range(const char *path, uint64_t off, uint64_t len)
 	return bytes;
 }
 
+/* What one try of a check saw. */
+struct run {
+	const char *lower, *over;
+	enum pc_strategy m;
+	struct pc_stats st;
+	uint64_t real, seen, before, hot, after;
+};
+
+/* Warm the hot range, count through the overlay and in the lower file. */
+static int count_try(void *arg)
+{
+	struct run *r = arg;
+
+	t_evict(r->lower);
+	warm(r->lower, HOT_OFF, HOT_LEN);
+	r->seen = cached_range(r->over, 0, 0);
+	r->real = cached_range(r->lower, 0, 0);
+	printf("count: %llu KiB through the overlay, %llu KiB in the lower file\n",
+	       (unsigned long long)(r->seen >> 10), (unsigned long long)(r->real >> 10));
+	return r->real >= HOT_LEN && r->seen == r->real ? 0 : T_WARM_LOST;
+}
+
 /*
  * The count through the overlay is the real file's.  DAMON (docs/MACHINES.md) pages
  * out by coarse regions and may take pages just read, before or between the
- * two counts; an overlay that counts wrong does so every time: three tries.
+ * two counts; an overlay that counts wrong does so every time.
  */
 static void check_count(const char *lower, const char *over)
 {
+	struct run r = { .lower = lower, .over = over };
 	uint64_t real, seen;
 
-	for (int tries = 1;; tries++) {
-		t_evict(lower);
-		warm(lower, HOT_OFF, HOT_LEN);
-		seen = cached_range(over, 0, 0);
-		real = cached_range(lower, 0, 0);
-		printf("count: %llu KiB through the overlay, %llu KiB in the lower file\n",
-		       (unsigned long long)(seen >> 10), (unsigned long long)(real >> 10));
-		if ((real >= HOT_LEN && seen == real) || tries == 3)
-			break;
-	}
+	t_warm_tries(count_try, &r);
+	real = r.real;
+	seen = r.seen;
 	T_CHECK(real >= HOT_LEN, "the lower file did not warm: %llu KiB cached",
 		(unsigned long long)(real >> 10));
 	T_CHECK(seen == real, "overlay count %llu, the real file holds %llu",
@@ -137,8 +153,27 @@ static void stream_all(const char *path, enum pc_strategy strategy,
 	pc_buf_free(buf, 1 << 20);
 }
 
+/* Warm the hot range, stream the file through the overlay, count. */
+static int warm_try(void *arg)
+{
+	struct run *r = arg;
+
+	t_evict(r->lower);
+	warm(r->lower, HOT_OFF, HOT_LEN);
+	r->before = cached_range(r->lower, 0, 0);	/* the hot range and its readahead */
+	stream_all(r->over, r->m, &r->st);
+	r->hot = cached_range(r->lower, HOT_OFF, HOT_LEN);
+	r->after = cached_range(r->lower, 0, 0);
+	printf("%-10s warm: %llu of %llu KiB hot range kept, %llu KiB cached (%llu before), kept %llu\n",
+	       pc_strategy_name(r->m), (unsigned long long)(r->hot >> 10),
+	       (unsigned long long)(HOT_LEN >> 10), (unsigned long long)(r->after >> 10),
+	       (unsigned long long)(r->before >> 10), (unsigned long long)r->st.bytes_kept);
+	return r->hot == HOT_LEN ? 0 : T_WARM_LOST;
+}
+
 static void check_mode(const char *lower, const char *over, enum pc_strategy m)
 {
+	struct run r = { .lower = lower, .over = over, .m = m };
 	const char *name = pc_strategy_name(m);
 	uint64_t after, hot, before;
 	struct pc_stats st;
@@ -159,21 +194,12 @@ static void check_mode(const char *lower, const char *over, enum pc_strategy m)
 			(unsigned long long)st.bytes_kept);
 
 	/* Reclaim here (DAMON, by coarse regions) may take warm pages meanwhile;
-	 * a strategy that drops them does so every time: three tries. */
-	for (int tries = 1;; tries++) {
-		t_evict(lower);
-		warm(lower, HOT_OFF, HOT_LEN);
-		before = cached_range(lower, 0, 0);	/* the hot range and its readahead */
-		stream_all(over, m, &st);
-		hot = cached_range(lower, HOT_OFF, HOT_LEN);
-		after = cached_range(lower, 0, 0);
-		printf("%-10s warm: %llu of %llu KiB hot range kept, %llu KiB cached (%llu before), kept %llu\n",
-		       name, (unsigned long long)(hot >> 10), (unsigned long long)(HOT_LEN >> 10),
-		       (unsigned long long)(after >> 10), (unsigned long long)(before >> 10),
-		       (unsigned long long)st.bytes_kept);
-		if (hot == HOT_LEN || tries == 3)
-			break;
-	}
+	 * a strategy that drops them does so every time. */
+	t_warm_tries(warm_try, &r);
+	before = r.before;
+	hot = r.hot;
+	after = r.after;
+	st = r.st;
 	T_CHECK(hot == HOT_LEN, "%s dropped %llu KiB of a range cached before", name,
 		(unsigned long long)((HOT_LEN - hot) >> 10));
 	T_CHECK(after <= before + LIMIT, "%s left %llu KiB cached, %llu before", name,

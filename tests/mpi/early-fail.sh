@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: MIT
 # A rank that fails before its first phase says bye while rank 0 waits in
 # the phase's start round: rank 0 must answer it, so that every rank ends at
-# once with a non-zero status (it used to wait out the 34 s of patience and
+# once with a non-zero status (rather than wait out the 34 s of patience and
 # leave without MPI_Finalize), and nothing is left in the directories.  The
 # failure: two ranks' directories on one 16 MiB file system, 4 and 14 MiB
 # ({rank} in --size); each rank's check finds room for its own, before any
 # rank makes anything, and the second to lay out finds the file system full.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root to mount a small tmpfs"
+needs_root "to mount a small tmpfs"
 unshare -m true 2>/dev/null || skip "cannot make a mount namespace (unshare -m)"
 tmpdir
 mkdir -p "$T/fs"

@@ -5,7 +5,7 @@
 # what the killed rank's journal says it made (its data file, bench.made,
 # bench.lock) and nothing else: a user's file in its folder stays.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root: the state journal and --cleanup are root's"
+needs_root "for the state journal and --cleanup"
 tmpdir
 export OMPI_MCA_odls_base_sigkill_timeout=5
 for r in 0 1 2; do mkdir -p "$T/d$r"; done

@@ -6,7 +6,7 @@
 # killed rank could not remove, 'pagecliff bench --cleanup' finds and
 # removes, as after any killed bench.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root for the testbeds and the memory cgroups"
+needs_root "for the testbeds and the memory cgroups"
 [ -e /dev/loop-control ] || skip "no loop devices"
 tmpdir
 # mpirun sends SIGTERM this long after a rank died, and SIGKILL as long

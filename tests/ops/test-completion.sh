@@ -10,9 +10,8 @@
 # split at '=' as bash's COMP_WORDBREAKS splits them and not.
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pagecliff-compl-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib.sh"
+make_tmpdir tmp "${TMPDIR:-/tmp}"
 checks=0
 
 "$pc" __completion bash >"$tmp/pagecliff.bash" || fail "__completion bash: exit $?"

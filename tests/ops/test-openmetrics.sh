@@ -8,15 +8,14 @@
 # replaced whole (a reader never sees part of it) and no temporary is left.
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib.sh"
 # Debian's python3 is where python3-prometheus-client installs
 py=/usr/bin/python3
 [ -x $py ] || py=python3
 $py -c 'import prometheus_client.openmetrics.parser' 2>/dev/null ||
 	skip "python3-prometheus-client is missing (./setup.sh test installs it)"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pagecliff-om-XXXXXX") || exit 1
-trap 'kill $wpid 2>/dev/null; rm -rf "$tmp"' EXIT
+make_tmpdir tmp "${TMPDIR:-/tmp}"
+at_exit 'kill $wpid 2>/dev/null'
 wpid=
 
 snap() { cat /proc/vmstat; grep -E '^some|^full' /proc/pressure/memory 2>/dev/null | sed 's/ .*total=/_total /'; }

@@ -8,13 +8,11 @@
 # terminal, or with bench -q, nothing of it is written.
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib.sh"
 command -v script >/dev/null || skip "script (util-linux) is missing"
 py=/usr/bin/python3
 [ -x $py ] || py=python3
-tmp=$(mktemp -d /var/tmp/pagecliff-progress-XXXXXX) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+make_tmpdir tmp /var/tmp
 
 # check_lines TYPESCRIPT LABEL TOTAL MIN: the redraws of "LABEL: X of TOTAL
 # (P%), R/s, T left" grow, match their share, are at least MIN and end cleared.

@@ -9,18 +9,15 @@ for v in PAGECLIFF SHIM_PAGESTAT OUTSIDE_PROG; do
 done
 MIB=1048576
 LIMIT=$(((64 + 16) * MIB))
-fail() { echo "FAIL: $*"; exit 1; }
-skip() { echo "SKIP: $*"; exit 77; }
+. "$(dirname "$0")/../lib.sh"
 bg=
 cleanup() {
 	for p in $bg; do kill -KILL "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	rm -rf "$dir"
 }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-outside-XXXXXX") || exit 1
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 chmod 755 "$dir"
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+at_exit cleanup
 
 # mkfile PATH MIB: random bytes, written back and not cached.
 mkfile() {
@@ -35,5 +32,39 @@ at_most() {
 	report="$report $(basename "$1") $((_c / MIB)) MiB"
 }
 report=
+# warm PATH OFF LEN CMD...: run CMD (a read of PATH) up to five times, until
+# the LEN bytes of PATH at OFF are cached; fails when CMD does.
+warm() {
+	_f=$1 _off=$2 _len=$3
+	shift 3
+	for _i in 1 2 3 4 5; do
+		"$@" || fail "cannot warm $_f"
+		[ "$(cached "$_f" "$_off" "$_len")" -eq "$_len" ] && break
+	done
+}
+
+# two_files CMD: files a and b of 256 MiB in $dir, then `outside-prog CMD a
+# b 256` (static when built) under the watcher, its output in $dir/out, the
+# --stats lines in $dir/stats.
+two_files() {
+	mkfile "$dir/a" 256
+	mkfile "$dir/b" 256
+	"$PAGECLIFF" run --via outside --stats="$dir/stats" -- "${OUTSIDE_STATIC:-$OUTSIDE_PROG}" \
+		"$1" "$dir/a" "$dir/b" 256 >"$dir/out"
+}
+
+# attach_to PID WHY: `pagecliff attach` (--stats in $dir/stats) to the
+# program PID started in the background, until it ends; fails with WHY when
+# the program fails, and when attach does.
+attach_to() {
+	bg=$1
+	sleep 0.5
+	"$PAGECLIFF" attach --stats="$dir/stats" "$1" 2>"$dir/err"
+	_rc=$?
+	wait "$1" || fail "$2"
+	bg=
+	[ $_rc -eq 0 ] || fail "attach exited $_rc: $(cat "$dir/err")"
+}
+
 # pos_of PID FD: the descriptor's position, or 0.
 pos_of() { sed -n 's/^pos:[[:space:]]*//p' "/proc/$1/fdinfo/$2" 2>/dev/null || echo 0; }

@@ -6,7 +6,7 @@
 # namespace, where "all" is the test's own processes.  The systemd unit
 # that ships with it runs `pagecliff attach --all`.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "following every process of the host needs root"
+needs_root "to follow every process of the host"
 P=${OUTSIDE_STATIC:-$OUTSIDE_PROG}
 : "${PAGECLIFF_BUILDDIR:?}"
 unit=$PAGECLIFF_BUILDDIR/outside/pagecliff-guard.service

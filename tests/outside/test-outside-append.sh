@@ -7,19 +7,18 @@
 . "$(dirname "$0")/lib.sh"
 mkfile "$dir/src" 256
 mkfile "$dir/log" 64
-for try in 1 2 3; do
+# One try: 2 when the log's old pages were lost.
+attempt() {
 	head -c $((64 * MIB)) "$dir/log" > "$dir/log.new" && mv "$dir/log.new" "$dir/log"
 	sync
 	sleep 1.1	# born a second before the program starts
-	for i in 1 2 3 4 5; do
-		cat "$dir/log" > /dev/null
-		[ "$(cached "$dir/log" 0 $((64 * MIB)))" -eq $((64 * MIB)) ] && break
-	done
+	warm "$dir/log" 0 $((64 * MIB)) cat "$dir/log" > /dev/null
 	"$PAGECLIFF" run --via outside --stats="$dir/stats" -- sh -c "cat '$dir/src' >> '$dir/log'" ||
 		fail "the append failed"
 	kept=$(cached "$dir/log" 0 $((64 * MIB)))
-	[ "$kept" -eq $((64 * MIB)) ] && break
-done
+	[ "$kept" -eq $((64 * MIB)) ] || return 2
+}
+warm_tries attempt
 [ "$kept" -eq $((64 * MIB)) ] || fail "the log's old pages were dropped: $((kept / MIB)) of 64 MiB left"
 [ "$(stat -c %s "$dir/log")" -eq $((320 * MIB)) ] || fail "the log has $(stat -c %s "$dir/log") bytes"
 c=$(cached "$dir/log" $((64 * MIB)) 0)

@@ -6,11 +6,11 @@
 # --stats line, the readers read every byte, and attach stops on SIGINT
 # with exit 0.  A path that is not a cgroup is refused in one line.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "making cgroups needs root"
+needs_root "to make cgroups"
 P=${OUTSIDE_STATIC:-$OUTSIDE_PROG}
 cg=
 cleanup_cg() { [ -n "$cg" ] && rmdir "$cg" 2>/dev/null; cleanup; }
-trap cleanup_cg EXIT
+at_exit cleanup_cg
 
 # start_in CG FILE: a paced reader of FILE in cgroup CG, in the background.
 start_in() {

@@ -4,11 +4,7 @@
 # watcher follows the child as well: both files stay within the budget and
 # each has a --stats line with its own process id.
 . "$(dirname "$0")/lib.sh"
-P=${OUTSIDE_STATIC:-$OUTSIDE_PROG}
-mkfile "$dir/a" 256
-mkfile "$dir/b" 256
-"$PAGECLIFF" run --via outside --stats="$dir/stats" -- "$P" fork "$dir/a" "$dir/b" 256 >"$dir/out" ||
-	fail "fork failed: $(cat "$dir/out")"
+two_files fork || fail "fork failed: $(cat "$dir/out")"
 grep -qx "$dir/a: $((256 * MIB)) bytes fd 3" "$dir/out" && grep -qx "$dir/b: $((256 * MIB)) bytes fd 3" "$dir/out" ||
 	fail "output: $(cat "$dir/out")"
 pa=$(sed -n "s|^pagecliff: $dir/a: .*(outside, pid \([0-9]*\)).*|\1|p" "$dir/stats")

@@ -4,7 +4,7 @@
 # to one of root's), a process that is gone, a bad process id; bad command
 # lines exit 2.  The target is not touched.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "attaching as nobody to root's process needs root"
+needs_root "to attach as nobody to root's process"
 sleep 30 & victim=$!
 bg=$victim
 setpriv --reuid=nobody --regid=nogroup --clear-groups "$PAGECLIFF" attach $victim 2>"$dir/err"

@@ -5,11 +5,7 @@
 # and follows the second; each has its own --stats line and both stay within
 # the budget.
 . "$(dirname "$0")/lib.sh"
-P=${OUTSIDE_STATIC:-$OUTSIDE_PROG}
-mkfile "$dir/a" 256
-mkfile "$dir/b" 256
-"$PAGECLIFF" run --via outside --stats="$dir/stats" -- "$P" reuse "$dir/a" "$dir/b" 256 >"$dir/out" ||
-	fail "reuse failed (not the same number?): $(cat "$dir/out")"
+two_files reuse || fail "reuse failed (not the same number?): $(cat "$dir/out")"
 grep -qx "$dir/b: $((256 * MIB)) bytes fd 3" "$dir/out" || fail "output: $(cat "$dir/out")"
 grep -q "^pagecliff: $dir/a: .* mode dropbehind (outside" "$dir/stats" || fail "no line for a: $(cat "$dir/stats")"
 grep -q "^pagecliff: $dir/b: .* mode dropbehind (outside" "$dir/stats" || fail "no line for b: $(cat "$dir/stats")"

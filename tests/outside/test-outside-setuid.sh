@@ -4,7 +4,7 @@
 # says so and the watcher acts from outside; the program still runs as its
 # owner (nobody), reads the whole file and leaves it within the budget.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "a setuid program run by root needs root"
+needs_root "to run a setuid program as root"
 mkfile "$dir/src" 256
 cp "$OUTSIDE_PROG" "$dir/suid" && chown nobody "$dir/suid" && chmod 4755 "$dir/suid" ||
 	fail "cannot make a setuid copy"

@@ -6,7 +6,7 @@
 # behind the reader all the same, its --stats line says "(residency
 # unknown)", and the file stays within the budget.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "running as nobody needs root"
+needs_root "to run as nobody"
 P=${OUTSIDE_STATIC:-$OUTSIDE_PROG}
 mkfile "$dir/src" 256
 : > "$dir/stats" && : > "$dir/out" && : > "$dir/out.err" && chmod 666 "$dir/stats" "$dir/out" "$dir/out.err" || exit 1

@@ -11,10 +11,9 @@
 # Packages are purged on any failure or signal.
 set -u
 src=${PAGECLIFF_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "installing packages needs root"
+needs_root "to install packages"
 for t in dpkg-buildpackage dh lintian git cc pkg-config man; do
 	command -v $t >/dev/null || skip "$t is missing (./setup.sh test installs it)"
 done
@@ -24,14 +23,13 @@ for p in "${pkgs[@]}"; do
 		skip "$p is installed already; this test installs and purges its own"
 done
 
-tmp=$(mktemp -d /tmp/pagecliff-pkg-XXXXXX) || exit 1
+make_tmpdir tmp /tmp
 installed=0
 cleanup() {
 	[ $installed = 1 ] && dpkg --purge "${pkgs[@]}" >/dev/null 2>&1
 	rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+at_exit cleanup
 
 version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version) || fail "no version in debian/changelog"
 tree=$tmp/pagecliff-$version

@@ -10,8 +10,8 @@ set -u
 fx=${1:?usage: test-doctor-answer.sh FIXTURES_DIR}
 pc=${PAGECLIFF:?PAGECLIFF is not set}
 command -v python3 >/dev/null || { echo "SKIP: no python3 to check JSON"; exit 77; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+make_tmpdir tmp "${TMPDIR:-/tmp}"
 
 for tree in seed old host; do
 	"$pc" doctor --root "$fx/$tree" --sample-ms 0 >"$tmp/$tree.txt" 2>"$tmp/err" ||

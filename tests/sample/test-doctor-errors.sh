@@ -6,15 +6,14 @@
 # read-only file system is called read-only, not "run as root".
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
-tmp=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-docerr-XXXXXX") || exit 1
+. "$(dirname "$0")/../lib.sh"
+make_tmpdir tmp
 mnt=""
 cleanup() {
 	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
 	rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
+at_exit cleanup
 
 # check RC MESSAGE ARGS...: doctor exits RC with exactly MESSAGE on stderr
 check() {
@@ -32,7 +31,7 @@ check 1 "pagecliff: fatal: bad --root '$tmp/file': not a directory" --root "$tmp
 check 1 "pagecliff: fatal: cannot access '$tmp/missing': No such file or directory" \
 	--no-probe --path "$tmp/missing"
 
-[ "$(id -u)" = 0 ] || { echo "SKIP: not root: cannot run as another user or mount"; exit 77; }
+needs_root "to run as another user and to mount"
 command -v setpriv >/dev/null || { echo "SKIP: no setpriv"; exit 77; }
 chmod 755 "$tmp"
 printf 'secret' >"$tmp/locked"

@@ -7,8 +7,8 @@ set -u
 fx=${1:?usage: test-doctor-fixtures.sh FIXTURES_DIR}
 pc=${PAGECLIFF:?PAGECLIFF is not set}
 command -v python3 >/dev/null || { echo "SKIP: no python3 to check JSON"; exit 77; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+make_tmpdir tmp "${TMPDIR:-/tmp}"
 
 # expect TREE ID=STATUS...: run doctor on TREE and check each finding
 expect() {

@@ -7,7 +7,8 @@
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
 command -v python3 >/dev/null || { echo "SKIP: no python3 to check JSON"; exit 77; }
-tmp=$(mktemp -d) || exit 1
+. "$(dirname "$0")/../lib.sh"
+make_tmpdir tmp "${TMPDIR:-/tmp}"
 loops=""
 mnts=""
 cleanup() {
@@ -15,8 +16,7 @@ cleanup() {
 	for l in $loops; do losetup -d "$l" 2>/dev/null; done
 	rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+at_exit cleanup
 
 "$pc" doctor --json --sample-ms 200 >"$tmp/live.json" 2>"$tmp/err" ||
 	{ echo "FAIL: doctor exited non-zero: $(cat "$tmp/err")"; exit 1; }

@@ -8,17 +8,16 @@
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
 command -v python3 >/dev/null || { echo "SKIP: no python3 to check JSON"; exit 77; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: not root: cannot mount an overlay"; exit 77; }
+. "$(dirname "$0")/../lib.sh"
+needs_root "to mount an overlay"
 command -v fincore >/dev/null || { echo "SKIP: no fincore(1) to count pages"; exit 77; }
-tmp=$(mktemp -d "${PAGECLIFF_BUILDDIR:-/tmp}/pagecliff-docovl-XXXXXX") || exit 1
+make_tmpdir tmp
 mnt=""
 cleanup() {
 	[ -n "$mnt" ] && umount "$mnt"
 	rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
+at_exit cleanup
 
 mkdir "$tmp/l1" "$tmp/l2" "$tmp/u" "$tmp/w" "$tmp/m"
 mount -t overlay pagecliff-doctor-ovl \

@@ -9,9 +9,8 @@ set -u
 fx=${1:?usage: test-doctor-reclaim.sh FIXTURES_DIR}
 pc=${PAGECLIFF:?PAGECLIFF is not set}
 command -v python3 >/dev/null || { echo "SKIP: no python3 to check JSON"; exit 77; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib.sh"
+make_tmpdir tmp "${TMPDIR:-/tmp}"
 
 # has TREE LINE: doctor's text on TREE has LINE, whole
 has() {

@@ -8,25 +8,14 @@
 # Needs cgroup v2 with the memory controller (the VM suite's guests).
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
-[ "$(id -u)" = 0 ] || skip "needs root to mount"
-mnt=""
-while read -r _ dir type _; do
-	[ "$type" = cgroup2 ] && grep -qw memory "$dir/cgroup.controllers" 2>/dev/null &&
-		{ mnt=$dir; break; }
-done </proc/mounts
-[ -n "$mnt" ] || skip "no cgroup v2 hierarchy with the memory controller here (memory on v1?): this test runs in the VM suite (tests/vm)"
-grep -qw memory "$mnt/cgroup.subtree_control" || skip "memory is not enabled for the children of $mnt"
+. "$(dirname "$0")/../lib.sh"
+needs_root "to mount"
+needs_memcg_v2 mnt
 command -v unshare >/dev/null && command -v python3 >/dev/null || skip "needs unshare and python3"
 name=pc-mnts-$$
 own=$mnt/$name
-T=$(mktemp -d /tmp/pagecliff-mnts.XXXXXX) || fail "mktemp"
-cleanup() {
-	rmdir "$own/job" "$own/other" "$own" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+make_tmpdir T /tmp
+at_exit 'rmdir "$own/job" "$own/other" "$own" 2>/dev/null'
 mkdir "$own" && echo +memory >"$own/cgroup.subtree_control" && mkdir "$own/job" "$own/other" &&
 	echo $((64 << 20)) >"$own/job/memory.max" || fail "cannot make $own"
 mkdir "$T/a" "$T/c g"

@@ -6,8 +6,8 @@
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
 command -v python3 >/dev/null || { echo "SKIP: no python3 to check JSON"; exit 77; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+make_tmpdir tmp "${TMPDIR:-/tmp}"
 
 "$pc" watch --count 3 --interval 200ms --json >"$tmp/out" 2>"$tmp/err" ||
 	{ echo "FAIL: watch exited non-zero: $(cat "$tmp/err")"; exit 1; }

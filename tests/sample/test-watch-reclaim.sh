@@ -6,11 +6,12 @@
 # buffered`.  Root only; the cgroup and file are removed on exit.
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
-[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to create a memory cgroup"; exit 77; }
+. "$(dirname "$0")/../lib.sh"
+needs_root "to create a memory cgroup"
 command -v python3 >/dev/null || { echo "SKIP: no python3 to check JSON"; exit 77; }
 name=pagecliff-test-$$
 cg=""
-tmp=$(mktemp -d) || exit 1
+make_tmpdir tmp "${TMPDIR:-/tmp}"
 cleanup() {
 	if [ -n "$cg" ] && [ -d "$cg" ]; then
 		# a reader still running (interrupted test) goes back to the parent
@@ -21,8 +22,7 @@ cleanup() {
 	fi
 	rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+at_exit cleanup
 
 cap=$((256 << 20))
 if [ -w /sys/fs/cgroup/memory ] && [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shimtest.h"
+#include "helpers.h"
 
 #define SIZE (16ull << 20)
 #define CHUNK (1u << 20)
@@ -29,28 +29,29 @@ int main(int argc, char **argv)
 	FILE *fp;
 	int fd, found = 0;
 
-	if (!st_shimmed()) {
+	if (!t_shimmed()) {
 		snprintf(stats, sizeof(stats), "/var/tmp/pagecliff-shimtest-aio.%d", getpid());
 		unlink(stats);
 		setenv("PAGECLIFF_STATS", stats, 1);
-		st_reexec_with_shim(argv);
+		t_reexec_with_shim(argv);
 	}
 	snprintf(stats, sizeof(stats), "%s", getenv("PAGECLIFF_STATS"));
 	atexit(rm_stats);
-	snprintf(path, sizeof(path), "%s/f", st_tmpdir());
-	st_make_file(path, SIZE, 9);
+	snprintf(path, sizeof(path), "%s/f", t_testdir());
+	t_make_file(path, SIZE, 9);
+	t_evict(path);
 	fd = open(path, O_RDONLY);
-	ST_CHECK(fd >= 0 && buf, "open: %s", strerror(errno));
+	T_CHECK(fd >= 0 && buf, "open: %s", strerror(errno));
 	for (uint64_t off = 0; off < SIZE; off += CHUNK) {
 		struct aiocb cb = { .aio_fildes = fd, .aio_buf = buf, .aio_nbytes = CHUNK,
 				    .aio_offset = off };
 		const struct aiocb *list[1] = { &cb };
 
-		ST_CHECK(aio_read(&cb) == 0, "aio_read: %s", strerror(errno));
+		T_CHECK(aio_read(&cb) == 0, "aio_read: %s", strerror(errno));
 		while (aio_error(&cb) == EINPROGRESS)
 			aio_suspend(list, 1, NULL);
-		ST_CHECK(aio_return(&cb) == CHUNK, "aio_return at %llu", (unsigned long long)off);
-		ST_CHECK(st_check(buf, off, CHUNK, 9), "wrong bytes at %llu", (unsigned long long)off);
+		T_CHECK(aio_return(&cb) == CHUNK, "aio_return at %llu", (unsigned long long)off);
+		T_CHECK(t_pattern_check(buf, off, CHUNK, 9) < 0, "wrong bytes at %llu", (unsigned long long)off);
 	}
 	close(fd);
 	free(buf);
@@ -61,7 +62,7 @@ int main(int argc, char **argv)
 		found += !strcmp(line, want);
 	if (fp)
 		fclose(fp);
-	ST_CHECK(found == 1, "%d lines '%s'", found, want);
+	T_CHECK(found == 1, "%d lines '%s'", found, want);
 	printf("PASS: aio_read: right bytes, one stats line says the shim did not act\n");
 	return 0;
 }

@@ -16,7 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "shimtest.h"
+#include "helpers.h"
 
 #define SIZE (24ull << 20)
 
@@ -28,19 +28,19 @@ static void failing_calls(const char *path)
 	char *volatile bad = NULL;	/* hide it from -Wnonnull */
 
 	errno = 0;
-	ST_CHECK(read(-1, buf, 1) == -1 && errno == EBADF, "read(-1): errno %d", errno);
+	T_CHECK(read(-1, buf, 1) == -1 && errno == EBADF, "read(-1): errno %d", errno);
 	errno = 0;
-	ST_CHECK(read(12345, buf, 1) == -1 && errno == EBADF, "read(12345): errno %d", errno);
+	T_CHECK(read(12345, buf, 1) == -1 && errno == EBADF, "read(12345): errno %d", errno);
 	errno = 0;
-	ST_CHECK(pread(fd, bad, 4096, 0) == -1 && errno == EFAULT, "pread(NULL): errno %d", errno);
+	T_CHECK(pread(fd, bad, 4096, 0) == -1 && errno == EFAULT, "pread(NULL): errno %d", errno);
 	errno = 0;
-	ST_CHECK(preadv2(fd, &iov, 1, 0, 0x10000000) == -1 && errno == EOPNOTSUPP,
+	T_CHECK(preadv2(fd, &iov, 1, 0, 0x10000000) == -1 && errno == EOPNOTSUPP,
 		 "preadv2(bad flag): errno %d", errno);
-	ST_CHECK(pipe(p) == 0, "pipe: %s", strerror(errno));
+	T_CHECK(pipe(p) == 0, "pipe: %s", strerror(errno));
 	errno = 0;
-	ST_CHECK(lseek(p[0], 0, SEEK_SET) == -1 && errno == ESPIPE, "lseek(pipe): errno %d", errno);
+	T_CHECK(lseek(p[0], 0, SEEK_SET) == -1 && errno == ESPIPE, "lseek(pipe): errno %d", errno);
 	errno = 0;
-	ST_CHECK(close(p[0]) == 0 && close(p[1]) == 0 && close(p[1]) == -1 && errno == EBADF,
+	T_CHECK(close(p[0]) == 0 && close(p[1]) == 0 && close(p[1]) == -1 && errno == EBADF,
 		 "double close: errno %d", errno);
 	close(fd);
 }
@@ -55,24 +55,24 @@ static void successful_calls(const char *path)
 
 	errno = EDOM;
 	fd = open(path, O_RDONLY);
-	ST_CHECK(fd >= 0 && errno == EDOM, "open changed errno to %d", errno);
+	T_CHECK(fd >= 0 && errno == EDOM, "open changed errno to %d", errno);
 	for (;;) {
 		errno = EDOM;
 		n = read(fd, buf, 1 << 20);
-		ST_CHECK(errno == EDOM, "read at %llu changed errno to %d",
+		T_CHECK(errno == EDOM, "read at %llu changed errno to %d",
 			 (unsigned long long)off, errno);
 		if (n <= 0)
 			break;
-		ST_CHECK(st_check(buf, off, n, 5), "wrong bytes at %llu", (unsigned long long)off);
+		T_CHECK(t_pattern_check(buf, off, n, 5) < 0, "wrong bytes at %llu", (unsigned long long)off);
 		off += n;
 	}
-	ST_CHECK(n == 0 && off == SIZE, "read %llu bytes", (unsigned long long)off);
+	T_CHECK(n == 0 && off == SIZE, "read %llu bytes", (unsigned long long)off);
 	errno = EDOM;
-	ST_CHECK(pread(fd, buf, 4096, 4096) == 4096 && errno == EDOM, "pread: errno %d", errno);
+	T_CHECK(pread(fd, buf, 4096, 4096) == 4096 && errno == EDOM, "pread: errno %d", errno);
 	errno = EDOM;
-	ST_CHECK(dup2(fd, 200) == 200 && errno == EDOM, "dup2: errno %d", errno);
+	T_CHECK(dup2(fd, 200) == 200 && errno == EDOM, "dup2: errno %d", errno);
 	errno = EDOM;
-	ST_CHECK(close(200) == 0 && close(fd) == 0 && errno == EDOM, "close: errno %d", errno);
+	T_CHECK(close(200) == 0 && close(fd) == 0 && errno == EDOM, "close: errno %d", errno);
 	free(buf);
 }
 
@@ -92,37 +92,38 @@ static void huge_lengths(const char *path)
 	volatile size_t ssize_max = SSIZE_MAX, size_max = SIZE_MAX;	/* hide from -Wstringop */
 	ssize_t n;
 
-	ST_CHECK(buf != MAP_FAILED && fd >= 0, "mmap or open: %s", strerror(errno));
+	T_CHECK(buf != MAP_FAILED && fd >= 0, "mmap or open: %s", strerror(errno));
 	munmap(buf + chunk, page);	/* nothing mapped right after the buffer */
 	for (int i = 0; i < 4; i++)
-		ST_CHECK(read(fd, buf, chunk) == (ssize_t)chunk, "read: %s", strerror(errno));
+		T_CHECK(read(fd, buf, chunk) == (ssize_t)chunk, "read: %s", strerror(errno));
 	errno = 0;
 	n = read(fd, buf, ssize_max);
-	ST_CHECK(n == -1 && errno == EFAULT, "read(SSIZE_MAX): %zd, errno %d", n, errno);
+	T_CHECK(n == -1 && errno == EFAULT, "read(SSIZE_MAX): %zd, errno %d", n, errno);
 	errno = 0;
 	n = read(fd, buf, size_max);
-	ST_CHECK(n == -1 && errno == EFAULT, "read(SIZE_MAX): %zd, errno %d", n, errno);
+	T_CHECK(n == -1 && errno == EFAULT, "read(SIZE_MAX): %zd, errno %d", n, errno);
 	errno = 0;
 	n = pread(fd, buf, size_max, 16 << 20);
-	ST_CHECK(n == -1 && errno == EFAULT, "pread(SIZE_MAX): %zd, errno %d", n, errno);
+	T_CHECK(n == -1 && errno == EFAULT, "pread(SIZE_MAX): %zd, errno %d", n, errno);
 	close(fd);
 	munmap(buf, chunk);
-	st_evict(path);		/* readahead past the reads stays: start cold again */
+	t_evict(path);		/* readahead past the reads stays: start cold again */
 }
 
 int main(int argc, char **argv)
 {
 	char path[300];
 
-	snprintf(path, sizeof(path), "%s/f", st_tmpdir());
-	st_make_file(path, SIZE, 5);
+	snprintf(path, sizeof(path), "%s/f", t_testdir());
+	t_make_file(path, SIZE, 5);
+	t_evict(path);
 	failing_calls(path);
 	huge_lengths(path);
 	successful_calls(path);
-	if (!st_shimmed())
-		st_reexec_with_shim(argv);
-	ST_CHECK(st_cached(path) <= (8ull << 20), "the shim did not act: %llu bytes cached",
-		 (unsigned long long)st_cached(path));
+	if (!t_shimmed())
+		t_reexec_with_shim(argv);
+	T_CHECK(t_cached(path) <= (8ull << 20), "the shim did not act: %llu bytes cached",
+		 (unsigned long long)t_cached(path));
 	printf("PASS: same errno and results with and without the shim\n");
 	return 0;
 }

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "shimtest.h"
+#include "helpers.h"
 
 #define FILE_SIZE (64ull << 20)
 #define CHUNK (256u << 10)
@@ -29,7 +29,7 @@ static uint64_t read_on(int fd, uint64_t off, uint64_t to)
 	ssize_t n;
 
 	while (off < to && (n = read(fd, buf, CHUNK)) > 0) {
-		ST_CHECK(st_check(buf, off, n, 7), "pid %d: wrong bytes at %llu", getpid(),
+		T_CHECK(t_pattern_check(buf, off, n, 7) < 0, "pid %d: wrong bytes at %llu", getpid(),
 			 (unsigned long long)off);
 		off += n;
 	}
@@ -41,7 +41,7 @@ static int wait_child(pid_t pid)
 {
 	int st;
 
-	ST_CHECK(waitpid(pid, &st, 0) == pid, "waitpid: %s", strerror(errno));
+	T_CHECK(waitpid(pid, &st, 0) == pid, "waitpid: %s", strerror(errno));
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -53,11 +53,11 @@ static void fork_halfway(void)
 
 	if (pid == 0)
 		_exit(read_on(fd, off, FILE_SIZE) == FILE_SIZE ? 0 : 1);
-	ST_CHECK(wait_child(pid) == 0, "the child did not read to the end");
-	ST_CHECK(lseek(fd, 0, SEEK_CUR) == (off_t)FILE_SIZE, "shared offset not at the end");
+	T_CHECK(wait_child(pid) == 0, "the child did not read to the end");
+	T_CHECK(lseek(fd, 0, SEEK_CUR) == (off_t)FILE_SIZE, "shared offset not at the end");
 	close(fd);
-	ST_CHECK(st_cached(path) <= (16ull << 20), "%llu bytes left cached",
-		 (unsigned long long)st_cached(path));
+	T_CHECK(t_cached(path) <= (16ull << 20), "%llu bytes left cached",
+		 (unsigned long long)t_cached(path));
 }
 
 static void *busy(void *arg)
@@ -88,7 +88,7 @@ static void fork_while_busy(void)
 			alarm(10);	/* a deadlock fails the test instead of hanging it */
 			_exit(fd >= 0 && read_on(fd, 0, 1 << 20) == 1 << 20 ? 0 : 1);
 		}
-		ST_CHECK(wait_child(pid) == 0, "child %d failed or hung", i);
+		T_CHECK(wait_child(pid) == 0, "child %d failed or hung", i);
 	}
 	for (int i = 0; i < 10; i++) {
 		pid_t pid = vfork();
@@ -97,7 +97,7 @@ static void fork_while_busy(void)
 			execl("/bin/true", "true", (char *)NULL);
 			_exit(127);
 		}
-		ST_CHECK(wait_child(pid) == 0, "vfork + exec of /bin/true failed");
+		T_CHECK(wait_child(pid) == 0, "vfork + exec of /bin/true failed");
 	}
 	atomic_store(&stop, 1);
 	pthread_join(t, NULL);
@@ -105,10 +105,11 @@ static void fork_while_busy(void)
 
 int main(int argc, char **argv)
 {
-	if (!st_shimmed())
-		st_reexec_with_shim(argv);
-	snprintf(path, sizeof(path), "%s/f", st_tmpdir());
-	st_make_file(path, FILE_SIZE, 7);
+	if (!t_shimmed())
+		t_reexec_with_shim(argv);
+	snprintf(path, sizeof(path), "%s/f", t_testdir());
+	t_make_file(path, FILE_SIZE, 7);
+	t_evict(path);
 	fork_halfway();
 	fork_while_busy();
 	printf("PASS: child reads on after fork; 100 forks and 10 vforks while busy\n");

@@ -10,11 +10,10 @@
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}"
 MiB=1048576
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root to read as nobody"; exit 77; }
+. "$(dirname "$0")/../lib.sh"
+needs_root "to read as nobody"
 command -v setpriv >/dev/null || { echo "SKIP: no setpriv (util-linux)"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-hidden-XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
-trap 'exit 1' INT TERM
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 chmod 755 "$dir"
 f=$dir/f
 seq 1 20000000 | head -c $((96 * MiB)) > "$f" || exit 1
@@ -58,11 +57,8 @@ attempt() {
 
 for mode in auto dropbehind; do
 	for prog in "cat $f" "dd if=$f bs=4k status=none"; do
-		for run in 1 2 3; do
-			attempt "$mode" "$prog"
-			rc=$?
-			[ $rc -ne 2 ] && break
-		done
+		warm_tries attempt "$mode" "$prog"
+		rc=$?
 		[ $rc -eq 0 ] || { [ $rc -eq 2 ] && echo "FAIL: $mode: ${prog%% *}: warm pages lost in 3 runs of 3"; exit 1; }
 	done
 done

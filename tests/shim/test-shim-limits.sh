@@ -7,11 +7,9 @@
 #   the exact --stats line that says the shim did not act.
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}" "${SHIM_CGRUN:?}"
-fail() { echo "FAIL: $*"; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: memory cgroups need root"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-shimtest-XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "$0")/../lib.sh"
+needs_root "for memory cgroups"
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 f=$dir/text
 seq 1 45000000 > "$f" || exit 1		# 376 MiB of lines
 "$SHIM_PAGESTAT" evict "$f"

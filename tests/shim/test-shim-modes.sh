@@ -9,12 +9,10 @@ set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}"
 MiB=1048576
 MAX_AFTER=$((8 * MiB))
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib.sh"
 py=/usr/bin/python3
 [ -x "$py" ] || py=$(command -v python3) || { echo "SKIP: no python3"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-shimtest-XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
-trap 'exit 1' INT TERM
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 f=$dir/f
 seq 1 10000000 | head -c $((64 * MiB)) > "$f" || exit 1
 "$SHIM_PAGESTAT" cached "$f" >/dev/null || exit $?
@@ -66,7 +64,5 @@ for mode in auto dontcache dropbehind; do
 	check "$mode" sendfile dropbehind
 	check "$mode" splice dropbehind
 done
-for try in 1 2 3; do
-	check off dd none && break
-done || fail "off/dd: most of the file was not cached in three tries"
+warm_tries check off dd none || fail "off/dd: most of the file was not cached in three tries"
 echo "PASS: auto, dontcache, dropbehind and off over read, sendfile and splice"

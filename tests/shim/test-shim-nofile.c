@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "shimtest.h"
+#include "helpers.h"
 
 #define SIZE (32ull << 20)
 #define NOFILE 1048576
@@ -40,34 +40,35 @@ int main(int argc, char **argv)
 	ssize_t n;
 	int fd;
 
-	if (!st_shimmed()) {
+	if (!t_shimmed()) {
 		if (setrlimit(RLIMIT_NOFILE, &rl)) {
 			getrlimit(RLIMIT_NOFILE, &rl);
 			printf("cannot raise RLIMIT_NOFILE to %d (%s): using the hard limit %llu\n",
 			       NOFILE, strerror(errno), (unsigned long long)rl.rlim_max);
 			rl.rlim_cur = rl.rlim_max;
 			if (rl.rlim_max < 4096 || setrlimit(RLIMIT_NOFILE, &rl))
-				st_skip("RLIMIT_NOFILE cannot be raised to 4096");
+				t_skip("RLIMIT_NOFILE cannot be raised to 4096");
 		}
-		st_reexec_with_shim(argv);
+		t_reexec_with_shim(argv);
 	}
 	getrlimit(RLIMIT_NOFILE, &rl);
 	high = rl.rlim_cur > NOFILE ? NOFILE - 1 : (int)rl.rlim_cur - 1;
-	snprintf(path, sizeof(path), "%s/f", st_tmpdir());
-	st_make_file(path, SIZE, 9);
+	snprintf(path, sizeof(path), "%s/f", t_testdir());
+	t_make_file(path, SIZE, 9);
+	t_evict(path);
 	fd = open(path, O_RDONLY);
-	ST_CHECK(fd >= 0 && dup2(fd, high) == high, "dup2: %s", strerror(errno));
+	T_CHECK(fd >= 0 && dup2(fd, high) == high, "dup2: %s", strerror(errno));
 	close(fd);
 	buf = malloc(1 << 20);
 	while ((n = read(high, buf, 1 << 20)) > 0) {
-		ST_CHECK(st_check(buf, off, n, 9), "wrong bytes at %llu", (unsigned long long)off);
+		T_CHECK(t_pattern_check(buf, off, n, 9) < 0, "wrong bytes at %llu", (unsigned long long)off);
 		off += n;
 	}
-	ST_CHECK(n == 0 && off == SIZE, "read %llu bytes", (unsigned long long)off);
+	T_CHECK(n == 0 && off == SIZE, "read %llu bytes", (unsigned long long)off);
 	close(high);
-	ST_CHECK(st_cached(path) <= (8ull << 20), "%llu bytes left cached",
-		 (unsigned long long)st_cached(path));
-	ST_CHECK(rss_kib() < 64 * 1024, "RSS %ld KiB", rss_kib());
+	T_CHECK(t_cached(path) <= (8ull << 20), "%llu bytes left cached",
+		 (unsigned long long)t_cached(path));
+	T_CHECK(rss_kib() < 64 * 1024, "RSS %ld KiB", rss_kib());
 	printf("PASS: RLIMIT_NOFILE %llu, read through fd %d, RSS %ld KiB\n",
 	       (unsigned long long)rl.rlim_cur, high, rss_kib());
 	return 0;

@@ -3,8 +3,8 @@
  * Every function the shim replaces that takes a path, called with a NULL
  * path: -1 (NULL for the stdio ones) and EFAULT, as libc gives without the
  * shim.  The same calls run first plainly, then with the shim preloaded.
- * Before the fix the openat wrappers read path[0] and the process died of
- * SIGSEGV instead.  creat() is called with a real path as well, to show the
+ * A wrapper that reads path[0] first kills the process with SIGSEGV
+ * instead.  creat() is called with a real path as well, to show the
  * shim takes up what it creates (libc's creat does not go through open).
  */
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shimtest.h"
+#include "helpers.h"
 
 /* The _FORTIFY_SOURCE entry points, which programs call directly. */
 int __open_2(const char *path, int flags);
@@ -27,8 +27,8 @@ int __openat64_2(int dirfd, const char *path, int flags);
 		long r_;						\
 		errno = 0;						\
 		r_ = (long)(call);					\
-		ST_CHECK(r_ == -1 && errno == EFAULT, "%s: %ld, errno %d (%s)", \
-			 st_shimmed() ? "with the shim" : "plain", r_, errno, \
+		T_CHECK(r_ == -1 && errno == EFAULT, "%s: %ld, errno %d (%s)", \
+			 t_shimmed() ? "with the shim" : "plain", r_, errno, \
 			 strerror(errno));				\
 	} while (0)
 
@@ -37,8 +37,8 @@ int __openat64_2(int dirfd, const char *path, int flags);
 		void *p_;						\
 		errno = 0;						\
 		p_ = (call);						\
-		ST_CHECK(!p_ && errno == EFAULT, "%s: %p, errno %d (%s)", \
-			 st_shimmed() ? "with the shim" : "plain", p_, errno, \
+		T_CHECK(!p_ && errno == EFAULT, "%s: %p, errno %d (%s)", \
+			 t_shimmed() ? "with the shim" : "plain", p_, errno, \
 			 strerror(errno));				\
 	} while (0)
 
@@ -80,39 +80,39 @@ static void creat_writer(const char *dir)
 
 	snprintf(path, sizeof(path), "%s/created", dir);
 	fd = creat(path, 0644);
-	ST_CHECK(fd >= 0 && buf, "creat %s: %s", path, strerror(errno));
+	T_CHECK(fd >= 0 && buf, "creat %s: %s", path, strerror(errno));
 	for (size_t i = 0; i < n; i++) {
-		st_fill(buf, i * len, len, 9);
-		ST_CHECK(write(fd, buf, len) == (ssize_t)len, "write: %s", strerror(errno));
+		t_pattern_fill(buf, i * len, len, 9);
+		T_CHECK(write(fd, buf, len) == (ssize_t)len, "write: %s", strerror(errno));
 	}
-	ST_CHECK(close(fd) == 0, "close: %s", strerror(errno));
-	left = st_cached(path);
+	T_CHECK(close(fd) == 0, "close: %s", strerror(errno));
+	left = t_cached(path);
 	fd = open(path, O_RDONLY);
 	for (size_t i = 0; i < n; i++)
-		ST_CHECK(read(fd, buf, len) == (ssize_t)len && st_check(buf, i * len, len, 9),
+		T_CHECK(read(fd, buf, len) == (ssize_t)len && (t_pattern_check(buf, i * len, len, 9) < 0),
 			 "creat'd file: wrong bytes in MiB %zu", i);
 	close(fd);
 	unlink(path);
 	free(buf);
-	if (st_shimmed())
-		ST_CHECK(left <= (16ull << 20), "creat: %llu MiB of %zu left cached",
+	if (t_shimmed())
+		T_CHECK(left <= (16ull << 20), "creat: %llu MiB of %zu left cached",
 			 (unsigned long long)(left >> 20), n);
-	printf("%s: creat'd file, %llu MiB left cached\n", st_shimmed() ? "shim" : "plain",
+	printf("%s: creat'd file, %llu MiB left cached\n", t_shimmed() ? "shim" : "plain",
 	       (unsigned long long)(left >> 20));
 }
 
 int main(int argc, char **argv)
 {
-	const char *dir = st_tmpdir();
+	const char *dir = t_testdir();
 	int dirfd = open(dir, O_RDONLY | O_DIRECTORY);
 
 	(void)argc;
-	ST_CHECK(dirfd >= 0, "open %s: %s", dir, strerror(errno));
+	T_CHECK(dirfd >= 0, "open %s: %s", dir, strerror(errno));
 	null_paths(dirfd);
 	close(dirfd);
 	creat_writer(dir);
-	if (!st_shimmed())
-		st_reexec_with_shim(argv);
+	if (!t_shimmed())
+		t_reexec_with_shim(argv);
 	printf("PASS: NULL paths give -1/EFAULT (NULL/EFAULT) with and without the shim\n");
 	return 0;
 }

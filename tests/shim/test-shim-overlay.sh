@@ -5,8 +5,8 @@
 # opens read-only (preload/overlay.c).  On an overlay of the test's own:
 # dd and cp of 64 MiB to a new file, and dd over a file of the lower layer
 # (copied up before): the same bytes, at most 16 MiB of the upper file
-# left cached (all 64 MiB before the fix), and a numeric "bytes dropped" of
-# at least half.  The fd the shim holds is out of the program's way: the
+# left cached (all 64 MiB where the shim misses the upper file), and a
+# numeric "bytes dropped" of at least half.  The fd the shim holds is out of the program's way: the
 # next file the program opens gets the number it gets without the shim.
 # With the upper layer on an XFS that runs out of room under writeback, a
 # file opened after the writer exited still gets the error at its fsync,
@@ -17,25 +17,17 @@
 # (PC_FLUSHER_QUIET: it polls cachestat).
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}" "${PAGECLIFF_PRELOAD_SO:?}"
-fail() { echo "FAIL: $*"; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root to mount an overlay"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-shimovl-XXXXXX") || exit 1
-dev=
-cleanup() {
-	umount "$dir/m" 2>/dev/null
-	umount "$dir/x" 2>/dev/null
-	[ -n "$dev" ] && losetup -d "$dev" 2>/dev/null
-	umount "$dir/room" 2>/dev/null
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "$0")/../lib.sh"
+needs_root "to mount an overlay"
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 MAX_LEFT=$((16 << 20))
 SIZE=$((64 << 20))
 
-# overlay BASE: lower, upper and work under BASE, mounted on $dir/m.
+# overlay BASE: lower, upper and work under BASE, mounted on $dir/m (and
+# unmounted at exit before BASE is).
 overlay() {
 	umount "$dir/m" 2>/dev/null
+	at_exit 'umount "$dir/m" 2>/dev/null'
 	rm -rf "$1/l" "$1/u" "$1/w"
 	mkdir -p "$1/l" "$1/u" "$1/w" "$dir/m" || exit 1
 	[ -n "${2:-}" ] && { head -c $SIZE /dev/urandom > "$1/l/old" || exit 1; }
@@ -102,18 +94,9 @@ try:
 except OSError as e:
     print("fsync", errno.errorcode[e.errno])
 '
-mkdir "$dir/room" "$dir/x" || exit 1
 for how in plain shim; do
 	umount "$dir/m" 2>/dev/null
-	umount "$dir/x" 2>/dev/null
-	[ -n "$dev" ] && losetup -d "$dev"
-	dev=
-	umount "$dir/room" 2>/dev/null
-	mount -t tmpfs -o size=96m tmpfs "$dir/room" || exit 1
-	truncate -s 512M "$dir/room/img" || exit 1
-	dev=$(losetup -f --show "$dir/room/img") || { echo "SKIP: no loop device"; exit 77; }
-	mkfs.xfs -q -f "$dev" >/dev/null 2>&1 || fail "mkfs.xfs"
-	mount "$dev" "$dir/x" || fail "mount $dev"
+	thin_xfs "$dir/x" 96
 	overlay "$dir/x"
 	if [ $how = plain ]; then
 		dd if=/dev/zero of="$dir/m/f" bs=1M count=160 status=none 2>/dev/null

@@ -15,7 +15,8 @@ MAX_AFTER=$((8 << 20))
 for v in PAGECLIFF SHIM_CGRUN SHIM_PAGESTAT; do
 	eval "[ -n \"\${$v:-}\" ]" || { echo "FAIL: $v is not set"; exit 1; }
 done
-[ "$(id -u)" = 0 ] || { echo "SKIP: memory cgroups need root"; exit 77; }
+. "$(dirname "$0")/../lib.sh"
+needs_root "for memory cgroups"
 py=/usr/bin/python3
 [ -x "$py" ] || py=$(command -v python3) || py=
 case $prog in
@@ -23,9 +24,7 @@ python3) [ -n "$py" ] || { echo "SKIP: no python3"; exit 77; } ;;
 *) command -v "$prog" >/dev/null || { echo "SKIP: no $prog"; exit 77; } ;;
 esac
 
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-shimtest-XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
-trap 'exit 1' INT TERM
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 big=$dir/big
 # Position-dependent text that gzip gets through quickly.
 seq 1 40000000 | head -c $SIZE > "$big" || exit 1

@@ -7,32 +7,22 @@
 # the 64 KiB that were.  A loop device of the test's own, removed at exit.
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}"
-fail() { echo "FAIL: $*"; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: a loop device needs root"; exit 77; }
+. "$(dirname "$0")/../lib.sh"
+needs_root "for a loop device"
 command -v mkfs.ext4 >/dev/null || { echo "SKIP: no mkfs.ext4"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-shimtest-XXXXXX") || exit 1
-loop=
-cleanup() {
-	mountpoint -q "$dir/mnt" && umount "$dir/mnt"
-	[ -n "$loop" ] && losetup -d "$loop"
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-truncate -s 600M "$dir/img" || exit 1
-loop=$(losetup -f --show "$dir/img") || { loop=; echo "SKIP: no loop device"; exit 77; }
-mkfs.ext4 -q "$loop" || fail "mkfs.ext4"
-mkdir "$dir/mnt" && mount "$loop" "$dir/mnt" || fail "mount"
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
+loopfs "$dir/mnt" ext4 600M
 echo 262144 > "/sys/class/bdi/$(mountpoint -d "$dir/mnt")/read_ahead_kb" || fail "read_ahead_kb"
 f=$dir/mnt/f
 head -c 384M /dev/urandom > "$f" || fail "cannot write $f"
 # DAMON (docs/MACHINES.md) may page the 64 KiB out as soon as it is read: tries.
-for try in 1 2 3; do
+warm64k() {
 	"$SHIM_PAGESTAT" evict "$f" || exit 1
 	"$SHIM_PAGESTAT" warm "$f" 0 65536 || exit 1
 	before=$("$SHIM_PAGESTAT" cached "$f")
-	[ "$before" -eq 65536 ] && break
-done
+	[ "$before" -eq 65536 ] || return 2
+}
+warm_tries warm64k
 [ "$before" -eq 65536 ] || fail "could not cache exactly 64 KiB in three tries: $before"
 "$PAGECLIFF" run --stats="$dir/stats" -- cat "$f" > /dev/null || fail "cat under the shim"
 after=$("$SHIM_PAGESTAT" cached "$f")

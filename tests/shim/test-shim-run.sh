@@ -6,9 +6,8 @@
 # run unaffected.
 set -u
 : "${PAGECLIFF:?}"
-fail() { echo "FAIL: $*"; exit 1; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-shimtest-XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
+. "$(dirname "$0")/../lib.sh"
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 
 "$PAGECLIFF" run -- sh -c 'exit 42'; [ $? -eq 42 ] || fail "exit status not passed through"
 "$PAGECLIFF" run -- sh -c 'kill -TERM $$' 2>/dev/null; [ $? -eq 143 ] || fail "signal death not passed through"

@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "shimtest.h"
+#include "helpers.h"
 
 #define SIZE (32ull << 20)
 #define CHUNK (1u << 20)
@@ -25,12 +25,12 @@ static void write_all(int fd, uint32_t seed, int raw)
 	char *buf = malloc(CHUNK);
 
 	for (uint64_t off = 0; off < SIZE; off += CHUNK) {
-		st_fill(buf, off, CHUNK, seed);
+		t_pattern_fill(buf, off, CHUNK, seed);
 		if (raw)
-			ST_CHECK(syscall(SYS_write, fd, buf, CHUNK) == CHUNK, "write: %s",
+			T_CHECK(syscall(SYS_write, fd, buf, CHUNK) == CHUNK, "write: %s",
 				 strerror(errno));
 		else
-			ST_CHECK(write(fd, buf, CHUNK) == CHUNK, "write: %s", strerror(errno));
+			T_CHECK(write(fd, buf, CHUNK) == CHUNK, "write: %s", strerror(errno));
 	}
 	free(buf);
 }
@@ -40,8 +40,8 @@ static void read_back(int fd, uint32_t seed)
 	char *buf = malloc(CHUNK);
 
 	for (uint64_t off = 0; off < SIZE; off += CHUNK) {
-		ST_CHECK(read(fd, buf, CHUNK) == CHUNK, "read: %s", strerror(errno));
-		ST_CHECK(st_check(buf, off, CHUNK, seed), "wrong bytes at %llu",
+		T_CHECK(read(fd, buf, CHUNK) == CHUNK, "read: %s", strerror(errno));
+		T_CHECK(t_pattern_check(buf, off, CHUNK, seed) < 0, "wrong bytes at %llu",
 			 (unsigned long long)off);
 	}
 	free(buf);
@@ -52,15 +52,15 @@ static void two_fds(const char *path)
 	int w = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), r;
 	uint64_t dirty_before, dirty_after;
 
-	ST_CHECK(w >= 0, "open: %s", strerror(errno));
+	T_CHECK(w >= 0, "open: %s", strerror(errno));
 	write_all(w, 1, 1);
-	dirty_before = st_dirty(path);
+	dirty_before = t_dirty(path);
 	r = open(path, O_RDONLY);
 	read_back(r, 1);
 	close(r);
-	dirty_after = st_dirty(path);
+	dirty_after = t_dirty(path);
 	close(w);
-	ST_CHECK(dirty_after >= dirty_before - dirty_before / 10,
+	T_CHECK(dirty_after >= dirty_before - dirty_before / 10,
 		 "dirty pages went from %llu to %llu bytes: writeback was started",
 		 (unsigned long long)dirty_before, (unsigned long long)dirty_after);
 	printf("two fds: %llu dirty bytes before reading, %llu after\n",
@@ -71,9 +71,9 @@ static void one_fd(const char *path)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 
-	ST_CHECK(fd >= 0, "open: %s", strerror(errno));
+	T_CHECK(fd >= 0, "open: %s", strerror(errno));
 	write_all(fd, 2, 0);
-	ST_CHECK(lseek(fd, 0, SEEK_SET) == 0, "lseek: %s", strerror(errno));
+	T_CHECK(lseek(fd, 0, SEEK_SET) == 0, "lseek: %s", strerror(errno));
 	read_back(fd, 2);
 	close(fd);
 }
@@ -83,15 +83,15 @@ static void stdio_wplus(const char *path)
 	FILE *fp = fopen(path, "w+");
 	char *buf = malloc(CHUNK);
 
-	ST_CHECK(fp && buf, "fopen: %s", strerror(errno));
+	T_CHECK(fp && buf, "fopen: %s", strerror(errno));
 	for (uint64_t off = 0; off < SIZE; off += CHUNK) {
-		st_fill(buf, off, CHUNK, 3);
-		ST_CHECK(fwrite(buf, 1, CHUNK, fp) == CHUNK, "fwrite: %s", strerror(errno));
+		t_pattern_fill(buf, off, CHUNK, 3);
+		T_CHECK(fwrite(buf, 1, CHUNK, fp) == CHUNK, "fwrite: %s", strerror(errno));
 	}
 	rewind(fp);
 	for (uint64_t off = 0; off < SIZE; off += CHUNK) {
-		ST_CHECK(fread(buf, 1, CHUNK, fp) == CHUNK, "fread: %s", strerror(errno));
-		ST_CHECK(st_check(buf, off, CHUNK, 3), "stdio: wrong bytes at %llu",
+		T_CHECK(fread(buf, 1, CHUNK, fp) == CHUNK, "fread: %s", strerror(errno));
+		T_CHECK(t_pattern_check(buf, off, CHUNK, 3) < 0, "stdio: wrong bytes at %llu",
 			 (unsigned long long)off);
 	}
 	fclose(fp);
@@ -102,9 +102,9 @@ int main(int argc, char **argv)
 {
 	char path[300];
 
-	if (!st_shimmed())
-		st_reexec_with_shim(argv);
-	snprintf(path, sizeof(path), "%s/f", st_tmpdir());
+	if (!t_shimmed())
+		t_reexec_with_shim(argv);
+	snprintf(path, sizeof(path), "%s/f", t_testdir());
 	two_fds(path);
 	one_fd(path);
 	stdio_wplus(path);

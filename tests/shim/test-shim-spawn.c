@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "shimtest.h"
+#include "helpers.h"
 
 #ifndef __NR_cachestat
 #define __NR_cachestat 451
@@ -39,7 +39,7 @@ static int wait_child(pid_t pid)
 {
 	int st;
 
-	ST_CHECK(waitpid(pid, &st, 0) == pid, "waitpid: %s", strerror(errno));
+	T_CHECK(waitpid(pid, &st, 0) == pid, "waitpid: %s", strerror(errno));
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -68,7 +68,7 @@ static void spawn_true(void)
 		execl("/bin/true", "true", (char *)NULL);
 		_exit(127);
 	}
-	ST_CHECK(pid > 0 && wait_child(pid) == 0, "vfork + close_range + exec failed");
+	T_CHECK(pid > 0 && wait_child(pid) == 0, "vfork + close_range + exec failed");
 }
 
 static void read_with_children(void)
@@ -80,21 +80,22 @@ static void read_with_children(void)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/spawn", dir);
-	st_make_file(path, BIG, 3);
+	t_make_file(path, BIG, 3);
+	t_evict(path);
 	fd = open(path, O_RDONLY);
-	ST_CHECK(fd >= 0 && buf, "open: %s", strerror(errno));
+	T_CHECK(fd >= 0 && buf, "open: %s", strerror(errno));
 	while ((n = read(fd, buf, 1 << 20)) > 0) {
-		ST_CHECK(st_check(buf, off, n, 3), "wrong bytes at %llu", (unsigned long long)off);
+		T_CHECK(t_pattern_check(buf, off, n, 3) < 0, "wrong bytes at %llu", (unsigned long long)off);
 		off += n;
 		if (off % SPAWN_EVERY == 0)
 			spawn_true();
 	}
-	ST_CHECK(off == BIG, "read %llu bytes", (unsigned long long)off);
+	T_CHECK(off == BIG, "read %llu bytes", (unsigned long long)off);
 	close(fd);
 	free(buf);
-	ST_CHECK(st_cached(path) <= MAX_LEFT, "vfork children: %llu MiB left cached",
-		 (unsigned long long)(st_cached(path) >> 20));
-	ST_CHECK(stats_lines(path) == 1, "%d stats lines for one file", stats_lines(path));
+	T_CHECK(t_cached(path) <= MAX_LEFT, "vfork children: %llu MiB left cached",
+		 (unsigned long long)(t_cached(path) >> 20));
+	T_CHECK(stats_lines(path) == 1, "%d stats lines for one file", stats_lines(path));
 }
 
 struct shared {
@@ -125,17 +126,18 @@ static void threads_one_offset(void)
 	char path[400];
 
 	snprintf(path, sizeof(path), "%s/shared", dir);
-	st_make_file(path, BIG, 4);
+	t_make_file(path, BIG, 4);
+	t_evict(path);
 	s.fd = open(path, O_RDONLY);
-	ST_CHECK(s.fd >= 0, "open: %s", strerror(errno));
+	T_CHECK(s.fd >= 0, "open: %s", strerror(errno));
 	for (int i = 0; i < 4; i++)
 		pthread_create(&t[i], NULL, shared_reader, &s);
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
-	ST_CHECK(s.total == BIG, "threads read %llu bytes", (unsigned long long)s.total);
+	T_CHECK(s.total == BIG, "threads read %llu bytes", (unsigned long long)s.total);
 	close(s.fd);
-	ST_CHECK(st_cached(path) <= MAX_LEFT, "threads on one offset: %llu MiB left cached",
-		 (unsigned long long)(st_cached(path) >> 20));
+	T_CHECK(t_cached(path) <= MAX_LEFT, "threads on one offset: %llu MiB left cached",
+		 (unsigned long long)(t_cached(path) >> 20));
 }
 
 static uint64_t cached_range(int fd, uint64_t off, uint64_t len)
@@ -143,7 +145,7 @@ static uint64_t cached_range(int fd, uint64_t off, uint64_t len)
 	struct { uint64_t off, len; } r = { off, len };
 	struct { uint64_t cache, dirty, wb, ev, rev; } cs;
 
-	ST_CHECK(syscall(__NR_cachestat, fd, &r, &cs, 0) == 0, "cachestat: %s", strerror(errno));
+	T_CHECK(syscall(__NR_cachestat, fd, &r, &cs, 0) == 0, "cachestat: %s", strerror(errno));
 	return cs.cache * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
@@ -155,14 +157,15 @@ static void round_robin(void)
 
 	for (int i = 0; i < NFILES; i++) {
 		snprintf(path, sizeof(path), "%s/rr%d", dir, i);
-		st_make_file(path, RR_SIZE, 10 + i);
+		t_make_file(path, RR_SIZE, 10 + i);
+		t_evict(path);
 		fd[i] = open(path, O_RDONLY);
-		ST_CHECK(fd[i] >= 0, "open %s: %s", path, strerror(errno));
+		T_CHECK(fd[i] >= 0, "open %s: %s", path, strerror(errno));
 	}
 	for (uint64_t off = 0; off < RR_READ; off += RR_CHUNK)
 		for (int i = 0; i < NFILES; i++) {
-			ST_CHECK(read(fd[i], buf, RR_CHUNK) == RR_CHUNK, "read: %s", strerror(errno));
-			ST_CHECK(st_check(buf, off, RR_CHUNK, 10 + i), "wrong bytes");
+			T_CHECK(read(fd[i], buf, RR_CHUNK) == RR_CHUNK, "read: %s", strerror(errno));
+			T_CHECK(t_pattern_check(buf, off, RR_CHUNK, 10 + i) < 0, "wrong bytes");
 		}
 	for (int i = 0; i < NFILES; i++)
 		behind += cached_range(fd[i], 0, RR_READ);
@@ -170,7 +173,7 @@ static void round_robin(void)
 		close(fd[i]);
 	free(buf);
 	/* Each file may hold up to a chunk beyond the budget when it is checked. */
-	ST_CHECK(behind <= BUDGET + NFILES * (uint64_t)RR_CHUNK,
+	T_CHECK(behind <= BUDGET + NFILES * (uint64_t)RR_CHUNK,
 		 "%d files round robin: %llu MiB read and still cached (budget %llu MiB)",
 		 NFILES, (unsigned long long)(behind >> 20), (unsigned long long)(BUDGET >> 20));
 }
@@ -181,7 +184,8 @@ static void child_exits_early(void)
 	pid_t pid;
 
 	snprintf(path, sizeof(path), "%s/child", dir);
-	st_make_file(path, 32ull << 20, 5);
+	t_make_file(path, 32ull << 20, 5);
+	t_evict(path);
 	pid = fork();
 	if (pid == 0) {
 		int fd = open(path, O_RDONLY);
@@ -190,9 +194,9 @@ static void child_exits_early(void)
 			;
 		_exit(0);	/* no close, no destructors */
 	}
-	ST_CHECK(pid > 0 && wait_child(pid) == 0, "child failed");
+	T_CHECK(pid > 0 && wait_child(pid) == 0, "child failed");
 	free(buf);
-	ST_CHECK(stats_lines(path) == 1, "the _exit() child printed %d stats lines",
+	T_CHECK(stats_lines(path) == 1, "the _exit() child printed %d stats lines",
 		 stats_lines(path));
 }
 
@@ -203,15 +207,15 @@ static void rm_stats(void)
 
 int main(int argc, char **argv)
 {
-	if (!st_shimmed()) {
+	if (!t_shimmed()) {
 		/* exec keeps the pid: the shimmed run finds and removes the file */
 		snprintf(stats, sizeof(stats), "/var/tmp/pagecliff-shimtest-stats.%d", getpid());
 		unlink(stats);
 		setenv("PAGECLIFF_STATS", stats, 1);
 		setenv("PAGECLIFF_BUDGET", "16m", 1);
-		st_reexec_with_shim(argv);
+		t_reexec_with_shim(argv);
 	}
-	snprintf(dir, sizeof(dir), "%s", st_tmpdir());
+	snprintf(dir, sizeof(dir), "%s", t_testdir());
 	snprintf(stats, sizeof(stats), "%s", getenv("PAGECLIFF_STATS"));
 	atexit(rm_stats);
 	read_with_children();

@@ -10,10 +10,8 @@
 # work).  Another process's eviction can only make the sum smaller.
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}" "${PAGECLIFF_PRELOAD_SO:?}"
-fail() { echo "FAIL: $*"; exit 1; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-shimstats-XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "$0")/../lib.sh"
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 SIZE=100000000
 page=$(getconf PAGESIZE)
 pages_bytes=$(( (SIZE + page - 1) / page * page ))

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shimtest.h"
+#include "helpers.h"
 
 #define NSTREAM 4
 #define FILE_SIZE (48ull << 20)
@@ -31,13 +31,13 @@ static void *streamer(void *arg)
 	int fd = open(paths[i], O_RDONLY);
 	ssize_t n;
 
-	ST_CHECK(fd >= 0 && buf, "open %s: %s", paths[i], strerror(errno));
+	T_CHECK(fd >= 0 && buf, "open %s: %s", paths[i], strerror(errno));
 	while ((n = read(fd, buf, chunk)) > 0) {
-		ST_CHECK(st_check(buf, off, n, i), "thread %ld: wrong bytes at %llu", i,
+		T_CHECK(t_pattern_check(buf, off, n, i) < 0, "thread %ld: wrong bytes at %llu", i,
 			 (unsigned long long)off);
 		off += n;
 	}
-	ST_CHECK(n == 0 && off == FILE_SIZE, "thread %ld: read %llu bytes, last %zd (%s)",
+	T_CHECK(n == 0 && off == FILE_SIZE, "thread %ld: read %llu bytes, last %zd (%s)",
 		 i, (unsigned long long)off, n, strerror(errno));
 	close(fd);
 	free(buf);
@@ -58,8 +58,8 @@ static void *half_reader(void *arg)
 	for (uint64_t off = h->from; off < h->to; off += chunk) {
 		ssize_t n = pread(h->fd, buf, chunk, off);
 
-		ST_CHECK(n == (ssize_t)chunk, "pread at %llu: %zd", (unsigned long long)off, n);
-		ST_CHECK(st_check(buf, off, n, NSTREAM), "pread: wrong bytes at %llu",
+		T_CHECK(n == (ssize_t)chunk, "pread at %llu: %zd", (unsigned long long)off, n);
+		T_CHECK(t_pattern_check(buf, off, n, NSTREAM) < 0, "pread: wrong bytes at %llu",
 			 (unsigned long long)off);
 	}
 	free(buf);
@@ -86,14 +86,15 @@ int main(int argc, char **argv)
 	struct half h[2];
 	int fd;
 
-	if (!st_shimmed())
-		st_reexec_with_shim(argv);
+	if (!t_shimmed())
+		t_reexec_with_shim(argv);
 	for (long i = 0; i <= NSTREAM; i++) {
-		snprintf(paths[i], sizeof(paths[i]), "%s/f%ld", st_tmpdir(), i);
-		st_make_file(paths[i], FILE_SIZE, i);
+		snprintf(paths[i], sizeof(paths[i]), "%s/f%ld", t_testdir(), i);
+		t_make_file(paths[i], FILE_SIZE, i);
+		t_evict(paths[i]);
 	}
 	fd = open(paths[NSTREAM], O_RDONLY);
-	ST_CHECK(fd >= 0, "open: %s", strerror(errno));
+	T_CHECK(fd >= 0, "open: %s", strerror(errno));
 	h[0] = (struct half){ fd, 0, FILE_SIZE / 2 };
 	h[1] = (struct half){ fd, FILE_SIZE / 2, FILE_SIZE };
 	pthread_create(&t[NSTREAM + 2], NULL, churner, NULL);
@@ -108,9 +109,9 @@ int main(int argc, char **argv)
 	close(fd);
 	/* Interleaved preads on one fd look like random access: not checked. */
 	for (int i = 0; i < NSTREAM; i++) {
-		uint64_t left = st_cached(paths[i]);
+		uint64_t left = t_cached(paths[i]);
 
-		ST_CHECK(left <= MAX_LEFT, "%s: %llu bytes left cached", paths[i],
+		T_CHECK(left <= MAX_LEFT, "%s: %llu bytes left cached", paths[i],
 			 (unsigned long long)left);
 	}
 	printf("PASS: %d streaming threads, 2 pread threads on one fd, open/close churn\n",

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shimtest.h"
+#include "helpers.h"
 
 static char stats[300];
 
@@ -27,19 +27,19 @@ int main(int argc, char **argv)
 	int ret, found = 0;
 	FILE *fp;
 
-	if (!st_shimmed()) {
+	if (!t_shimmed()) {
 		snprintf(stats, sizeof(stats), "/var/tmp/pagecliff-shimtest-uring.%d", getpid());
 		unlink(stats);
 		setenv("PAGECLIFF_STATS", stats, 1);
-		st_reexec_with_shim(argv);
+		t_reexec_with_shim(argv);
 	}
 	snprintf(stats, sizeof(stats), "%s", getenv("PAGECLIFF_STATS"));
 	atexit(rm_stats);
 	for (int i = 0; i < 2; i++) {
 		ret = io_uring_queue_init(8, &ring, 0);
 		if (ret == -ENOSYS || ret == -EPERM)
-			st_skip("io_uring: %s", strerror(-ret));
-		ST_CHECK(ret == 0, "io_uring_queue_init: %s", strerror(-ret));
+			t_skip("io_uring: %s", strerror(-ret));
+		T_CHECK(ret == 0, "io_uring_queue_init: %s", strerror(-ret));
 		io_uring_queue_exit(&ring);
 	}
 	fp = fopen(stats, "r");
@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 		found += !strcmp(line, want);
 	if (fp)
 		fclose(fp);
-	ST_CHECK(found == 1, "%d lines '%s' for two rings", found, want);
+	T_CHECK(found == 1, "%d lines '%s' for two rings", found, want);
 	printf("PASS: io_uring through liburing: one stats line says the shim did not act\n");
 	return 0;
 }

@@ -10,33 +10,10 @@
 # the program's description (tests/write/test-flusher.c's error case does).
 set -u
 : "${PAGECLIFF:?}"
-fail() { echo "FAIL: $*"; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root for tmpfs, a loop device and a mount"; exit 77; }
-command -v mkfs.xfs >/dev/null || { echo "SKIP: no mkfs.xfs"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/pagecliff-shimwb-XXXXXX") || exit 1
-dev=
-cleanup() {
-	umount "$dir/mnt" 2>/dev/null
-	[ -n "$dev" ] && losetup -d "$dev" 2>/dev/null
-	umount "$dir/room" 2>/dev/null
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-mkdir "$dir/room" "$dir/mnt" || exit 1
-
-# thinfs MiB: a fresh XFS of 512 MiB with MiB of room behind it, on $dir/mnt.
-thinfs() {
-	umount "$dir/mnt" 2>/dev/null
-	[ -n "$dev" ] && losetup -d "$dev"
-	dev=
-	umount "$dir/room" 2>/dev/null
-	mount -t tmpfs -o size="$1"m tmpfs "$dir/room" || exit 1
-	truncate -s 512M "$dir/room/img" || exit 1
-	dev=$(losetup -f --show "$dir/room/img") || { echo "SKIP: no loop device"; exit 77; }
-	mkfs.xfs -q -f "$dev" >/dev/null 2>&1 || fail "mkfs.xfs"
-	mount "$dev" "$dir/mnt" || fail "mount $dev"
-}
+. "$(dirname "$0")/../lib.sh"
+needs_root "for tmpfs, a loop device and a mount"
+command -v mkfs.xfs >/dev/null || skip "no mkfs.xfs"
+make_tmpdir dir "${TMPDIR:-/var/tmp}"
 
 # The writer: 1 MiB writes, then fsync; prints what the kernel said.
 writer='
@@ -59,10 +36,10 @@ except OSError as e:
 '
 
 # A file that fits: no error, with or without the shim, and the same bytes.
-thinfs 1024
+thin_xfs "$dir/mnt" 1024
 plain=$(python3 -c "$writer" "$dir/mnt/f" 160) || fail "plain writer"
 sum=$(sha256sum < "$dir/mnt/f")
-thinfs 1024
+thin_xfs "$dir/mnt" 1024
 shim=$("$PAGECLIFF" run --min-size 8m -- python3 -c "$writer" "$dir/mnt/f" 160) ||
 	fail "writer under the shim"
 [ "$plain" = "fsync ok 160" ] || fail "plain, file fits: $plain"
@@ -71,7 +48,7 @@ shim=$("$PAGECLIFF" run --min-size 8m -- python3 -c "$writer" "$dir/mnt/f" 160) 
 
 # A file that does not: the error reaches the program in both cases.
 for how in plain shim; do
-	thinfs 96
+	thin_xfs "$dir/mnt" 96
 	if [ $how = plain ]; then
 		out=$(python3 -c "$writer" "$dir/mnt/f" 160)
 	else

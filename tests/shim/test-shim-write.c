@@ -16,7 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "shimtest.h"
+#include "helpers.h"
 
 #ifndef __NR_cachestat
 #define __NR_cachestat 451
@@ -46,9 +46,9 @@ static void write_chunk(enum way way, int fd, FILE *fp, char *buf, uint64_t off)
 	case W_FWRITE: n = (ssize_t)fwrite(buf, 1, CHUNK, fp); break;
 	default: break;
 	}
-	ST_CHECK(n == CHUNK, "%s at %llu: %zd (%s)", way_name[way], (unsigned long long)off, n,
+	T_CHECK(n == CHUNK, "%s at %llu: %zd (%s)", way_name[way], (unsigned long long)off, n,
 		 strerror(errno));
-	ST_CHECK(errno == EDOM, "%s changed errno to %d", way_name[way], errno);
+	T_CHECK(errno == EDOM, "%s changed errno to %d", way_name[way], errno);
 }
 
 /* The in-kernel copies, from the pattern file @src. */
@@ -58,7 +58,7 @@ static void copy_in_kernel(enum way way, int out)
 	uint64_t done = 0;
 	ssize_t n;
 
-	ST_CHECK(in >= 0, "open %s: %s", src, strerror(errno));
+	T_CHECK(in >= 0, "open %s: %s", src, strerror(errno));
 	if (way == W_COPY_FILE_RANGE) {
 		while ((n = copy_file_range(in, NULL, out, NULL, SIZE, 0)) > 0)
 			done += n;
@@ -66,15 +66,15 @@ static void copy_in_kernel(enum way way, int out)
 		while ((n = sendfile(out, in, NULL, SIZE)) > 0)
 			done += n;
 	} else {
-		ST_CHECK(pipe(p) == 0, "pipe: %s", strerror(errno));
+		T_CHECK(pipe(p) == 0, "pipe: %s", strerror(errno));
 		while ((n = splice(in, NULL, p[1], NULL, 1 << 16, 0)) > 0)
 			for (ssize_t left = n; left > 0; left -= n, done += n)
-				ST_CHECK((n = splice(p[0], NULL, out, NULL, left, 0)) > 0,
+				T_CHECK((n = splice(p[0], NULL, out, NULL, left, 0)) > 0,
 					 "splice out: %s", strerror(errno));
 		close(p[0]);
 		close(p[1]);
 	}
-	ST_CHECK(done == SIZE, "%s copied %llu bytes (%s)", way_name[way],
+	T_CHECK(done == SIZE, "%s copied %llu bytes (%s)", way_name[way],
 		 (unsigned long long)done, strerror(errno));
 	close(in);
 }
@@ -85,8 +85,8 @@ static void check_file(const char *path, uint32_t seed)
 	int fd = open(path, O_RDONLY);
 
 	for (uint64_t off = 0; off < SIZE; off += CHUNK) {
-		ST_CHECK(pread(fd, buf, CHUNK, off) == CHUNK, "read back: %s", strerror(errno));
-		ST_CHECK(st_check(buf, off, CHUNK, seed), "%s: wrong bytes at %llu", path,
+		T_CHECK(pread(fd, buf, CHUNK, off) == CHUNK, "read back: %s", strerror(errno));
+		T_CHECK(t_pattern_check(buf, off, CHUNK, seed) < 0, "%s: wrong bytes at %llu", path,
 			 (unsigned long long)off);
 	}
 	close(fd);
@@ -103,23 +103,23 @@ static void one_way(enum way way)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, way_name[way]);
 	fd = open(path, flags, 0644);
-	ST_CHECK(fd >= 0 && buf, "open %s: %s", path, strerror(errno));
+	T_CHECK(fd >= 0 && buf, "open %s: %s", path, strerror(errno));
 	if (way == W_FWRITE)
 		fp = fdopen(fd, "w");
 	if (way >= W_COPY_FILE_RANGE) {
 		copy_in_kernel(way, fd);
 	} else {
 		for (uint64_t off = 0; off < SIZE; off += CHUNK) {
-			st_fill(buf, off, CHUNK, 1);
+			t_pattern_fill(buf, off, CHUNK, 1);
 			write_chunk(way, fd, fp, buf, off);
 		}
 	}
 	errno = EDOM;
-	ST_CHECK((fp ? fclose(fp) : close(fd)) == 0 && errno == EDOM, "%s: close: errno %d",
+	T_CHECK((fp ? fclose(fp) : close(fd)) == 0 && errno == EDOM, "%s: close: errno %d",
 		 way_name[way], errno);
-	left = st_cached(path);
+	left = t_cached(path);
 	check_file(path, 1);
-	ST_CHECK(left <= MAX_LEFT, "%s: %llu MiB of %llu left cached", way_name[way],
+	T_CHECK(left <= MAX_LEFT, "%s: %llu MiB of %llu left cached", way_name[way],
 		 (unsigned long long)(left >> 20), (unsigned long long)(SIZE >> 20));
 	printf("%s: %llu MiB left cached\n", way_name[way], (unsigned long long)(left >> 20));
 	unlink(path);
@@ -132,7 +132,7 @@ static uint64_t dirty_range(const char *path, uint64_t off, uint64_t len)
 	struct { uint64_t cache, dirty, wb, ev, rev; } cs;
 	int fd = open(path, O_RDONLY);
 
-	ST_CHECK(syscall(__NR_cachestat, fd, &r, &cs, 0) == 0, "cachestat: %s", strerror(errno));
+	T_CHECK(syscall(__NR_cachestat, fd, &r, &cs, 0) == 0, "cachestat: %s", strerror(errno));
 	close(fd);
 	return cs.dirty * (uint64_t)sysconf(_SC_PAGESIZE);
 }
@@ -147,18 +147,18 @@ static void others_dirty(void)
 	snprintf(path, sizeof(path), "%s/others", dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	for (uint64_t off = 0; off < (16u << 20); off += CHUNK) {
-		st_fill(buf, off, CHUNK, 2);
-		ST_CHECK(syscall(SYS_pwrite64, fd, buf, CHUNK, off) == CHUNK, "raw pwrite");
+		t_pattern_fill(buf, off, CHUNK, 2);
+		T_CHECK(syscall(SYS_pwrite64, fd, buf, CHUNK, off) == CHUNK, "raw pwrite");
 	}
 	before = dirty_range(path, 0, 16u << 20);
-	ST_CHECK(lseek(fd, 16u << 20, SEEK_SET) == 16u << 20, "lseek");
+	T_CHECK(lseek(fd, 16u << 20, SEEK_SET) == 16u << 20, "lseek");
 	for (uint64_t off = 16u << 20; off < SIZE; off += CHUNK) {
-		st_fill(buf, off, CHUNK, 2);
-		ST_CHECK(write(fd, buf, CHUNK) == CHUNK, "write: %s", strerror(errno));
+		t_pattern_fill(buf, off, CHUNK, 2);
+		T_CHECK(write(fd, buf, CHUNK) == CHUNK, "write: %s", strerror(errno));
 	}
 	close(fd);
 	after = dirty_range(path, 0, 16u << 20);
-	ST_CHECK(after >= before - before / 10,
+	T_CHECK(after >= before - before / 10,
 		 "someone else's dirty pages went from %llu to %llu bytes: writeback was started",
 		 (unsigned long long)before, (unsigned long long)after);
 	check_file(path, 2);
@@ -167,11 +167,12 @@ static void others_dirty(void)
 
 int main(int argc, char **argv)
 {
-	if (!st_shimmed())
-		st_reexec_with_shim(argv);
-	snprintf(dir, sizeof(dir), "%s", st_tmpdir());
+	if (!t_shimmed())
+		t_reexec_with_shim(argv);
+	snprintf(dir, sizeof(dir), "%s", t_testdir());
 	snprintf(src, sizeof(src), "%s/src", dir);
-	st_make_file(src, SIZE, 1);
+	t_make_file(src, SIZE, 1);
+	t_evict(src);
 	for (enum way w = 0; w < W_NWAYS; w++)
 		one_way(w);
 	others_dirty();

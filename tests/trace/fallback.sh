@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 NOBPF=${NOBPF:?run through meson test}
 command -v python3 >/dev/null || skip "no python3 to read the JSON"
-[ "$(id -u)" = 0 ] || skip "needs root to run as nobody and to compare with a traced run"
+needs_root "to run as nobody and to compare with a traced run"
 need_bpf_build
 tmpdir
 

@@ -1,14 +1,12 @@
 # SPDX-License-Identifier: MIT
 # Shared by the trace test scripts.
 PAGECLIFF=${PAGECLIFF:?run through meson test}
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib.sh"
 
 # A fresh directory anyone may write to (the fallback runs as nobody), removed at exit.
 tmpdir() {
-	T=$(mktemp -d /var/tmp/pagecliff-trace-test.XXXXXX) || fail "mktemp"
+	make_tmpdir T /var/tmp
 	chmod 0777 "$T"
-	trap 'rm -rf "$T"' EXIT
 }
 
 # Skip when this pagecliff was built without BPF (meson -Dbpf=disabled).

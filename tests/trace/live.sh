@@ -36,8 +36,8 @@ sys.exit(any(i["cache_limit_bytes"] is None for m in j["modes"] for i in m["inte
 }
 
 # The shares of time are this machine's: a run in which buffered met its
-# cap only in passing (reclaim 0.07% of the workers' time once in CI, under
-# load) says nothing either way; three runs must each miss to fail.
+# cap only in passing (under load, reclaim can be as little as 0.07% of the
+# workers' time) says nothing either way; three runs must each miss to fail.
 figures() {
 	python3 - "$T" <<'PY'
 import csv, json, sys

@@ -164,7 +164,7 @@ static int test_foreign(const char *dir)
 	close(fd);
 	close(other);
 	wt_check_file(path, size, 4);
-	return lost ? 2 : 0;
+	return lost ? T_WARM_LOST : 0;
 }
 
 static int child_foreign(void *dir)
@@ -173,21 +173,22 @@ static int child_foreign(void *dir)
 }
 
 /*
- * test_foreign() until the pages cached before are kept (it returns 2 when
- * they are gone), three times at most.  Without cachestat each try runs in
- * a child of its own: the refusal cannot be undone, and the setup counts
- * dirty pages with cachestat.
+ * One try of test_foreign().  Without cachestat each try runs in a child of
+ * its own: the refusal cannot be undone, and the setup counts dirty pages
+ * with cachestat.
  */
+static int foreign_try(void *dir)
+{
+	return no_cachestat ? t_in_child(child_foreign, dir) : test_foreign(dir);
+}
+
+/* test_foreign() until the pages cached before are kept. */
 static int test_foreign_tries(const char *dir)
 {
-	for (int tries = 1;; tries++) {
-		int ret = no_cachestat ? t_in_child(child_foreign, (void *)dir) : test_foreign(dir);
+	int ret = t_warm_tries(foreign_try, (void *)dir);
 
-		if (ret != 2)
-			return ret;
-		T_CHECK(tries < 3, "pages cached before (at 9 MiB) dropped, three times");
-		printf("foreign: the pages cached before are gone: again\n");
-	}
+	T_CHECK(ret != T_WARM_LOST, "pages cached before (at 9 MiB) dropped, three times");
+	return ret;
 }
 
 /*

@@ -93,12 +93,19 @@ static int test_footprint(const char *dir)
  * A 32 MiB file, cold; 64 KiB at 9 MiB read (cached, clean) and one page at
  * 5 MiB dirtied through another descriptor; then a stream overwrites the
  * file.  Both are still cached after close, and the file holds the stream's
- * bytes.  Returns 1 when the clean 64 KiB were gone: reclaim (DAMON,
+ * bytes.  Returns T_WARM_LOST when the clean 64 KiB were gone: reclaim (DAMON,
  * docs/MACHINES.md) may take them behind the stream's back, a strategy that drops
  * them does so every time, and the caller tries again.
  */
-static int foreign_one(const char *path, enum pc_strategy st)
+struct foreign {
+	const char *path;
+	enum pc_strategy st;
+};
+
+static int foreign_one(void *arg)
 {
+	const char *path = ((struct foreign *)arg)->path;
+	enum pc_strategy st = ((struct foreign *)arg)->st;
 	uint64_t size = 32 * MIB, page = wt_page(), warm = 9 * MIB, dirty = 5 * MIB + 10;
 	struct pc_wstats stats;
 	char x[100];
@@ -129,19 +136,15 @@ static int foreign_one(const char *path, enum pc_strategy st)
 	T_CHECK(!fsync(other), "fsync: %s", strerror(errno));
 	close(other);
 	wt_check_file(path, size, 13);
-	return lost;
+	return lost ? T_WARM_LOST : 0;
 }
 
 static void foreign_tries(const char *path, enum pc_strategy st)
 {
-	int tries = 1;
+	struct foreign f = { path, st };
 
-	while (foreign_one(path, st)) {
-		T_CHECK(tries++ < 3, "%s: pages cached before were dropped, three times",
-			pc_strategy_name(st));
-		printf("foreign %s: the pages cached before are gone: again\n",
-		       pc_strategy_name(st));
-	}
+	T_CHECK(!t_warm_tries(foreign_one, &f), "%s: pages cached before were dropped, three times",
+		pc_strategy_name(st));
 }
 
 static int test_foreign(const char *dir)

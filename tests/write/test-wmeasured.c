@@ -103,13 +103,23 @@ static void setup(const char *what, const char **ret_dir, const char **ret_real)
 	*ret_real = upper_dir;
 }
 
+struct run {
+	const char *dir, *real;
+	enum pc_strategy st;
+	int memory_fs;
+};
+
 /*
- * One run: write the file, close, count.  0 the count matches, 2 the cache
- * lost more than the stream dropped (reclaim: try again); fails the test
- * when the stream claims more than left.
+ * One run: write the file, close, count.  0 the count matches, T_WARM_LOST
+ * the cache lost more than the stream dropped (reclaim: try again); fails
+ * the test when the stream claims more than left.
  */
-static int attempt(const char *dir, const char *real, enum pc_strategy st, int memory_fs)
+static int attempt(void *arg)
 {
+	const struct run *r = arg;
+	const char *dir = r->dir, *real = r->real;
+	enum pc_strategy st = r->st;
+	int memory_fs = r->memory_fs;
 	char path[4300], rpath[4300];
 	struct pc_wstream *s;
 	struct pc_wstats ws;
@@ -147,7 +157,7 @@ static int attempt(const char *dir, const char *real, enum pc_strategy st, int m
 	/* RWF_DONTCACHE writes are evicted by the kernel, not by the stream */
 	if (ws.strategy == PC_DONTCACHE)
 		return 0;
-	return ws.bytes_dropped == left ? 0 : 2;
+	return ws.bytes_dropped == left ? 0 : T_WARM_LOST;
 }
 
 int main(int argc, char **argv)
@@ -159,11 +169,9 @@ int main(int argc, char **argv)
 		t_fail("usage: test-wmeasured tmpfs|overlay|xfs|ext4");
 	setup(argv[1], &dir, &real);
 	for (unsigned int i = 0; i < 2; i++) {
-		int rc = 2;
+		struct run r = { dir, real, strategies[i], !strcmp(argv[1], "tmpfs") };
 
-		for (int try = 0; try < 3 && rc == 2; try++)
-			rc = attempt(dir, real, strategies[i], !strcmp(argv[1], "tmpfs"));
-		if (rc)
+		if (t_warm_tries(attempt, &r))
 			t_fail("%s: the count and the cache differ in 3 runs of 3",
 			       pc_strategy_name(strategies[i]));
 	}
