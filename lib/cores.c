@@ -30,41 +30,21 @@ void pcl_reason_vprintf(char *reason, size_t size, int add, const char *fmt,
 }
 
 /* The reason either kind of stream gives: set anew, or added with "; ". */
-void pcl_set_reason(struct pc_stream *s, const char *fmt, ...)
-{
-	va_list ap;
+#define REASON_PRINTF(name, stream, add)					\
+	void name(stream *s, const char *fmt, ...)				\
+	{									\
+		va_list ap;							\
+										\
+		va_start(ap, fmt);						\
+		pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason),	\
+				   add, fmt, ap);				\
+		va_end(ap);							\
+	}
 
-	va_start(ap, fmt);
-	pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason), 0, fmt, ap);
-	va_end(ap);
-}
-
-void pcl_add_reason(struct pc_stream *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason), 1, fmt, ap);
-	va_end(ap);
-}
-
-void pcl_wset_reason(struct pc_wstream *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason), 0, fmt, ap);
-	va_end(ap);
-}
-
-void pcl_wadd_reason(struct pc_wstream *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	pcl_reason_vprintf(s->stats.reason, sizeof(s->stats.reason), 1, fmt, ap);
-	va_end(ap);
-}
+REASON_PRINTF(pcl_set_reason, struct pc_stream, 0)
+REASON_PRINTF(pcl_add_reason, struct pc_stream, 1)
+REASON_PRINTF(pcl_wset_reason, struct pc_wstream, 0)
+REASON_PRINTF(pcl_wadd_reason, struct pc_wstream, 1)
 
 int pcl_fd_take(int fd, int writer, struct pcl_fd *ret)
 {
