@@ -2,10 +2,13 @@
 /*
  * One followed descriptor: from its positions in /proc/PID/fdinfo to the
  * dropper and the flusher, acting through a read-only description of the
- * same file that the watcher opens through /proc/PID/fd and closes when the
- * stream ends.  Nothing here touches the program's
- * descriptor, offset, flags or the file's writeback error sequence: the
- * flusher waits by polling cachestat(2) (PC_FLUSHER_QUIET).
+ * same file that the watcher opens through /proc/PID/fd for one look and
+ * closes after it (once the program closed the file: by its path, or its
+ * handle where it was renamed).  Holding nothing between looks, the watcher
+ * never keeps a file system busy after the program is done with it.
+ * Nothing here touches the program's descriptor, offset, flags or the
+ * file's writeback error sequence: the flusher waits by polling
+ * cachestat(2) (PC_FLUSHER_QUIET).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -90,12 +93,33 @@ static int flushes_on_close(int fd)
 }
 
 /*
+ * @at (an O_PATH descriptor, closed here) opened read-only if it is the
+ * stream's file, or -errno.  Checked before the open: opening a device node
+ * a number was reused for could act on the device.
+ */
+static int reopen_checked(const struct pco_stream *s, int at)
+{
+	char path[64];
+	int own;
+
+	if (!same_file(s, at)) {
+		close(at);
+		return -ESTALE;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", at);
+	own = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (own < 0)
+		own = -errno;
+	close(at);
+	return own;
+}
+
+/*
  * Our own read-only description of the file behind @s->fd, or -errno: a
- * fresh open of /proc/PID/fd/N, through an O_PATH descriptor checked first
- * (opening a device node the number was reused for could act on the
- * device).  Where the open is refused (the file's mode), the program's
- * description itself, duplicated, on file systems whose close does nothing
- * to it; elsewhere the stream is left alone.
+ * fresh open of /proc/PID/fd/N, through an O_PATH descriptor checked first.
+ * Where the open is refused (the file's mode), the program's description
+ * itself, duplicated, on file systems whose close does nothing to it;
+ * elsewhere the stream is left alone.
  */
 static int open_own(struct pco_stream *s, int pidfd)
 {
@@ -106,15 +130,7 @@ static int open_own(struct pco_stream *s, int pidfd)
 	at = open(path, O_PATH | O_CLOEXEC);
 	if (at < 0)
 		return -errno;
-	if (!same_file(s, at)) {
-		close(at);
-		return -ESTALE;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", at);
-	own = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (own < 0)
-		own = -errno;
-	close(at);
+	own = reopen_checked(s, at);
 	if (own >= 0 || (own != -EACCES && own != -EPERM))
 		return own;
 	dup = pco_pidfd_getfd(pidfd, s->fd);
@@ -125,6 +141,73 @@ static int open_own(struct pco_stream *s, int pidfd)
 		return -EACCES;
 	}
 	return dup;
+}
+
+/*
+ * The file again once the program closed it (a reader's tail, a writer's
+ * writeback to wait for): by the path it had, or by its handle through its
+ * old folder where it was renamed since (restic renames what it wrote).
+ * -errno where neither names the same file on the same mount any more
+ * (deleted, unmounted).
+ */
+static int open_closed(const struct pco_stream *s)
+{
+	char dir[sizeof(s->path)], *slash;
+	int at, fd;
+
+	at = open(s->path, O_PATH | O_CLOEXEC);
+	if (at >= 0) {
+		fd = reopen_checked(s, at);
+		if (fd >= 0)
+			return fd;
+	}
+	if (s->have_handle <= 0 || s->path[0] != '/')
+		return -ESTALE;
+	memcpy(dir, s->path, sizeof(dir));
+	slash = strrchr(dir, '/');
+	slash[slash == dir] = 0;
+	at = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (at < 0)
+		return -errno;
+	fd = open_by_handle_at(at, (struct file_handle *)s->handle, O_PATH | O_CLOEXEC);
+	close(at);
+	return fd < 0 ? -errno : reopen_checked(s, fd);
+}
+
+/* Note the file's handle once, for open_closed(). */
+static void note_handle(struct pco_stream *s)
+{
+	struct file_handle *h = (struct file_handle *)s->handle;
+	int mnt;
+
+	if (s->have_handle)
+		return;
+	h->handle_bytes = MAX_HANDLE_SZ;
+	s->have_handle = name_to_handle_at(s->own, "", h, &mnt, AT_EMPTY_PATH) ? -1 : 1;
+}
+
+/* Our description for this look; 0 or -errno (closed or replaced meanwhile). */
+static int own_get(struct pco_stream *s, int pidfd)
+{
+	if (s->own < 0)
+		s->own = open_own(s, pidfd);
+	if (s->own < 0)
+		return s->own;
+	if (s->have_fl)
+		pcl_flusher_rebind(&s->fl, s->own);
+	return 0;
+}
+
+/* The look is done: close our description, nothing of the file stays held. */
+static void own_put(struct pco_stream *s)
+{
+	if (s->have_fl)
+		pcl_flusher_rebind(&s->fl, -1);
+	if (s->own >= 0) {
+		note_handle(s);
+		close(s->own);
+	}
+	s->own = -1;
 }
 
 /* Pages cached where the reader has not been: the file was cached before it. */
@@ -147,12 +230,17 @@ static void start_reader(struct pco_stream *s, uint64_t pos, uint64_t size)
 	if (!s->have_drop)
 		return;
 	/*
-	 * Cold beyond the cursor: what is cached behind it the stream read
-	 * itself; drop it (never what is dirty) and treat the file as cold.
+	 * Cold beyond the cursor: what is cached behind it since the first
+	 * look the stream read itself; drop it (never what is dirty) and
+	 * treat the file as cold.  Below the first position the watcher did
+	 * not see pages being added: whoever cached them, they stay.
 	 */
 	if (!warm) {
 		s->drop.warm = 0;
-		s->clean = (struct pco_cleaner){ .hi = s->drop.dropped_to, .looks = 1 };
+		s->clean = (struct pco_cleaner){ .lo = pc_align_down(s->first, pc_page_size()),
+						  .hi = s->drop.dropped_to, .looks = 1 };
+		if (s->clean.lo > s->clean.hi)
+			s->clean.lo = s->clean.hi;
 	}
 	pcl_dropper_before(&s->drop, s->own, pos, 0);
 }
@@ -334,9 +422,11 @@ static void hold_writer(struct pco_stream *s, int pidfd, uint64_t pos)
 {
 	struct stat st;
 
-	if ((s->fi.flags & O_ACCMODE) == O_RDONLY || s->own >= 0)
+	if ((s->fi.flags & O_ACCMODE) == O_RDONLY || s->held)
 		return;
-	s->own = open_own(s, pidfd);
+	s->held = 1;
+	if (s->own < 0)
+		s->own = open_own(s, pidfd);
 	if (s->own >= 0 && !fstat(s->own, &st))
 		s->appending = pos + PCO_WRITE_SLACK >= (uint64_t)st.st_size;
 }
@@ -388,7 +478,7 @@ static uint64_t residency_cursor(struct pco_stream *s, int pidfd, const struct p
 {
 	uint64_t cached, frontier;
 
-	if (s->own < 0) {
+	if (!s->c0_set) {
 		if (++s->still < 2 || s->size < c->min_size)
 			return s->last;
 		s->own = open_own(s, pidfd);
@@ -397,8 +487,11 @@ static uint64_t residency_cursor(struct pco_stream *s, int pidfd, const struct p
 			return s->last;
 		}
 		s->c0 = cached_from(s->own, 0);
+		s->c0_set = 1;
 		return s->last;
 	}
+	if (s->own < 0 && (s->own = open_own(s, pidfd)) < 0)
+		return s->last;
 	if (s->state == PCO_CANDIDATE) {
 		cached = cached_from(s->own, 0);
 		if (cached < s->c0 + c->min_size)
@@ -470,10 +563,22 @@ static uint64_t cursor(struct pco_stream *s, int pidfd, const struct pco_fdinfo 
 	return residency_cursor(s, pidfd, c);
 }
 
+/* A stream that acts on its file at every look. */
+static int active(const struct pco_stream *s)
+{
+	return (s->state == PCO_READER && s->have_drop) || s->state == PCO_WRITER;
+}
+
 void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *fi, double now,
 		     const struct pco_ctx *c)
 {
-	uint64_t pos = cursor(s, pidfd, fi, c);
+	uint64_t pos;
+
+	if (active(s) && own_get(s, pidfd) < 0) {
+		s->own = -1;
+		return;		/* closed or replaced since the listing */
+	}
+	pos = cursor(s, pidfd, fi, c);
 
 	s->fi.flags = fi->flags;
 	if (pos > s->last) {
@@ -507,18 +612,46 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 	case PCO_SKIP:
 		break;
 	}
-	if ((s->state == PCO_READER || s->state == PCO_WRITER) && s->clean.lo < s->clean.hi)
+	if ((s->state == PCO_READER || s->state == PCO_WRITER) && s->clean.lo < s->clean.hi &&
+	    s->own >= 0)
 		clean_look(s);
 	s->last = pos;
+	own_put(s);
+}
+
+/*
+ * Past the last look a reader read on: up to the end of the file on a cold
+ * file (all cached past the cursor is its readahead), as far as the
+ * snapshots taken ahead of it reach on a warm one (what they saw cached
+ * stays).
+ */
+static uint64_t reader_end(const struct pco_stream *s, uint64_t size)
+{
+	uint64_t snapped = s->drop.snapped_to * s->drop.batch;
+
+	if (s->drop.warm && snapped < size)
+		size = snapped;
+	return size > s->last ? size : s->last;
+}
+
+/* Work left once the program's descriptor is gone. */
+static int end_work(const struct pco_stream *s)
+{
+	return active(s) || (s->state == PCO_CANDIDATE && s->appending);
 }
 
 int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 {
 	struct stat st;
 	uint64_t size;
+	int more;
 
-	if (s->own < 0)
+	if (!end_work(s) || (s->own = open_closed(s)) < 0) {
+		s->own = -1;
 		return 0;
+	}
+	if (s->have_fl)
+		pcl_flusher_rebind(&s->fl, s->own);
 	size = fstat(s->own, &st) ? s->last : (uint64_t)st.st_size;
 	if (s->state == PCO_CANDIDATE && s->appending && size >= c->min_size) {
 		/* Closed between two looks: it appended all of it. */
@@ -529,8 +662,7 @@ int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 		s->clean = (struct pco_cleaner){ .lo = own_from(s), .wb = 1 };
 	}
 	if (s->state == PCO_READER && s->have_drop) {
-		/* Cold file: all that is cached past the cursor is its readahead. */
-		pcl_dropper_advance(&s->drop, s->own, s->drop.warm ? s->last : size, 1);
+		pcl_dropper_advance(&s->drop, s->own, reader_end(s, size), 1);
 	} else if (s->state == PCO_WRITER && s->append) {
 		/*
 		 * Once more over all it appended: a drop while pages were still
@@ -546,12 +678,22 @@ int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 			pcl_flusher_wrote(&s->fl, s->fl.cursor, size - s->fl.cursor);
 		pcl_flusher_finish(&s->fl);
 	}
-	return s->clean.lo < s->clean.hi ? clean_look(s) : 0;
+	more = s->clean.lo < s->clean.hi ? clean_look(s) : 0;
+	own_put(s);
+	return more;
 }
 
 int pco_stream_drain(struct pco_stream *s)
 {
-	return s->own >= 0 && s->clean.lo < s->clean.hi ? clean_look(s) : 0;
+	int more;
+
+	if (s->clean.lo >= s->clean.hi || (s->own = open_closed(s)) < 0) {
+		s->own = -1;
+		return 0;
+	}
+	more = clean_look(s);
+	own_put(s);
+	return more;
 }
 
 static void stats_line(const struct pco_stream *s, const struct pco_ctx *c)
@@ -598,9 +740,7 @@ void pco_stream_release(struct pco_stream *s, const struct pco_ctx *c)
 	if (s->have_fl)
 		pcl_flusher_release(&s->fl);
 	s->have_drop = s->have_fl = 0;
-	if (s->own >= 0)
-		close(s->own);
-	s->own = -1;
+	own_put(s);
 }
 
 double pco_stream_interval(const struct pco_stream *s, const struct pco_ctx *c)
