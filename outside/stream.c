@@ -28,6 +28,12 @@
 #define PCO_WRITE_AHEAD 6
 /* A writer this close to the end of the file appends (one write in progress). */
 #define PCO_WRITE_SLACK (8ull << 20)
+/*
+ * A reader's position that stood this long (and two looks) is one that does
+ * not move (pread): a read(2) reader paced between the watcher's looks only
+ * pauses.
+ */
+#define PCO_STILL 0.05
 /* Looks an ended stream's cleaner may wait for writeback. */
 #define PCO_DRAIN_LOOKS 400
 
@@ -474,12 +480,13 @@ static uint64_t size_cursor(struct pco_stream *s, uint64_t pos, const struct pco
  * cursor is taken as the end of the cached prefix less readahead.  Dropping
  * a page not read yet costs a read again, never a wrong byte.
  */
-static uint64_t residency_cursor(struct pco_stream *s, int pidfd, const struct pco_ctx *c)
+static uint64_t residency_cursor(struct pco_stream *s, int pidfd, double now,
+				 const struct pco_ctx *c)
 {
 	uint64_t cached, frontier;
 
 	if (!s->c0_set) {
-		if (++s->still < 2 || s->size < c->min_size)
+		if (++s->still < 2 || now - s->moved_at < PCO_STILL || s->size < c->min_size)
 			return s->last;
 		s->own = open_own(s, pidfd);
 		if (s->own < 0) {
@@ -542,11 +549,15 @@ static int skipped_cold(const struct pco_stream *s, uint64_t from, uint64_t to)
 
 /* Where the stream is: its position, or where a cursor that stands must be. */
 static uint64_t cursor(struct pco_stream *s, int pidfd, const struct pco_fdinfo *fi,
-		       const struct pco_ctx *c)
+		       double now, const struct pco_ctx *c)
 {
 	unsigned int acc = fi->flags & O_ACCMODE;
 	int stands = fi->pos == s->raw_last;
 
+	if (!stands || !s->moved_at) {
+		s->still = 0;
+		s->moved_at = now;
+	}
 	s->raw_last = fi->pos;
 	if (!stands || s->state == PCO_SKIP || (s->state == PCO_READER && !s->resid) ||
 	    (s->state == PCO_WRITER && !s->append))
@@ -560,7 +571,7 @@ static uint64_t cursor(struct pco_stream *s, int pidfd, const struct pco_fdinfo 
 			return pos;
 		return s->sized ? s->last : fi->pos;
 	}
-	return residency_cursor(s, pidfd, c);
+	return residency_cursor(s, pidfd, now, c);
 }
 
 /* A stream that acts on its file at every look. */
@@ -578,7 +589,7 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 		s->own = -1;
 		return;		/* closed or replaced since the listing */
 	}
-	pos = cursor(s, pidfd, fi, c);
+	pos = cursor(s, pidfd, fi, now, c);
 
 	s->fi.flags = fi->flags;
 	if (pos > s->last) {
@@ -596,6 +607,7 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 	if (s->state == PCO_CANDIDATE && pos > s->last && skipped_cold(s, s->last, pos))
 		s->run_start = pos;	/* jumped forward: a new run begins there */
 	s->t_last = now;
+	s->looks++;
 	if (s->state == PCO_CANDIDATE && pos > s->last)
 		hold_writer(s, pidfd, pos);
 	switch (s->state) {
@@ -747,6 +759,8 @@ double pco_stream_interval(const struct pco_stream *s, const struct pco_ctx *c)
 {
 	uint64_t hold, room;
 
+	if (s->state == PCO_CANDIDATE && s->looks < 2)
+		return 0.002;	/* seen once: its rate from a look soon */
 	if (s->state == PCO_SKIP || s->rate <= 0)
 		return 1e9;
 	hold = s->state == PCO_WRITER ? (PC_FLUSHER_INFLIGHT + 2) * (uint64_t)PCL_DROP_BATCH :

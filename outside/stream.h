@@ -58,6 +58,8 @@ struct pco_stream {
 	uint64_t last;		/* position at the last look (or where it must be) */
 	uint64_t raw_last;	/* the descriptor's own position at the last look */
 	int still;		/* looks its position stood */
+	double moved_at;	/* when it last moved (or was first seen) */
+	unsigned int looks;	/* looks at it, the first sight included */
 	int appending;		/* a candidate writer at the end of its file */
 	int sized;		/* a writer followed by the file's size */
 	int resid;		/* a reader followed by residency (see stream.c) */

@@ -28,6 +28,17 @@
 /* The host guard looks at every descriptor of every process: less often. */
 #define PCO_IDLE_ALL 0.5
 #define PCO_FASTEST 0.001
+/*
+ * A stream is first seen up to one interval after it began, and below its
+ * first position nothing is dropped (whose pages they are the watcher did not
+ * see): a program just started (it opens its files now) and one whose stream
+ * just ended at speed (tar, cp -r, restic: the next file follows) are looked
+ * at often, so that the first look comes after at most PCO_NEW_STREAM bytes.
+ */
+#define PCO_FIRST 0.002
+#define PCO_YOUNG 0.1
+#define PCO_NEW_STREAM (4.0 * (1 << 20))
+#define PCO_AFTER_STREAM 1.0
 /* New members of a cgroup or of the host are looked for this often. */
 #define PCO_DISCOVER_CGROUP 0.1
 #define PCO_DISCOVER_ALL 1.0
@@ -44,6 +55,8 @@ struct pco_target {
 	int pidfd;
 	int dead;
 	double maps_seen;		/* when /proc/PID/maps was read last */
+	double added;			/* when it was first looked at (0: not yet) */
+	double ended_rate, ended_at;	/* the last stream that ended: its rate, when */
 	uint64_t mapped[PCO_MAPPED_MAX];	/* inodes said to be mapped */
 	int nmapped;
 	struct pco_stream *streams;
@@ -234,6 +247,12 @@ int pco_watcher_add(struct pco_watcher *w, pid_t pid, char *why, size_t size)
 /* Hand an ended stream's unfinished cleaning to the drain list, or release it. */
 static void end_stream(struct pco_watcher *w, struct pco_stream *s)
 {
+	struct pco_target *t = find_target(w, s->pid);
+
+	if (t && s->state != PCO_SKIP && s->rate > 0) {
+		t->ended_rate = s->rate;
+		t->ended_at = s->t_last;
+	}
 	if (pco_stream_end(s, &w->ctx) && w->ndrain < 4096) {
 		if (w->ndrain == w->capdrain) {
 			int cap = w->capdrain ? 2 * w->capdrain : 16;
@@ -381,6 +400,8 @@ static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 	}
 	for (int i = 0; i < t->n; i++)
 		t->streams[i].seen = 0;
+	if (!t->added)
+		t->added = now;
 	for (int i = 0; i < n; i++)
 		look_fd(w, t, w->fds[i], now);
 	sweep(w, t);
@@ -442,6 +463,24 @@ static void drain(struct pco_watcher *w)
 	w->ndrain = keep;
 }
 
+/* How soon a new stream of @t must be seen (see PCO_FIRST). */
+static double target_interval(const struct pco_watcher *w, const struct pco_target *t,
+			      double now, double next)
+{
+	double iv;
+
+	if (w->o.all)
+		return next;
+	if (now - t->added < PCO_YOUNG)
+		return PCO_FIRST;
+	if (t->ended_rate > 0 && now - t->ended_at < PCO_AFTER_STREAM) {
+		iv = PCO_NEW_STREAM / t->ended_rate;
+		if (iv < next)
+			next = iv < PCO_FIRST ? PCO_FIRST : iv;
+	}
+	return next;
+}
+
 double pco_watcher_tick(struct pco_watcher *w)
 {
 	double now = mono(), next = w->o.all ? PCO_IDLE_ALL : PCO_IDLE;
@@ -451,6 +490,8 @@ double pco_watcher_tick(struct pco_watcher *w)
 		if (w->t[i].dead)
 			continue;
 		look_target(w, &w->t[i], now);
+		if (!w->t[i].dead)
+			next = target_interval(w, &w->t[i], now, next);
 		for (int j = 0; j < w->t[i].n; j++) {
 			double iv = pco_stream_interval(&w->t[i].streams[j], &w->ctx);
 
