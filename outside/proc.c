@@ -13,6 +13,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -226,19 +227,46 @@ int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, uint64_t ino), v
 	return 0;
 }
 
-double pco_start_time(pid_t pid)
+int pco_proc_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start)
 {
 	char path[64], buf[1024], *p;
-	unsigned long long start = 0, boot = 0;
-	long hz = sysconf(_SC_CLK_TCK);
-	FILE *f;
+	unsigned long long start;
+	int ppid, n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_small(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	/* After the name: state is field 3, ppid field 4, starttime field 22. */
+	if (!(p = strrchr(buf, ')')) ||
+	    sscanf(p + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+			  "%*d %*d %llu", &ppid, &start) != 2)
+		return -EPROTO;
+	if (ret_ppid)
+		*ret_ppid = ppid;
+	*ret_start = start;
+	return 0;
+}
+
+uint64_t pco_boot_ticks(void)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	struct timespec ts;
+
+	if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &ts))
 		return 0;
-	/* After the name: state is field 3, starttime field 22. */
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-			  "%*d %*d %llu", &start) != 1)
+	return (uint64_t)ts.tv_sec * hz + (uint64_t)ts.tv_nsec * hz / 1000000000;
+}
+
+double pco_start_time(pid_t pid)
+{
+	char buf[1024];
+	unsigned long long boot = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t start;
+	FILE *f;
+
+	if (pco_proc_stat(pid, NULL, &start))
 		return 0;
 	/* /proc/stat is long (a line per CPU, interrupts): read it by lines. */
 	f = fopen("/proc/stat", "re");

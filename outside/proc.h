@@ -44,6 +44,15 @@ int pco_pid_list(const char *path, pid_t *pids, int max);
  */
 int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, uint64_t ino), void *arg);
 
+/*
+ * @pid's parent and when it started, in clock ticks since boot
+ * (/proc/PID/stat); 0 or -errno.
+ */
+int pco_proc_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start);
+
+/* Now, in the same clock ticks since boot (CLOCK_BOOTTIME); 0 when unknown. */
+uint64_t pco_boot_ticks(void);
+
 /* When @pid started, in seconds since the epoch; 0 when unknown. */
 double pco_start_time(pid_t pid);
 

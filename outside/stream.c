@@ -364,8 +364,10 @@ static int clean_look(struct pco_stream *s)
 		uint64_t len = c->hi - c->lo < batch ? c->hi - c->lo : batch;
 
 		s->syscalls++;
-		if (pcl_cachestat(s->own, c->lo, len, &cs))
+		if (pcl_cachestat(s->own, c->lo, len, &cs)) {
+			s->unknown = 1;	/* hidden (EPERM) or no cachestat: nothing told */
 			break;
+		}
 		if (c->wb && (cs.nr_dirty || cs.nr_writeback))
 			break;		/* its writeback is not done yet */
 		if (cs.nr_dirty || cs.nr_writeback) {
@@ -708,9 +710,22 @@ int pco_stream_drain(struct pco_stream *s)
 	return more;
 }
 
+/*
+ * A writer's dropped bytes, or that they cannot be told: where the kernel
+ * hides residency nothing tells the writer's pages from others', and what
+ * left the cache is not counted.
+ */
+static const char *writer_dropped(const struct pco_stream *s, char *buf, size_t size)
+{
+	if (s->unknown || (s->have_fl && (s->fl.res.how == PC_RES_UNKNOWN || s->fl.bytes_unknown)))
+		return "(residency unknown)";
+	snprintf(buf, size, "%" PRIu64, s->fl.bytes_dropped + s->dropped);
+	return buf;
+}
+
 static void stats_line(const struct pco_stream *s, const struct pco_ctx *c)
 {
-	char line[600];
+	char line[600], num[32];
 	int n = 0;
 
 	if (s->state == PCO_READER && s->have_drop)
@@ -727,11 +742,11 @@ static void stats_line(const struct pco_stream *s, const struct pco_ctx *c)
 		n = snprintf(line, sizeof(line),
 			     "pagecliff: %s: %" PRIu64 " bytes written, %" PRIu64
 			     " write-behind runs, mode writebehind (outside, pid %d), %" PRIu64
-			     " bytes written back early, %" PRIu64 " bytes dropped, %" PRIu64
+			     " bytes written back early, %s bytes dropped, %" PRIu64
 			     " bytes kept cached, 0 writeback errors seen (the program's fsync "
 			     "reports them), %" PRIu64 " syscalls\n",
 			     s->path, s->bytes, s->runs, (int)s->pid, s->fl.bytes_flushed + s->flushed,
-			     s->fl.bytes_dropped + s->dropped, s->fl.bytes_kept + s->kept,
+			     writer_dropped(s, num, sizeof(num)), s->fl.bytes_kept + s->kept,
 			     s->fl.syscalls + s->syscalls);
 	if (n <= 0)
 		return;

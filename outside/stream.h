@@ -74,6 +74,7 @@ struct pco_stream {
 	struct pco_cleaner clean;
 	uint64_t dropped, kept, flushed, syscalls;	/* the cleaner's */
 	uint64_t flushed_to;	/* flushed counts what was started below this */
+	int unknown;		/* the cleaner could not tell residency */
 	char path[256];
 };
 

@@ -206,7 +206,27 @@ static int probe(int pidfd, pid_t pid)
 	return 0;
 }
 
-static int add_target(struct pco_watcher *w, pid_t pid, char *why, size_t size)
+/*
+ * A pid read from a listing (a cgroup's, the host's, a process's children)
+ * may name another process by the time its pidfd is opened: the pid was
+ * reused.  Read after the pidfd was opened, /proc/PID/stat is the pidfd's
+ * process or a later one: it is the one listed if it started no later than
+ * the listing was read (@listed, clock ticks since boot) and, for a child,
+ * its parent is still @parent.
+ */
+static int is_listed(pid_t pid, pid_t parent, uint64_t listed)
+{
+	uint64_t start;
+	pid_t ppid;
+
+	if (pco_proc_stat(pid, &ppid, &start))
+		return 0;
+	return start <= listed && (!parent || ppid == parent);
+}
+
+/* Follow @pid; from a listing read at @listed (0: named by the user). */
+static int add_target(struct pco_watcher *w, pid_t pid, pid_t parent, uint64_t listed,
+		      char *why, size_t size)
 {
 	struct pco_target *t;
 	int pidfd, err;
@@ -216,6 +236,10 @@ static int add_target(struct pco_watcher *w, pid_t pid, char *why, size_t size)
 	pidfd = pco_pidfd_open(pid);
 	if (pidfd < 0)
 		return refusal(pid, pidfd, why, size);
+	if (listed && !is_listed(pid, parent, listed)) {
+		close(pidfd);
+		return -ESRCH;
+	}
 	err = probe(pidfd, pid);
 	if (err && pco_pidfd_alive(pidfd))
 		err = 0;	/* exited meanwhile (a zombie has no fds): nothing to do */
@@ -241,7 +265,30 @@ static int add_target(struct pco_watcher *w, pid_t pid, char *why, size_t size)
 
 int pco_watcher_add(struct pco_watcher *w, pid_t pid, char *why, size_t size)
 {
-	return add_target(w, pid, why, size);
+	return add_target(w, pid, 0, 0, why, size);
+}
+
+int pco_watcher_start(const struct pco_opts *o, const pid_t *pids, int n,
+		      struct pco_watcher **ret_w, char *why, size_t size)
+{
+	struct pco_watcher *w;
+	int err = pco_check_kernel(why, size);
+
+	if (err)
+		return err;
+	err = pco_watcher_new(o, &w);
+	if (err) {
+		snprintf(why, size, "out of memory");
+		return err;
+	}
+	for (int i = 0; i < n && !err; i++)
+		err = add_target(w, pids[i], 0, 0, why, size);
+	if (err) {
+		pco_watcher_free(w);
+		return err;
+	}
+	*ret_w = w;
+	return 0;
 }
 
 /* Hand an ended stream's unfinished cleaning to the drain list, or release it. */
@@ -414,6 +461,7 @@ static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 static void discover(struct pco_watcher *w, double now)
 {
 	char why[256], path[4096];
+	uint64_t listed;
 	int n = 0;
 
 	if (w->o.cgroup && now - w->discovered >= PCO_DISCOVER_CGROUP) {
@@ -426,16 +474,18 @@ static void discover(struct pco_watcher *w, double now)
 		n = pco_pid_list(NULL, w->pids, PCO_MAX_PIDS);
 		w->discovered = now;
 	}
+	listed = pco_boot_ticks();
 	for (int i = 0; i < n; i++)
-		add_target(w, w->pids[i], why, sizeof(why));
+		add_target(w, w->pids[i], 0, listed, why, sizeof(why));
 	if (!w->o.follow_children)
 		return;
 	for (int i = 0; i < w->n; i++) {
 		if (w->t[i].dead)
 			continue;
 		n = pco_children(w->t[i].pid, w->pids, PCO_MAX_PIDS);
+		listed = pco_boot_ticks();
 		for (int j = 0; j < n; j++)
-			add_target(w, w->pids[j], why, sizeof(why));
+			add_target(w, w->pids[j], w->t[i].pid, listed, why, sizeof(why));
 	}
 }
 
