@@ -265,9 +265,8 @@ static void start_reader(struct pco_stream *s, uint64_t pos, uint64_t size)
  * position stays at 0): an older file (a log, a database) holds others'
  * pages, cached or dirty, below that.
  */
-static int born_after(const struct pco_stream *s)
+static int born_after(struct pco_stream *s)
 {
-	double start = pco_start_time(s->pid);
 	struct statx stx;
 	char path[64];
 	int ret;
@@ -278,11 +277,13 @@ static int born_after(const struct pco_stream *s)
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)s->pid, s->fd);
 		ret = statx(AT_FDCWD, path, 0, STATX_BTIME, &stx);
 	}
-	return start > 0 && !ret && (stx.stx_mask & STATX_BTIME) &&
-	       stx.stx_btime.tv_sec + 1 >= start;
+	if (!s->proc_start)
+		s->proc_start = pco_start_time(s->pid);	/* read once: /proc/stat is long */
+	return s->proc_start > 0 && !ret && (stx.stx_mask & STATX_BTIME) &&
+	       stx.stx_btime.tv_sec + 1 >= s->proc_start;
 }
 
-static uint64_t own_from(const struct pco_stream *s)
+static uint64_t own_from(struct pco_stream *s)
 {
 	uint64_t from = s->first > s->size ? s->first : s->size;
 

@@ -59,6 +59,7 @@ struct pco_stream {
 	uint64_t raw_last;	/* the descriptor's own position at the last look */
 	int still;		/* looks its position stood */
 	double moved_at;	/* when it last moved (or was first seen) */
+	double proc_start;	/* when its process started (epoch s), 0: not read */
 	unsigned int looks;	/* looks at it, the first sight included */
 	int appending;		/* a candidate writer at the end of its file */
 	int sized;		/* a writer followed by the file's size */

@@ -42,6 +42,8 @@
 /* New members of a cgroup or of the host are looked for this often. */
 #define PCO_DISCOVER_CGROUP 0.1
 #define PCO_DISCOVER_ALL 1.0
+/* Children of the targets: at most this often, however often the looks. */
+#define PCO_DISCOVER_CHILDREN 0.01
 #define PCO_MAX_FDS 4096
 #define PCO_SKIP_LOOKS 8
 #define PCO_MAX_PIDS 65536
@@ -71,6 +73,7 @@ struct pco_watcher {
 	struct pco_stream *drain;	/* ended streams whose cleaner still works */
 	int ndrain, capdrain;
 	double discovered;
+	double children_seen;		/* when children were looked for last */
 	int cgroup_gone;
 	pid_t self;
 	int fds[PCO_MAX_FDS];
@@ -477,8 +480,9 @@ static void discover(struct pco_watcher *w, double now)
 	listed = pco_boot_ticks();
 	for (int i = 0; i < n; i++)
 		add_target(w, w->pids[i], 0, listed, why, sizeof(why));
-	if (!w->o.follow_children)
+	if (!w->o.follow_children || now - w->children_seen < PCO_DISCOVER_CHILDREN)
 		return;
+	w->children_seen = now;
 	for (int i = 0; i < w->n; i++) {
 		if (w->t[i].dead)
 			continue;
