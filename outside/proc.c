@@ -64,16 +64,13 @@ static int read_small(const char *path, char *buf, size_t size)
 	return (int)n;
 }
 
-int pco_fdinfo_read(pid_t pid, int fd, struct pco_fdinfo *ret)
+/* The fields of one fdinfo text. */
+static int parse_fdinfo(char *buf, struct pco_fdinfo *ret)
 {
-	char path[64], buf[1024], *p;
 	struct pco_fdinfo fi = { 0 };
-	int n, got = 0;
+	int got = 0;
+	char *p;
 
-	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
-	n = read_small(path, buf, sizeof(buf));
-	if (n < 0)
-		return n;
 	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		if (!strncmp(p, "pos:", 4))
 			got |= sscanf(p + 4, "%" SCNu64, &fi.pos) == 1;
@@ -88,6 +85,37 @@ int pco_fdinfo_read(pid_t pid, int fd, struct pco_fdinfo *ret)
 		return -EPROTO;
 	*ret = fi;
 	return 0;
+}
+
+int pco_fdinfo_read(pid_t pid, int fd, struct pco_fdinfo *ret)
+{
+	char path[64], buf[1024];
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	n = read_small(path, buf, sizeof(buf));
+	return n < 0 ? n : parse_fdinfo(buf, ret);
+}
+
+int pco_fdinfo_open(pid_t pid, int fd)
+{
+	char path[64];
+	int info;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	info = open(path, O_RDONLY | O_CLOEXEC);
+	return info < 0 ? -errno : info;
+}
+
+int pco_fdinfo_pread(int info, struct pco_fdinfo *ret)
+{
+	char buf[1024];
+	ssize_t n = pread(info, buf, sizeof(buf) - 1, 0);
+
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return parse_fdinfo(buf, ret);
 }
 
 int pco_fds(pid_t pid, int *fds, int max)
@@ -106,6 +134,36 @@ int pco_fds(pid_t pid, int *fds, int max)
 			fds[n++] = atoi(de->d_name);
 	closedir(d);
 	return n;
+}
+
+int pco_fds_open(pid_t pid)
+{
+	char path[64];
+	int dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return dir < 0 ? -errno : dir;
+}
+
+int pco_fds_at(int dir, int *fds, int max)
+{
+	char buf[8192];
+	ssize_t len;
+	int n = 0;
+
+	if (lseek(dir, 0, SEEK_SET) < 0)
+		return -errno;
+	while ((len = getdents64(dir, buf, sizeof(buf))) > 0) {
+		for (ssize_t off = 0; off < len;) {
+			struct dirent64 *de = (struct dirent64 *)(buf + off);
+
+			if (isdigit((unsigned char)de->d_name[0]) && n < max)
+				fds[n++] = atoi(de->d_name);
+			off += de->d_reclen;
+		}
+	}
+	return len < 0 ? -errno : n;
 }
 
 /* Append the numbers in @text to @pids. */

@@ -27,10 +27,25 @@ int pco_pidfd_alive(int pidfd);
 int pco_fdinfo_read(pid_t pid, int fd, struct pco_fdinfo *ret);
 
 /*
+ * The same through a descriptor of /proc/@pid/fdinfo/@fd kept open: each
+ * read from offset 0 shows the descriptor anew (one pread(2) a look, no
+ * open and close); -ENOENT once the number is closed.
+ */
+int pco_fdinfo_open(pid_t pid, int fd);
+int pco_fdinfo_pread(int info, struct pco_fdinfo *ret);
+
+/*
  * The numbers of @pid's descriptors, into @fds (up to @max); returns how
  * many or -errno (-ENOENT: gone, -EACCES: not ours to see).
  */
 int pco_fds(pid_t pid, int *fds, int max);
+
+/*
+ * The same through /proc/@pid/fd kept open (@dir from pco_fds_open()): read
+ * again from its start each call, with no open and close.
+ */
+int pco_fds_open(pid_t pid);
+int pco_fds_at(int dir, int *fds, int max);
 
 /* Children of every thread of @pid, into @pids (up to @max); how many. */
 int pco_children(pid_t pid, pid_t *pids, int max);

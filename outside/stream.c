@@ -43,7 +43,8 @@ void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_f
 	char path[64];
 	ssize_t n;
 
-	*s = (struct pco_stream){ .pid = pid, .fd = fd, .fi = *fi, .own = -1, .seen = 1 };
+	*s = (struct pco_stream){ .pid = pid, .fd = fd, .info = -1, .fi = *fi, .own = -1,
+				  .seen = 1 };
 	s->first = s->last = s->raw_last = fi->pos;
 	/*
 	 * A reader's run begins where it is first seen: a position can be
@@ -324,7 +325,9 @@ static void activate(struct pco_stream *s, int pidfd, uint64_t pos)
 	 * The size first, then the position: a write in progress has grown
 	 * the file before it moves the position, by at most one write.
 	 */
-	if (acc != O_RDONLY && !pco_fdinfo_read(s->pid, s->fd, &now) && now.ino == s->fi.ino &&
+	if (acc != O_RDONLY &&
+	    !(s->info >= 0 ? pco_fdinfo_pread(s->info, &now) : pco_fdinfo_read(s->pid, s->fd, &now)) &&
+	    now.ino == s->fi.ino &&
 	    now.pos > pos)
 		pos = now.pos;
 	if (s->sized && (uint64_t)st.st_size > pos)
@@ -769,6 +772,9 @@ void pco_stream_release(struct pco_stream *s, const struct pco_ctx *c)
 		pcl_flusher_release(&s->fl);
 	s->have_drop = s->have_fl = 0;
 	own_put(s);
+	if (s->info >= 0)
+		close(s->info);
+	s->info = -1;
 }
 
 double pco_stream_interval(const struct pco_stream *s, const struct pco_ctx *c)

@@ -42,6 +42,7 @@ struct pco_cleaner {
 struct pco_stream {
 	pid_t pid;
 	int fd;			/* the number in the process */
+	int info;		/* its /proc/PID/fdinfo/N kept open, or -1 */
 	struct pco_fdinfo fi;	/* as last read */
 	enum pco_state state;
 	int seen;		/* in this look's listing */

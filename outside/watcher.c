@@ -55,6 +55,7 @@
 struct pco_target {
 	pid_t pid;
 	int pidfd;
+	int fd_dir;			/* /proc/PID/fd kept open, or -1 (--all) */
 	int dead;
 	double maps_seen;		/* when /proc/PID/maps was read last */
 	double added;			/* when it was first looked at (0: not yet) */
@@ -262,7 +263,9 @@ static int add_target(struct pco_watcher *w, pid_t pid, pid_t parent, uint64_t l
 		w->cap = cap;
 	}
 	t = &w->t[w->n++];
-	*t = (struct pco_target){ .pid = pid, .pidfd = pidfd };
+	*t = (struct pco_target){ .pid = pid, .pidfd = pidfd, .fd_dir = -1 };
+	if (!w->o.all)
+		t->fd_dir = pco_fds_open(pid);
 	return 0;
 }
 
@@ -365,7 +368,25 @@ static void target_gone(struct pco_watcher *w, struct pco_target *t)
 	t->streams = NULL;
 	close(t->pidfd);
 	t->pidfd = -1;
+	if (t->fd_dir >= 0)
+		close(t->fd_dir);
+	t->fd_dir = -1;
 	t->dead = 1;
+}
+
+/*
+ * @t's descriptor @fd as fdinfo says now: through the stream's fdinfo kept
+ * open where it has one (a pread a look).  --all keeps none: every
+ * descriptor of the host would be one of ours.
+ */
+static int read_fdinfo(struct pco_watcher *w, struct pco_target *t, struct pco_stream *s,
+		       int fd, struct pco_fdinfo *ret)
+{
+	if (s && s->info < 0 && !w->o.all)
+		s->info = pco_fdinfo_open(t->pid, fd);
+	if (s && s->info >= 0)
+		return pco_fdinfo_pread(s->info, ret);
+	return pco_fdinfo_read(t->pid, fd, ret);
 }
 
 /* One descriptor of @t as fdinfo says now. */
@@ -384,7 +405,7 @@ static void look_fd(struct pco_watcher *w, struct pco_target *t, int fd, double 
 		s->seen = 1;
 		return;
 	}
-	if (pco_fdinfo_read(t->pid, fd, &fi))
+	if (read_fdinfo(w, t, s, fd, &fi))
 		return;		/* closed since the listing: swept as unseen */
 	if (s && (s->fi.mnt_id != fi.mnt_id || s->fi.ino != fi.ino)) {
 		end_stream(w, s);	/* the number was reused for another file */
@@ -442,7 +463,8 @@ static void look_maps(struct pco_watcher *w, struct pco_target *t, double now)
 
 static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 {
-	int n = pco_fds(t->pid, w->fds, PCO_MAX_FDS);
+	int n = t->fd_dir >= 0 ? pco_fds_at(t->fd_dir, w->fds, PCO_MAX_FDS) :
+		pco_fds(t->pid, w->fds, PCO_MAX_FDS);
 
 	if (n < 0 || pco_pidfd_alive(t->pidfd)) {
 		target_gone(w, t);
