@@ -491,9 +491,10 @@ static uint64_t residency_cursor(struct pco_stream *s, int pidfd, double now,
 {
 	uint64_t cached, frontier;
 
+	if (s->state == PCO_CANDIDATE &&
+	    (++s->still < 2 || now - s->moved_at < PCO_STILL || s->size < c->min_size))
+		return s->last;
 	if (!s->c0_set) {
-		if (++s->still < 2 || now - s->moved_at < PCO_STILL || s->size < c->min_size)
-			return s->last;
 		s->own = open_own(s, pidfd);
 		if (s->own < 0) {
 			s->state = PCO_SKIP;
@@ -580,6 +581,24 @@ static uint64_t cursor(struct pco_stream *s, int pidfd, const struct pco_fdinfo 
 	return residency_cursor(s, pidfd, now, c);
 }
 
+/*
+ * What a reader's file holds cached at the first sight of the stream: where
+ * its position then stands (pread, one long copy_file_range), all cached
+ * beyond this prefix later is the reader's.  Taken at once, not once the
+ * position has stood a while: by then the reader has added to it.
+ */
+static void first_sight(struct pco_stream *s, int pidfd, const struct pco_ctx *c)
+{
+	if (s->looks || s->state != PCO_CANDIDATE || (s->fi.flags & O_ACCMODE) != O_RDONLY ||
+	    s->size < c->min_size)
+		return;
+	s->own = open_own(s, pidfd);
+	if (s->own < 0)
+		return;
+	s->c0 = cached_from(s->own, 0);
+	s->c0_set = 1;
+}
+
 /* A stream that acts on its file at every look. */
 static int active(const struct pco_stream *s)
 {
@@ -595,6 +614,7 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 		s->own = -1;
 		return;		/* closed or replaced since the listing */
 	}
+	first_sight(s, pidfd, c);
 	pos = cursor(s, pidfd, fi, now, c);
 
 	s->fi.flags = fi->flags;
