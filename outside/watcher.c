@@ -76,6 +76,7 @@ struct pco_watcher {
 	double discovered;
 	double children_seen;		/* when children were looked for last */
 	int cgroup_gone;
+	int keep_open;			/* fdinfo and fd folders kept open (see read_fdinfo) */
 	pid_t self;
 	int fds[PCO_MAX_FDS];
 	pid_t *pids;
@@ -114,6 +115,7 @@ int pco_watcher_new(const struct pco_opts *o, struct pco_watcher **ret_w)
 	}
 	w->o = *o;
 	w->self = getpid();
+	w->keep_open = !o->all && !geteuid();
 	w->ctx = (struct pco_ctx){ .min_size = o->min_size, .budget = o->budget,
 				   .stats_fd = o->stats_fd };
 	/* A pidfd per target: --all needs more than the usual 1024. */
@@ -264,7 +266,7 @@ static int add_target(struct pco_watcher *w, pid_t pid, pid_t parent, uint64_t l
 	}
 	t = &w->t[w->n++];
 	*t = (struct pco_target){ .pid = pid, .pidfd = pidfd, .fd_dir = -1 };
-	if (!w->o.all)
+	if (w->keep_open)
 		t->fd_dir = pco_fds_open(pid);
 	return 0;
 }
@@ -377,12 +379,14 @@ static void target_gone(struct pco_watcher *w, struct pco_target *t)
 /*
  * @t's descriptor @fd as fdinfo says now: through the stream's fdinfo kept
  * open where it has one (a pread a look).  --all keeps none: every
- * descriptor of the host would be one of ours.
+ * descriptor of the host would be one of ours.  Nor does a watcher without
+ * root: access is checked at open, and one kept open would go on showing
+ * positions after the process executed a setuid program.
  */
 static int read_fdinfo(struct pco_watcher *w, struct pco_target *t, struct pco_stream *s,
 		       int fd, struct pco_fdinfo *ret)
 {
-	if (s && s->info < 0 && !w->o.all)
+	if (s && s->info < 0 && w->keep_open)
 		s->info = pco_fdinfo_open(t->pid, fd);
 	if (s && s->info >= 0)
 		return pco_fdinfo_pread(s->info, ret);
