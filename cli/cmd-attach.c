@@ -115,17 +115,16 @@ static int check_cgroup(const char *path)
 	return 0;
 }
 
-static int add_pids(struct pco_watcher *w, int argc, char **argv)
+static int parse_pids(int argc, char **argv, pid_t *pids)
 {
-	char why[256], *end;
+	char *end;
 
 	for (int i = 0; i < argc; i++) {
 		long pid = strtol(argv[i], &end, 10);
 
 		if (*end || pid <= 0 || pid > INT_MAX)
 			return error("bad process id '%s'", argv[i]);
-		if (pco_watcher_add(w, (pid_t)pid, why, sizeof(why)))
-			return error("cannot attach to %s", why);
+		pids[i] = (pid_t)pid;
 	}
 	return 0;
 }
@@ -134,8 +133,9 @@ static int cmd_attach(int argc, char **argv)
 {
 	struct attach_opts o = { 0 };
 	struct pco_watcher *w = NULL;
+	pid_t *pids = NULL;
 	char why[256];
-	int first, ret = 1;
+	int first, err, ret = 1;
 
 	pco_opts_init(&o.w);
 	first = cmd_parse(&cmd_attach_entry, argc, argv, &o);
@@ -143,22 +143,28 @@ static int cmd_attach(int argc, char **argv)
 		usage_error("nothing to attach to: give PIDs, --cgroup PATH or --all");
 	if (!!o.w.cgroup + o.w.all + (first < argc) > 1)
 		usage_error("give PIDs, --cgroup PATH or --all, one of them");
-	if (pco_check_kernel(why, sizeof(why)))
-		return error("cannot attach: %s", why);
-	if (o.w.cgroup && check_cgroup(o.w.cgroup))
-		return 1;
+	pids = calloc(argc - first + 1, sizeof(*pids));
+	if (!pids)
+		return error("cannot attach: out of memory");
+	if (parse_pids(argc - first, argv + first, pids) ||
+	    (o.w.cgroup && check_cgroup(o.w.cgroup)))
+		goto out;
 	o.w.stats_fd = open_stats(o.stats);
 	if (o.w.stats_fd < -1)
-		return 1;
-	if (pco_watcher_new(&o.w, &w))
 		goto out;
-	if (add_pids(w, argc - first, argv + first))
+	err = pco_watcher_start(&o.w, pids, argc - first, &w, why, sizeof(why));
+	if (err == -ENOSYS || err == -ENOMEM)
+		error("cannot attach: %s", why);
+	else if (err)
+		error("cannot attach to %s", why);
+	if (err)
 		goto out;
 	catch_stop();
 	pco_watcher_loop(w, 0, o.secs, &attach_stop, NULL);
 	ret = 0;
 out:
 	pco_watcher_free(w);
+	free(pids);
 	if (o.w.stats_fd > 2)
 		close(o.w.stats_fd);
 	return ret;

@@ -500,7 +500,7 @@ static int run_outside(char **argv, const struct run_opts *o)
 	struct pco_watcher *w = NULL;
 	struct pco_opts wo;
 	char why[256];
-	int status = 0, fd;
+	int status = 0, fd, err;
 
 	pco_opts_init(&wo);
 	if (o->min_bytes)
@@ -520,11 +520,12 @@ static int run_outside(char **argv, const struct run_opts *o)
 	run_pidfd = (int)syscall(SYS_pidfd_open, run_child, 0);
 	catch_forward();
 	/* After the fork: the watcher raises its own descriptor limit, not CMD's. */
-	if (pco_watcher_new(&wo, &w))
-		error("the watcher cannot act: out of memory");
-	else if (pco_watcher_add(w, run_child, why, sizeof(why)))
+	err = pco_watcher_start(&wo, &run_child, 1, &w, why, sizeof(why));
+	if (err == -ENOSYS || err == -ENOMEM)
+		error("the watcher cannot act: %s", why);
+	else if (err)
 		error("the watcher cannot act on %s", why);
-	if (!w) {
+	if (err) {
 		waitpid(run_child, &status, 0);
 		return pass_status(status);
 	}

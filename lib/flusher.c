@@ -212,6 +212,15 @@ void pcl_flusher_release(struct pc_flusher *f)
 	f->own_wait_fd = 0;
 }
 
+void pcl_flusher_rebind(struct pc_flusher *f, int fd)
+{
+	if (f->own_wait_fd && f->wait_fd >= 0)
+		syscall(SYS_close, f->wait_fd);
+	f->own_wait_fd = 0;
+	f->fd = fd;
+	f->wait_fd = fd;
+}
+
 static uint64_t batch_off(const struct pc_flusher *f, uint64_t k)
 {
 	return f->base + k * f->batch;

@@ -126,6 +126,16 @@ int pcl_flusher_wrote(struct pc_flusher *f, uint64_t off, uint64_t len);
  */
 int pcl_flusher_finish(struct pc_flusher *f);
 
+/*
+ * For a caller that keeps no description of the file between calls (the
+ * watcher opens the file afresh per look, so that it never keeps a file
+ * system busy): act through @fd from now on, a description of the same file
+ * opened for this call (readable: residency is counted and writeback
+ * waited for through it too), and -1 once it is closed again.  A
+ * description the flusher opened for itself is closed here.
+ */
+void pcl_flusher_rebind(struct pc_flusher *f, int fd);
+
 /* Close the flusher's own description and free its state; never fails. */
 void pcl_flusher_release(struct pc_flusher *f);
 

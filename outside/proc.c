@@ -13,6 +13,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -63,16 +64,13 @@ static int read_small(const char *path, char *buf, size_t size)
 	return (int)n;
 }
 
-int pco_fdinfo_read(pid_t pid, int fd, struct pco_fdinfo *ret)
+/* The fields of one fdinfo text. */
+static int parse_fdinfo(char *buf, struct pco_fdinfo *ret)
 {
-	char path[64], buf[1024], *p;
 	struct pco_fdinfo fi = { 0 };
-	int n, got = 0;
+	int got = 0;
+	char *p;
 
-	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
-	n = read_small(path, buf, sizeof(buf));
-	if (n < 0)
-		return n;
 	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		if (!strncmp(p, "pos:", 4))
 			got |= sscanf(p + 4, "%" SCNu64, &fi.pos) == 1;
@@ -87,6 +85,37 @@ int pco_fdinfo_read(pid_t pid, int fd, struct pco_fdinfo *ret)
 		return -EPROTO;
 	*ret = fi;
 	return 0;
+}
+
+int pco_fdinfo_read(pid_t pid, int fd, struct pco_fdinfo *ret)
+{
+	char path[64], buf[1024];
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	n = read_small(path, buf, sizeof(buf));
+	return n < 0 ? n : parse_fdinfo(buf, ret);
+}
+
+int pco_fdinfo_open(pid_t pid, int fd)
+{
+	char path[64];
+	int info;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	info = open(path, O_RDONLY | O_CLOEXEC);
+	return info < 0 ? -errno : info;
+}
+
+int pco_fdinfo_pread(int info, struct pco_fdinfo *ret)
+{
+	char buf[1024];
+	ssize_t n = pread(info, buf, sizeof(buf) - 1, 0);
+
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return parse_fdinfo(buf, ret);
 }
 
 int pco_fds(pid_t pid, int *fds, int max)
@@ -105,6 +134,36 @@ int pco_fds(pid_t pid, int *fds, int max)
 			fds[n++] = atoi(de->d_name);
 	closedir(d);
 	return n;
+}
+
+int pco_fds_open(pid_t pid)
+{
+	char path[64];
+	int dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return dir < 0 ? -errno : dir;
+}
+
+int pco_fds_at(int dir, int *fds, int max)
+{
+	char buf[8192];
+	ssize_t len;
+	int n = 0;
+
+	if (lseek(dir, 0, SEEK_SET) < 0)
+		return -errno;
+	while ((len = getdents64(dir, buf, sizeof(buf))) > 0) {
+		for (ssize_t off = 0; off < len;) {
+			struct dirent64 *de = (struct dirent64 *)(buf + off);
+
+			if (isdigit((unsigned char)de->d_name[0]) && n < max)
+				fds[n++] = atoi(de->d_name);
+			off += de->d_reclen;
+		}
+	}
+	return len < 0 ? -errno : n;
 }
 
 /* Append the numbers in @text to @pids. */
@@ -226,19 +285,46 @@ int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, uint64_t ino), v
 	return 0;
 }
 
-double pco_start_time(pid_t pid)
+int pco_proc_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start)
 {
 	char path[64], buf[1024], *p;
-	unsigned long long start = 0, boot = 0;
-	long hz = sysconf(_SC_CLK_TCK);
-	FILE *f;
+	unsigned long long start;
+	int ppid, n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_small(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	/* After the name: state is field 3, ppid field 4, starttime field 22. */
+	if (!(p = strrchr(buf, ')')) ||
+	    sscanf(p + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+			  "%*d %*d %llu", &ppid, &start) != 2)
+		return -EPROTO;
+	if (ret_ppid)
+		*ret_ppid = ppid;
+	*ret_start = start;
+	return 0;
+}
+
+uint64_t pco_boot_ticks(void)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	struct timespec ts;
+
+	if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &ts))
 		return 0;
-	/* After the name: state is field 3, starttime field 22. */
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-			  "%*d %*d %llu", &start) != 1)
+	return (uint64_t)ts.tv_sec * hz + (uint64_t)ts.tv_nsec * hz / 1000000000;
+}
+
+double pco_start_time(pid_t pid)
+{
+	char buf[1024];
+	unsigned long long boot = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t start;
+	FILE *f;
+
+	if (pco_proc_stat(pid, NULL, &start))
 		return 0;
 	/* /proc/stat is long (a line per CPU, interrupts): read it by lines. */
 	f = fopen("/proc/stat", "re");

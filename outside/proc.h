@@ -27,10 +27,25 @@ int pco_pidfd_alive(int pidfd);
 int pco_fdinfo_read(pid_t pid, int fd, struct pco_fdinfo *ret);
 
 /*
+ * The same through a descriptor of /proc/@pid/fdinfo/@fd kept open: each
+ * read from offset 0 shows the descriptor anew (one pread(2) a look, no
+ * open and close); -ENOENT once the number is closed.
+ */
+int pco_fdinfo_open(pid_t pid, int fd);
+int pco_fdinfo_pread(int info, struct pco_fdinfo *ret);
+
+/*
  * The numbers of @pid's descriptors, into @fds (up to @max); returns how
  * many or -errno (-ENOENT: gone, -EACCES: not ours to see).
  */
 int pco_fds(pid_t pid, int *fds, int max);
+
+/*
+ * The same through /proc/@pid/fd kept open (@dir from pco_fds_open()): read
+ * again from its start each call, with no open and close.
+ */
+int pco_fds_open(pid_t pid);
+int pco_fds_at(int dir, int *fds, int max);
 
 /* Children of every thread of @pid, into @pids (up to @max); how many. */
 int pco_children(pid_t pid, pid_t *pids, int max);
@@ -43,6 +58,15 @@ int pco_pid_list(const char *path, pid_t *pids, int max);
  * absolute path outside /usr and /lib, not a .so); 0 or -errno.
  */
 int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, uint64_t ino), void *arg);
+
+/*
+ * @pid's parent and when it started, in clock ticks since boot
+ * (/proc/PID/stat); 0 or -errno.
+ */
+int pco_proc_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start);
+
+/* Now, in the same clock ticks since boot (CLOCK_BOOTTIME); 0 when unknown. */
+uint64_t pco_boot_ticks(void);
 
 /* When @pid started, in seconds since the epoch; 0 when unknown. */
 double pco_start_time(pid_t pid);

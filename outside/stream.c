@@ -2,10 +2,13 @@
 /*
  * One followed descriptor: from its positions in /proc/PID/fdinfo to the
  * dropper and the flusher, acting through a read-only description of the
- * same file that the watcher opens through /proc/PID/fd and closes when the
- * stream ends.  Nothing here touches the program's
- * descriptor, offset, flags or the file's writeback error sequence: the
- * flusher waits by polling cachestat(2) (PC_FLUSHER_QUIET).
+ * same file that the watcher opens through /proc/PID/fd for one look and
+ * closes after it (once the program closed the file: by its path, or its
+ * handle where it was renamed).  Holding nothing between looks, the watcher
+ * never keeps a file system busy after the program is done with it.
+ * Nothing here touches the program's descriptor, offset, flags or the
+ * file's writeback error sequence: the flusher waits by polling
+ * cachestat(2) (PC_FLUSHER_QUIET).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +28,12 @@
 #define PCO_WRITE_AHEAD 6
 /* A writer this close to the end of the file appends (one write in progress). */
 #define PCO_WRITE_SLACK (8ull << 20)
+/*
+ * A reader's position that stood this long (and two looks) is one that does
+ * not move (pread): a read(2) reader paced between the watcher's looks only
+ * pauses.
+ */
+#define PCO_STILL 0.05
 /* Looks an ended stream's cleaner may wait for writeback. */
 #define PCO_DRAIN_LOOKS 400
 
@@ -34,7 +43,8 @@ void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_f
 	char path[64];
 	ssize_t n;
 
-	*s = (struct pco_stream){ .pid = pid, .fd = fd, .fi = *fi, .own = -1, .seen = 1 };
+	*s = (struct pco_stream){ .pid = pid, .fd = fd, .info = -1, .fi = *fi, .own = -1,
+				  .seen = 1 };
 	s->first = s->last = s->raw_last = fi->pos;
 	/*
 	 * A reader's run begins where it is first seen: a position can be
@@ -90,12 +100,33 @@ static int flushes_on_close(int fd)
 }
 
 /*
+ * @at (an O_PATH descriptor, closed here) opened read-only if it is the
+ * stream's file, or -errno.  Checked before the open: opening a device node
+ * a number was reused for could act on the device.
+ */
+static int reopen_checked(const struct pco_stream *s, int at)
+{
+	char path[64];
+	int own;
+
+	if (!same_file(s, at)) {
+		close(at);
+		return -ESTALE;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", at);
+	own = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (own < 0)
+		own = -errno;
+	close(at);
+	return own;
+}
+
+/*
  * Our own read-only description of the file behind @s->fd, or -errno: a
- * fresh open of /proc/PID/fd/N, through an O_PATH descriptor checked first
- * (opening a device node the number was reused for could act on the
- * device).  Where the open is refused (the file's mode), the program's
- * description itself, duplicated, on file systems whose close does nothing
- * to it; elsewhere the stream is left alone.
+ * fresh open of /proc/PID/fd/N, through an O_PATH descriptor checked first.
+ * Where the open is refused (the file's mode), the program's description
+ * itself, duplicated, on file systems whose close does nothing to it;
+ * elsewhere the stream is left alone.
  */
 static int open_own(struct pco_stream *s, int pidfd)
 {
@@ -106,15 +137,7 @@ static int open_own(struct pco_stream *s, int pidfd)
 	at = open(path, O_PATH | O_CLOEXEC);
 	if (at < 0)
 		return -errno;
-	if (!same_file(s, at)) {
-		close(at);
-		return -ESTALE;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", at);
-	own = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (own < 0)
-		own = -errno;
-	close(at);
+	own = reopen_checked(s, at);
 	if (own >= 0 || (own != -EACCES && own != -EPERM))
 		return own;
 	dup = pco_pidfd_getfd(pidfd, s->fd);
@@ -125,6 +148,73 @@ static int open_own(struct pco_stream *s, int pidfd)
 		return -EACCES;
 	}
 	return dup;
+}
+
+/*
+ * The file again once the program closed it (a reader's tail, a writer's
+ * writeback to wait for): by the path it had, or by its handle through its
+ * old folder where it was renamed since (restic renames what it wrote).
+ * -errno where neither names the same file on the same mount any more
+ * (deleted, unmounted).
+ */
+static int open_closed(const struct pco_stream *s)
+{
+	char dir[sizeof(s->path)], *slash;
+	int at, fd;
+
+	at = open(s->path, O_PATH | O_CLOEXEC);
+	if (at >= 0) {
+		fd = reopen_checked(s, at);
+		if (fd >= 0)
+			return fd;
+	}
+	if (s->have_handle <= 0 || s->path[0] != '/')
+		return -ESTALE;
+	memcpy(dir, s->path, sizeof(dir));
+	slash = strrchr(dir, '/');
+	slash[slash == dir] = 0;
+	at = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (at < 0)
+		return -errno;
+	fd = open_by_handle_at(at, (struct file_handle *)s->handle, O_PATH | O_CLOEXEC);
+	close(at);
+	return fd < 0 ? -errno : reopen_checked(s, fd);
+}
+
+/* Note the file's handle once, for open_closed(). */
+static void note_handle(struct pco_stream *s)
+{
+	struct file_handle *h = (struct file_handle *)s->handle;
+	int mnt;
+
+	if (s->have_handle)
+		return;
+	h->handle_bytes = MAX_HANDLE_SZ;
+	s->have_handle = name_to_handle_at(s->own, "", h, &mnt, AT_EMPTY_PATH) ? -1 : 1;
+}
+
+/* Our description for this look; 0 or -errno (closed or replaced meanwhile). */
+static int own_get(struct pco_stream *s, int pidfd)
+{
+	if (s->own < 0)
+		s->own = open_own(s, pidfd);
+	if (s->own < 0)
+		return s->own;
+	if (s->have_fl)
+		pcl_flusher_rebind(&s->fl, s->own);
+	return 0;
+}
+
+/* The look is done: close our description, nothing of the file stays held. */
+static void own_put(struct pco_stream *s)
+{
+	if (s->have_fl)
+		pcl_flusher_rebind(&s->fl, -1);
+	if (s->own >= 0) {
+		note_handle(s);
+		close(s->own);
+	}
+	s->own = -1;
 }
 
 /* Pages cached where the reader has not been: the file was cached before it. */
@@ -147,12 +237,17 @@ static void start_reader(struct pco_stream *s, uint64_t pos, uint64_t size)
 	if (!s->have_drop)
 		return;
 	/*
-	 * Cold beyond the cursor: what is cached behind it the stream read
-	 * itself; drop it (never what is dirty) and treat the file as cold.
+	 * Cold beyond the cursor: what is cached behind it since the first
+	 * look the stream read itself; drop it (never what is dirty) and
+	 * treat the file as cold.  Below the first position the watcher did
+	 * not see pages being added: whoever cached them, they stay.
 	 */
 	if (!warm) {
 		s->drop.warm = 0;
-		s->clean = (struct pco_cleaner){ .hi = s->drop.dropped_to, .looks = 1 };
+		s->clean = (struct pco_cleaner){ .lo = pc_align_down(s->first, pc_page_size()),
+						  .hi = s->drop.dropped_to, .looks = 1 };
+		if (s->clean.lo > s->clean.hi)
+			s->clean.lo = s->clean.hi;
 	}
 	pcl_dropper_before(&s->drop, s->own, pos, 0);
 }
@@ -171,9 +266,8 @@ static void start_reader(struct pco_stream *s, uint64_t pos, uint64_t size)
  * position stays at 0): an older file (a log, a database) holds others'
  * pages, cached or dirty, below that.
  */
-static int born_after(const struct pco_stream *s)
+static int born_after(struct pco_stream *s)
 {
-	double start = pco_start_time(s->pid);
 	struct statx stx;
 	char path[64];
 	int ret;
@@ -184,11 +278,13 @@ static int born_after(const struct pco_stream *s)
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)s->pid, s->fd);
 		ret = statx(AT_FDCWD, path, 0, STATX_BTIME, &stx);
 	}
-	return start > 0 && !ret && (stx.stx_mask & STATX_BTIME) &&
-	       stx.stx_btime.tv_sec + 1 >= start;
+	if (!s->proc_start)
+		s->proc_start = pco_start_time(s->pid);	/* read once: /proc/stat is long */
+	return s->proc_start > 0 && !ret && (stx.stx_mask & STATX_BTIME) &&
+	       stx.stx_btime.tv_sec + 1 >= s->proc_start;
 }
 
-static uint64_t own_from(const struct pco_stream *s)
+static uint64_t own_from(struct pco_stream *s)
 {
 	uint64_t from = s->first > s->size ? s->first : s->size;
 
@@ -229,7 +325,9 @@ static void activate(struct pco_stream *s, int pidfd, uint64_t pos)
 	 * The size first, then the position: a write in progress has grown
 	 * the file before it moves the position, by at most one write.
 	 */
-	if (acc != O_RDONLY && !pco_fdinfo_read(s->pid, s->fd, &now) && now.ino == s->fi.ino &&
+	if (acc != O_RDONLY &&
+	    !(s->info >= 0 ? pco_fdinfo_pread(s->info, &now) : pco_fdinfo_read(s->pid, s->fd, &now)) &&
+	    now.ino == s->fi.ino &&
 	    now.pos > pos)
 		pos = now.pos;
 	if (s->sized && (uint64_t)st.st_size > pos)
@@ -270,8 +368,10 @@ static int clean_look(struct pco_stream *s)
 		uint64_t len = c->hi - c->lo < batch ? c->hi - c->lo : batch;
 
 		s->syscalls++;
-		if (pcl_cachestat(s->own, c->lo, len, &cs))
+		if (pcl_cachestat(s->own, c->lo, len, &cs)) {
+			s->unknown = 1;	/* hidden (EPERM) or no cachestat: nothing told */
 			break;
+		}
 		if (c->wb && (cs.nr_dirty || cs.nr_writeback))
 			break;		/* its writeback is not done yet */
 		if (cs.nr_dirty || cs.nr_writeback) {
@@ -334,9 +434,11 @@ static void hold_writer(struct pco_stream *s, int pidfd, uint64_t pos)
 {
 	struct stat st;
 
-	if ((s->fi.flags & O_ACCMODE) == O_RDONLY || s->own >= 0)
+	if ((s->fi.flags & O_ACCMODE) == O_RDONLY || s->held)
 		return;
-	s->own = open_own(s, pidfd);
+	s->held = 1;
+	if (s->own < 0)
+		s->own = open_own(s, pidfd);
 	if (s->own >= 0 && !fstat(s->own, &st))
 		s->appending = pos + PCO_WRITE_SLACK >= (uint64_t)st.st_size;
 }
@@ -384,21 +486,26 @@ static uint64_t size_cursor(struct pco_stream *s, uint64_t pos, const struct pco
  * cursor is taken as the end of the cached prefix less readahead.  Dropping
  * a page not read yet costs a read again, never a wrong byte.
  */
-static uint64_t residency_cursor(struct pco_stream *s, int pidfd, const struct pco_ctx *c)
+static uint64_t residency_cursor(struct pco_stream *s, int pidfd, double now,
+				 const struct pco_ctx *c)
 {
 	uint64_t cached, frontier;
 
-	if (s->own < 0) {
-		if (++s->still < 2 || s->size < c->min_size)
-			return s->last;
+	if (s->state == PCO_CANDIDATE &&
+	    (++s->still < 2 || now - s->moved_at < PCO_STILL || s->size < c->min_size))
+		return s->last;
+	if (!s->c0_set) {
 		s->own = open_own(s, pidfd);
 		if (s->own < 0) {
 			s->state = PCO_SKIP;
 			return s->last;
 		}
 		s->c0 = cached_from(s->own, 0);
+		s->c0_set = 1;
 		return s->last;
 	}
+	if (s->own < 0 && (s->own = open_own(s, pidfd)) < 0)
+		return s->last;
 	if (s->state == PCO_CANDIDATE) {
 		cached = cached_from(s->own, 0);
 		if (cached < s->c0 + c->min_size)
@@ -449,11 +556,15 @@ static int skipped_cold(const struct pco_stream *s, uint64_t from, uint64_t to)
 
 /* Where the stream is: its position, or where a cursor that stands must be. */
 static uint64_t cursor(struct pco_stream *s, int pidfd, const struct pco_fdinfo *fi,
-		       const struct pco_ctx *c)
+		       double now, const struct pco_ctx *c)
 {
 	unsigned int acc = fi->flags & O_ACCMODE;
 	int stands = fi->pos == s->raw_last;
 
+	if (!stands || !s->moved_at) {
+		s->still = 0;
+		s->moved_at = now;
+	}
 	s->raw_last = fi->pos;
 	if (!stands || s->state == PCO_SKIP || (s->state == PCO_READER && !s->resid) ||
 	    (s->state == PCO_WRITER && !s->append))
@@ -467,13 +578,44 @@ static uint64_t cursor(struct pco_stream *s, int pidfd, const struct pco_fdinfo 
 			return pos;
 		return s->sized ? s->last : fi->pos;
 	}
-	return residency_cursor(s, pidfd, c);
+	return residency_cursor(s, pidfd, now, c);
+}
+
+/*
+ * What a reader's file holds cached at the first sight of the stream: where
+ * its position then stands (pread, one long copy_file_range), all cached
+ * beyond this prefix later is the reader's.  Taken at once, not once the
+ * position has stood a while: by then the reader has added to it.
+ */
+static void first_sight(struct pco_stream *s, int pidfd, const struct pco_ctx *c)
+{
+	if (s->looks || s->state != PCO_CANDIDATE || (s->fi.flags & O_ACCMODE) != O_RDONLY ||
+	    s->size < c->min_size)
+		return;
+	s->own = open_own(s, pidfd);
+	if (s->own < 0)
+		return;
+	s->c0 = cached_from(s->own, 0);
+	s->c0_set = 1;
+}
+
+/* A stream that acts on its file at every look. */
+static int active(const struct pco_stream *s)
+{
+	return (s->state == PCO_READER && s->have_drop) || s->state == PCO_WRITER;
 }
 
 void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *fi, double now,
 		     const struct pco_ctx *c)
 {
-	uint64_t pos = cursor(s, pidfd, fi, c);
+	uint64_t pos;
+
+	if (active(s) && own_get(s, pidfd) < 0) {
+		s->own = -1;
+		return;		/* closed or replaced since the listing */
+	}
+	first_sight(s, pidfd, c);
+	pos = cursor(s, pidfd, fi, now, c);
 
 	s->fi.flags = fi->flags;
 	if (pos > s->last) {
@@ -491,6 +633,7 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 	if (s->state == PCO_CANDIDATE && pos > s->last && skipped_cold(s, s->last, pos))
 		s->run_start = pos;	/* jumped forward: a new run begins there */
 	s->t_last = now;
+	s->looks++;
 	if (s->state == PCO_CANDIDATE && pos > s->last)
 		hold_writer(s, pidfd, pos);
 	switch (s->state) {
@@ -507,18 +650,46 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 	case PCO_SKIP:
 		break;
 	}
-	if ((s->state == PCO_READER || s->state == PCO_WRITER) && s->clean.lo < s->clean.hi)
+	if ((s->state == PCO_READER || s->state == PCO_WRITER) && s->clean.lo < s->clean.hi &&
+	    s->own >= 0)
 		clean_look(s);
 	s->last = pos;
+	own_put(s);
+}
+
+/*
+ * Past the last look a reader read on: up to the end of the file on a cold
+ * file (all cached past the cursor is its readahead), as far as the
+ * snapshots taken ahead of it reach on a warm one (what they saw cached
+ * stays).
+ */
+static uint64_t reader_end(const struct pco_stream *s, uint64_t size)
+{
+	uint64_t snapped = s->drop.snapped_to * s->drop.batch;
+
+	if (s->drop.warm && snapped < size)
+		size = snapped;
+	return size > s->last ? size : s->last;
+}
+
+/* Work left once the program's descriptor is gone. */
+static int end_work(const struct pco_stream *s)
+{
+	return active(s) || (s->state == PCO_CANDIDATE && s->appending);
 }
 
 int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 {
 	struct stat st;
 	uint64_t size;
+	int more;
 
-	if (s->own < 0)
+	if (!end_work(s) || (s->own = open_closed(s)) < 0) {
+		s->own = -1;
 		return 0;
+	}
+	if (s->have_fl)
+		pcl_flusher_rebind(&s->fl, s->own);
 	size = fstat(s->own, &st) ? s->last : (uint64_t)st.st_size;
 	if (s->state == PCO_CANDIDATE && s->appending && size >= c->min_size) {
 		/* Closed between two looks: it appended all of it. */
@@ -529,8 +700,7 @@ int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 		s->clean = (struct pco_cleaner){ .lo = own_from(s), .wb = 1 };
 	}
 	if (s->state == PCO_READER && s->have_drop) {
-		/* Cold file: all that is cached past the cursor is its readahead. */
-		pcl_dropper_advance(&s->drop, s->own, s->drop.warm ? s->last : size, 1);
+		pcl_dropper_advance(&s->drop, s->own, reader_end(s, size), 1);
 	} else if (s->state == PCO_WRITER && s->append) {
 		/*
 		 * Once more over all it appended: a drop while pages were still
@@ -546,17 +716,40 @@ int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 			pcl_flusher_wrote(&s->fl, s->fl.cursor, size - s->fl.cursor);
 		pcl_flusher_finish(&s->fl);
 	}
-	return s->clean.lo < s->clean.hi ? clean_look(s) : 0;
+	more = s->clean.lo < s->clean.hi ? clean_look(s) : 0;
+	own_put(s);
+	return more;
 }
 
 int pco_stream_drain(struct pco_stream *s)
 {
-	return s->own >= 0 && s->clean.lo < s->clean.hi ? clean_look(s) : 0;
+	int more;
+
+	if (s->clean.lo >= s->clean.hi || (s->own = open_closed(s)) < 0) {
+		s->own = -1;
+		return 0;
+	}
+	more = clean_look(s);
+	own_put(s);
+	return more;
+}
+
+/*
+ * A writer's dropped bytes, or that they cannot be told: where the kernel
+ * hides residency nothing tells the writer's pages from others', and what
+ * left the cache is not counted.
+ */
+static const char *writer_dropped(const struct pco_stream *s, char *buf, size_t size)
+{
+	if (s->unknown || (s->have_fl && (s->fl.res.how == PC_RES_UNKNOWN || s->fl.bytes_unknown)))
+		return "(residency unknown)";
+	snprintf(buf, size, "%" PRIu64, s->fl.bytes_dropped + s->dropped);
+	return buf;
 }
 
 static void stats_line(const struct pco_stream *s, const struct pco_ctx *c)
 {
-	char line[600];
+	char line[600], num[32];
 	int n = 0;
 
 	if (s->state == PCO_READER && s->have_drop)
@@ -573,11 +766,11 @@ static void stats_line(const struct pco_stream *s, const struct pco_ctx *c)
 		n = snprintf(line, sizeof(line),
 			     "pagecliff: %s: %" PRIu64 " bytes written, %" PRIu64
 			     " write-behind runs, mode writebehind (outside, pid %d), %" PRIu64
-			     " bytes written back early, %" PRIu64 " bytes dropped, %" PRIu64
+			     " bytes written back early, %s bytes dropped, %" PRIu64
 			     " bytes kept cached, 0 writeback errors seen (the program's fsync "
 			     "reports them), %" PRIu64 " syscalls\n",
 			     s->path, s->bytes, s->runs, (int)s->pid, s->fl.bytes_flushed + s->flushed,
-			     s->fl.bytes_dropped + s->dropped, s->fl.bytes_kept + s->kept,
+			     writer_dropped(s, num, sizeof(num)), s->fl.bytes_kept + s->kept,
 			     s->fl.syscalls + s->syscalls);
 	if (n <= 0)
 		return;
@@ -598,15 +791,18 @@ void pco_stream_release(struct pco_stream *s, const struct pco_ctx *c)
 	if (s->have_fl)
 		pcl_flusher_release(&s->fl);
 	s->have_drop = s->have_fl = 0;
-	if (s->own >= 0)
-		close(s->own);
-	s->own = -1;
+	own_put(s);
+	if (s->info >= 0)
+		close(s->info);
+	s->info = -1;
 }
 
 double pco_stream_interval(const struct pco_stream *s, const struct pco_ctx *c)
 {
 	uint64_t hold, room;
 
+	if (s->state == PCO_CANDIDATE && s->looks < 2)
+		return 0.002;	/* seen once: its rate from a look soon */
 	if (s->state == PCO_SKIP || s->rate <= 0)
 		return 1e9;
 	hold = s->state == PCO_WRITER ? (PC_FLUSHER_INFLIGHT + 2) * (uint64_t)PCL_DROP_BATCH :

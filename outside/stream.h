@@ -3,11 +3,15 @@
  * One descriptor of a followed process, as the watcher sees it: a candidate
  * until its sequential run passes the minimum size, then a reader (dropped
  * behind with lib/dropper.c) or a writer (written back and dropped behind
- * with lib/flusher.c), acting through a read-only description of its own.
+ * with lib/flusher.c), acting through a read-only description of its own,
+ * opened for one look and closed after it: between looks the watcher holds
+ * nothing of the file, so the file system can be unmounted once the program
+ * closed it.
  */
 #ifndef PC_OUTSIDE_STREAM_H
 #define PC_OUTSIDE_STREAM_H
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -38,17 +42,26 @@ struct pco_cleaner {
 struct pco_stream {
 	pid_t pid;
 	int fd;			/* the number in the process */
+	int info;		/* its /proc/PID/fdinfo/N kept open, or -1 */
 	struct pco_fdinfo fi;	/* as last read */
 	enum pco_state state;
 	int seen;		/* in this look's listing */
 	unsigned int skipped;	/* looks a PCO_SKIP stream was not read */
-	int own;		/* our own read-only description, or -1 */
+	int own;		/* our own read-only description, during a look; or -1 */
+	int c0_set;		/* c0 was counted (a reader followed by residency) */
+	int held;		/* a writer candidate's file was looked at once */
+	int have_handle;	/* handle names the file (name_to_handle_at) */
+	/* A struct file_handle, to open the file again once closed (renamed) */
+	_Alignas(struct file_handle) unsigned char handle[sizeof(struct file_handle) + MAX_HANDLE_SZ];
 	uint64_t size;		/* at the first look (candidates) */
 	uint64_t run_start;	/* the sequential run began here */
 	uint64_t first;		/* position at the first look */
 	uint64_t last;		/* position at the last look (or where it must be) */
 	uint64_t raw_last;	/* the descriptor's own position at the last look */
 	int still;		/* looks its position stood */
+	double moved_at;	/* when it last moved (or was first seen) */
+	double proc_start;	/* when its process started (epoch s), 0: not read */
+	unsigned int looks;	/* looks at it, the first sight included */
 	int appending;		/* a candidate writer at the end of its file */
 	int sized;		/* a writer followed by the file's size */
 	int resid;		/* a reader followed by residency (see stream.c) */
@@ -63,6 +76,7 @@ struct pco_stream {
 	struct pco_cleaner clean;
 	uint64_t dropped, kept, flushed, syscalls;	/* the cleaner's */
 	uint64_t flushed_to;	/* flushed counts what was started below this */
+	int unknown;		/* the cleaner could not tell residency */
 	char path[256];
 };
 

@@ -29,9 +29,22 @@
 /* The host guard looks at every descriptor of every process: less often. */
 #define PCO_IDLE_ALL 0.5
 #define PCO_FASTEST 0.001
+/*
+ * A stream is first seen up to one interval after it began, and below its
+ * first position nothing is dropped (whose pages they are the watcher did not
+ * see): a program just started (it opens its files now) and one whose stream
+ * just ended at speed (tar, cp -r, restic: the next file follows) are looked
+ * at often, so that the first look comes after at most PCO_NEW_STREAM bytes.
+ */
+#define PCO_FIRST 0.002
+#define PCO_YOUNG 0.1
+#define PCO_NEW_STREAM (4.0 * (1 << 20))
+#define PCO_AFTER_STREAM 1.0
 /* New members of a cgroup or of the host are looked for this often. */
 #define PCO_DISCOVER_CGROUP 0.1
 #define PCO_DISCOVER_ALL 1.0
+/* Children of the targets: at most this often, however often the looks. */
+#define PCO_DISCOVER_CHILDREN 0.01
 #define PCO_MAX_FDS 4096
 #define PCO_SKIP_LOOKS 8
 #define PCO_MAX_PIDS 65536
@@ -43,8 +56,11 @@
 struct pco_target {
 	pid_t pid;
 	int pidfd;
+	int fd_dir;			/* /proc/PID/fd kept open, or -1 (--all) */
 	int dead;
 	double maps_seen;		/* when /proc/PID/maps was read last */
+	double added;			/* when it was first looked at (0: not yet) */
+	double ended_rate, ended_at;	/* the last stream that ended: its rate, when */
 	uint64_t mapped[PCO_MAPPED_MAX];	/* inodes said to be mapped */
 	int nmapped;
 	struct pco_stream *streams;
@@ -59,7 +75,9 @@ struct pco_watcher {
 	struct pco_stream *drain;	/* ended streams whose cleaner still works */
 	int ndrain, capdrain;
 	double discovered;
+	double children_seen;		/* when children were looked for last */
 	int cgroup_gone;
+	int keep_open;			/* fdinfo and fd folders kept open (see read_fdinfo) */
 	pid_t self;
 	int fds[PCO_MAX_FDS];
 	pid_t *pids;
@@ -99,6 +117,7 @@ int pco_watcher_new(const struct pco_opts *o, struct pco_watcher **ret_w)
 	}
 	w->o = *o;
 	w->self = getpid();
+	w->keep_open = !o->all && !geteuid();
 	w->ctx = (struct pco_ctx){ .min_size = o->min_size, .budget = o->budget,
 				   .stats_fd = o->stats_fd };
 	/* A pidfd per target: --all needs more than the usual 1024. */
@@ -195,7 +214,27 @@ static int probe(int pidfd, pid_t pid)
 	return 0;
 }
 
-static int add_target(struct pco_watcher *w, pid_t pid, char *why, size_t size)
+/*
+ * A pid read from a listing (a cgroup's, the host's, a process's children)
+ * may name another process by the time its pidfd is opened: the pid was
+ * reused.  Read after the pidfd was opened, /proc/PID/stat is the pidfd's
+ * process or a later one: it is the one listed if it started no later than
+ * the listing was read (@listed, clock ticks since boot) and, for a child,
+ * its parent is still @parent.
+ */
+static int is_listed(pid_t pid, pid_t parent, uint64_t listed)
+{
+	uint64_t start;
+	pid_t ppid;
+
+	if (pco_proc_stat(pid, &ppid, &start))
+		return 0;
+	return start <= listed && (!parent || ppid == parent);
+}
+
+/* Follow @pid; from a listing read at @listed (0: named by the user). */
+static int add_target(struct pco_watcher *w, pid_t pid, pid_t parent, uint64_t listed,
+		      char *why, size_t size)
 {
 	struct pco_target *t;
 	int pidfd, err;
@@ -205,6 +244,10 @@ static int add_target(struct pco_watcher *w, pid_t pid, char *why, size_t size)
 	pidfd = pco_pidfd_open(pid);
 	if (pidfd < 0)
 		return refusal(pid, pidfd, why, size);
+	if (listed && !is_listed(pid, parent, listed)) {
+		close(pidfd);
+		return -ESRCH;
+	}
 	err = probe(pidfd, pid);
 	if (err && pco_pidfd_alive(pidfd))
 		err = 0;	/* exited meanwhile (a zombie has no fds): nothing to do */
@@ -224,18 +267,49 @@ static int add_target(struct pco_watcher *w, pid_t pid, char *why, size_t size)
 		w->cap = cap;
 	}
 	t = &w->t[w->n++];
-	*t = (struct pco_target){ .pid = pid, .pidfd = pidfd };
+	*t = (struct pco_target){ .pid = pid, .pidfd = pidfd, .fd_dir = -1 };
+	if (w->keep_open)
+		t->fd_dir = pco_fds_open(pid);
 	return 0;
 }
 
 int pco_watcher_add(struct pco_watcher *w, pid_t pid, char *why, size_t size)
 {
-	return add_target(w, pid, why, size);
+	return add_target(w, pid, 0, 0, why, size);
+}
+
+int pco_watcher_start(const struct pco_opts *o, const pid_t *pids, int n,
+		      struct pco_watcher **ret_w, char *why, size_t size)
+{
+	struct pco_watcher *w;
+	int err = pco_check_kernel(why, size);
+
+	if (err)
+		return err;
+	err = pco_watcher_new(o, &w);
+	if (err) {
+		snprintf(why, size, "out of memory");
+		return err;
+	}
+	for (int i = 0; i < n && !err; i++)
+		err = add_target(w, pids[i], 0, 0, why, size);
+	if (err) {
+		pco_watcher_free(w);
+		return err;
+	}
+	*ret_w = w;
+	return 0;
 }
 
 /* Hand an ended stream's unfinished cleaning to the drain list, or release it. */
 static void end_stream(struct pco_watcher *w, struct pco_stream *s)
 {
+	struct pco_target *t = find_target(w, s->pid);
+
+	if (t && s->state != PCO_SKIP && s->rate > 0) {
+		t->ended_rate = s->rate;
+		t->ended_at = s->t_last;
+	}
 	if (pco_stream_end(s, &w->ctx) && w->ndrain < 4096) {
 		if (w->ndrain == w->capdrain) {
 			int cap = w->capdrain ? 2 * w->capdrain : 16;
@@ -298,7 +372,27 @@ static void target_gone(struct pco_watcher *w, struct pco_target *t)
 	t->streams = NULL;
 	close(t->pidfd);
 	t->pidfd = -1;
+	if (t->fd_dir >= 0)
+		close(t->fd_dir);
+	t->fd_dir = -1;
 	t->dead = 1;
+}
+
+/*
+ * @t's descriptor @fd as fdinfo says now: through the stream's fdinfo kept
+ * open where it has one (a pread a look).  --all keeps none: every
+ * descriptor of the host would be one of ours.  Nor does a watcher without
+ * root: access is checked at open, and one kept open would go on showing
+ * positions after the process executed a setuid program.
+ */
+static int read_fdinfo(struct pco_watcher *w, struct pco_target *t, struct pco_stream *s,
+		       int fd, struct pco_fdinfo *ret)
+{
+	if (s && s->info < 0 && w->keep_open)
+		s->info = pco_fdinfo_open(t->pid, fd);
+	if (s && s->info >= 0)
+		return pco_fdinfo_pread(s->info, ret);
+	return pco_fdinfo_read(t->pid, fd, ret);
 }
 
 /* One descriptor of @t as fdinfo says now. */
@@ -317,7 +411,7 @@ static void look_fd(struct pco_watcher *w, struct pco_target *t, int fd, double 
 		s->seen = 1;
 		return;
 	}
-	if (pco_fdinfo_read(t->pid, fd, &fi))
+	if (read_fdinfo(w, t, s, fd, &fi))
 		return;		/* closed since the listing: swept as unseen */
 	if (s && (s->fi.mnt_id != fi.mnt_id || s->fi.ino != fi.ino)) {
 		end_stream(w, s);	/* the number was reused for another file */
@@ -375,7 +469,8 @@ static void look_maps(struct pco_watcher *w, struct pco_target *t, double now)
 
 static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 {
-	int n = pco_fds(t->pid, w->fds, PCO_MAX_FDS);
+	int n = t->fd_dir >= 0 ? pco_fds_at(t->fd_dir, w->fds, PCO_MAX_FDS) :
+		pco_fds(t->pid, w->fds, PCO_MAX_FDS);
 
 	if (n < 0 || pco_pidfd_alive(t->pidfd)) {
 		target_gone(w, t);
@@ -383,6 +478,8 @@ static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 	}
 	for (int i = 0; i < t->n; i++)
 		t->streams[i].seen = 0;
+	if (!t->added)
+		t->added = now;
 	for (int i = 0; i < n; i++)
 		look_fd(w, t, w->fds[i], now);
 	sweep(w, t);
@@ -395,6 +492,7 @@ static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 static void discover(struct pco_watcher *w, double now)
 {
 	char why[256], path[4096];
+	uint64_t listed;
 	int n = 0;
 
 	if (w->o.cgroup && now - w->discovered >= PCO_DISCOVER_CGROUP) {
@@ -409,16 +507,19 @@ static void discover(struct pco_watcher *w, double now)
 		n = pco_pid_list(NULL, w->pids, PCO_MAX_PIDS);
 		w->discovered = now;
 	}
+	listed = pco_boot_ticks();
 	for (int i = 0; i < n; i++)
-		add_target(w, w->pids[i], why, sizeof(why));
-	if (!w->o.follow_children)
+		add_target(w, w->pids[i], 0, listed, why, sizeof(why));
+	if (!w->o.follow_children || now - w->children_seen < PCO_DISCOVER_CHILDREN)
 		return;
+	w->children_seen = now;
 	for (int i = 0; i < w->n; i++) {
 		if (w->t[i].dead)
 			continue;
 		n = pco_children(w->t[i].pid, w->pids, PCO_MAX_PIDS);
+		listed = pco_boot_ticks();
 		for (int j = 0; j < n; j++)
-			add_target(w, w->pids[j], why, sizeof(why));
+			add_target(w, w->pids[j], w->t[i].pid, listed, why, sizeof(why));
 	}
 }
 
@@ -446,6 +547,24 @@ static void drain(struct pco_watcher *w)
 	w->ndrain = keep;
 }
 
+/* How soon a new stream of @t must be seen (see PCO_FIRST). */
+static double target_interval(const struct pco_watcher *w, const struct pco_target *t,
+			      double now, double next)
+{
+	double iv;
+
+	if (w->o.all)
+		return next;
+	if (now - t->added < PCO_YOUNG)
+		return PCO_FIRST;
+	if (t->ended_rate > 0 && now - t->ended_at < PCO_AFTER_STREAM) {
+		iv = PCO_NEW_STREAM / t->ended_rate;
+		if (iv < next)
+			next = iv < PCO_FIRST ? PCO_FIRST : iv;
+	}
+	return next;
+}
+
 double pco_watcher_tick(struct pco_watcher *w)
 {
 	double now = mono(), next = w->o.all ? PCO_IDLE_ALL : PCO_IDLE;
@@ -455,6 +574,8 @@ double pco_watcher_tick(struct pco_watcher *w)
 		if (w->t[i].dead)
 			continue;
 		look_target(w, &w->t[i], now);
+		if (!w->t[i].dead)
+			next = target_interval(w, &w->t[i], now, next);
 		for (int j = 0; j < w->t[i].n; j++) {
 			double iv = pco_stream_interval(&w->t[i].streams[j], &w->ctx);
 

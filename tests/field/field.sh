@@ -21,12 +21,9 @@ prog=$1
 # Argument 2, outside: the watcher instead of the shim (run --via outside).
 way=${2:-}
 CAP=256m
+# Per file at most the budget stays cached, the watcher's too: what a reader
+# read after the watcher's last look is dropped at its end.
 MAX_FILE=$((64 << 20))
-# The watcher looks from outside at intervals: what a reader read after its
-# last look, when the file looked warm ahead of the cursor (readahead), is
-# not dropped at its exit.  Seen: 32 MiB usually, 80 MiB at times under load
-# (issue 21, open: drop that tail at the end from the snapshot ahead).
-[ "$way" = outside ] && MAX_FILE=$((96 << 20))
 MIB=320
 RATIO=1.5
 SLACK=0.3

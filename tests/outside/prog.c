@@ -15,6 +15,8 @@
  *                                           every 20 MiB after forward seeks
  *   outside-prog pread FILE MIB_PER_S       read FILE whole with pread, its
  *                                           position never moving
+ *   outside-prog burst FILE MIB             read MIB paced (256 MiB/s), pause
+ *                                           0.3 s, read the rest in one read(2)
  *   outside-prog exit CODE                  exit with CODE
  *   outside-prog kill SIG                   die of SIG
  *
@@ -228,6 +230,36 @@ static int pread_file(const char *path, double rate)
 	return n < 0 || syscall(SYS_close, fd) ? 1 : 0;
 }
 
+/*
+ * A reader whose last stretch falls between two of the watcher's looks: the
+ * first @mib MiB paced, a pause (the watcher sees it there), then the rest
+ * in one read(2) (no look can fall inside it), and exit.
+ */
+static int burst(const char *path, unsigned long long mib)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+	long long size = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
+	const struct timespec pause = { 0, 300000000 };
+	unsigned long long head = mib * MIB;
+	long long rest;
+	char *big;
+	long n;
+
+	if (fd < 0 || size < (long long)head || lseek(fd, 0, SEEK_SET))
+		return 1;
+	if (pump(fd, -1, head, 256) != (long long)head)
+		return 1;
+	nanosleep(&pause, NULL);
+	rest = size - (long long)head;
+	big = malloc(rest + 1);
+	if (!big)
+		return 1;
+	n = syscall(SYS_read, fd, big, rest + 1);
+	free(big);
+	printf("%s: %llu bytes fd %d\n", path, head + (n > 0 ? n : 0), fd);
+	return n != rest;
+}
+
 int main(int argc, char **argv)
 {
 	double rate = 0;
@@ -246,6 +278,8 @@ int main(int argc, char **argv)
 		return argc > 3 ? db(argv[2], atof(argv[3])) : 2;
 	if (!strcmp(argv[1], "pread"))
 		return argc > 3 ? pread_file(argv[2], atof(argv[3])) : 2;
+	if (!strcmp(argv[1], "burst"))
+		return argc > 3 ? burst(argv[2], strtoull(argv[3], NULL, 10)) : 2;
 	if (!strcmp(argv[1], "hot"))
 		return argc > 3 ? hot(argv[2], atof(argv[3])) : 2;
 	if (argc < 4)

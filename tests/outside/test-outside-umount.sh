@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# `pagecliff attach` holds no description of a followed file between its
+# looks: a file system can be unmounted right after the program that copied
+# a file on it exits, while attach still runs.  Five times on a loop-mounted
+# XFS: every umount succeeds and the copy is exact.
+. "$(dirname "$0")/lib.sh"
+needs_root "for a loop device and mounts"
+command -v mkfs.xfs >/dev/null || skip "mkfs.xfs is not installed"
+mnt="$dir/mnt" at=
+mkdir "$mnt"
+truncate -s 512M "$dir/img"
+loop_attach loop "$dir/img"
+stop_and_unmount() {
+	[ -n "$at" ] && kill "$at" 2>/dev/null
+	mountpoint -q "$mnt" && umount "$mnt"
+}
+at_exit stop_and_unmount	# before the loop device goes
+mkfs.xfs -q -f "$loop" >/dev/null 2>&1 || fail "mkfs.xfs"
+busy=0
+for i in 1 2 3 4 5; do
+	mount -t xfs "$loop" "$mnt" || fail "mount (round $i)"
+	rm -f "$mnt/g"
+	mkfile "$mnt/f" 96
+	"$OUTSIDE_PROG" copy "$mnt/f" "$mnt/g" 384 >"$dir/out" & rd=$!
+	"$PAGECLIFF" attach --stats="$dir/stats" $rd 2>"$dir/err" & at=$!
+	wait $rd || fail "the copier failed (round $i)"
+	if ! umount "$mnt" 2>"$dir/uerr"; then
+		busy=$((busy + 1))
+		wait $at
+		umount "$mnt" || fail "cannot unmount even after attach ended"
+	fi
+	wait $at; rc=$?
+	at=
+	[ $rc -eq 0 ] || fail "attach exited $rc: $(cat "$dir/err")"
+	mount -t xfs "$loop" "$mnt" || fail "mount again (round $i)"
+	cmp -s "$mnt/f" "$mnt/g" || fail "the copy differs (round $i)"
+	grep -q "^pagecliff: $mnt/f: .* mode dropbehind (outside" "$dir/stats" &&
+		grep -q "^pagecliff: $mnt/g: .* mode writebehind (outside" "$dir/stats" ||
+		fail "not followed (round $i): $(cat "$dir/stats")"
+	umount "$mnt" || fail "umount after the check (round $i)"
+	: > "$dir/stats"
+done
+[ $busy -eq 0 ] || fail "umount found the file system busy $busy times of 5: $(cat "$dir/uerr")"
+echo "PASS: unmounted 5 of 5 times right after the copier exited"
