@@ -38,7 +38,7 @@
  */
 size_t pcl_huge_size(void)
 {
-	uint64_t page = pc_page_size();
+	uint64_t page = pcl_page_size();
 
 	return (size_t)(page * (page / sizeof(uint64_t)));
 }
@@ -48,7 +48,7 @@ static size_t huge_for(size_t size, int huge)
 {
 	size_t h = pcl_huge_size();
 
-	if (!huge || h <= pc_page_size() || size > SIZE_MAX - 2 * h)
+	if (!huge || h <= pcl_page_size() || size > SIZE_MAX - 2 * h)
 		return 0;
 	return h;
 }
@@ -56,9 +56,9 @@ static size_t huge_for(size_t size, int huge)
 /* The bytes mapped for @size: whole pages, or whole huge pages @h. */
 static size_t mapped_size(size_t size, size_t h)
 {
-	size_t len = pc_align_up(size ? size : 1, pc_page_size());
+	size_t len = pcl_align_up(size ? size : 1, pcl_page_size());
 
-	return h ? pc_align_up(len, h) : len;
+	return h ? pcl_align_up(len, h) : len;
 }
 
 /* @len bytes on a huge page boundary @h: over-map by one, trim both ends. */
@@ -108,7 +108,7 @@ void pcl_buf_unmap(void *buf, size_t size, int huge)
  */
 static int huge_by_size(size_t size)
 {
-	return pc_align_up(size ? size : 1, pc_page_size()) >= pcl_huge_size() / 2;
+	return pcl_align_up(size ? size : 1, pcl_page_size()) >= pcl_huge_size() / 2;
 }
 
 void *pc_buf_alloc(size_t size)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * pc_dropper: drop-behind behind a reader, shared by the dropbehind strategy
+ * pcl_dropper: drop-behind behind a reader, shared by the dropbehind strategy
  * and the preload shim: evict what was read in batches, keep pages that were
  * cached before they were read, and never evict a range holding dirty or
  * writeback pages, because POSIX_FADV_DONTNEED would start writeback the
@@ -16,30 +16,30 @@
 #include "dropper.h"
 
 /* The residency of a range, counted; -errno when it cannot be told. */
-static int cstat(struct pc_dropper *d, int fd, uint64_t off, uint64_t len,
+static int cstat(struct pcl_dropper *d, int fd, uint64_t off, uint64_t len,
 		 struct pcl_cachestat *ret)
 {
 	d->syscalls++;
 	return pcl_residency_count(&d->res, fd, off, len, ret);
 }
 
-int pcl_dropper_init(struct pc_dropper *d, int fd, uint64_t batch, uint64_t pos)
+int pcl_dropper_init(struct pcl_dropper *d, int fd, uint64_t batch, uint64_t pos)
 {
 	struct pcl_cachestat cs;
 
-	*d = (struct pc_dropper){ 0 };
+	*d = (struct pcl_dropper){ 0 };
 	pcl_residency_init(&d->res, fd);
 	d->page = d->res.page;
-	d->batch = pc_align_up(batch ? batch : PCL_DROP_BATCH, d->page);
-	d->dropped_to = pc_align_down(pos, d->page);
+	d->batch = pcl_align_up(batch ? batch : PCL_DROP_BATCH, d->page);
+	d->dropped_to = pcl_align_down(pos, d->page);
 	d->snapped_to = pos / d->batch;
 	/* Residency unknown: nothing can be kept, no snapshots. */
-	if (d->res.how == PC_RES_UNKNOWN)
+	if (d->res.how == PCL_RES_UNKNOWN)
 		return 0;
 	d->warm = cstat(d, fd, 0, 0, &cs) || cs.nr_cache;
 	if (!d->warm)
 		return 0;
-	for (int i = 0; i < PC_DROPPER_NWIN; i++) {
+	for (int i = 0; i < PCL_DROPPER_NWIN; i++) {
 		d->win[i].vec = malloc(d->batch / d->page);
 		if (!d->win[i].vec) {
 			pcl_dropper_release(d);
@@ -49,18 +49,18 @@ int pcl_dropper_init(struct pc_dropper *d, int fd, uint64_t batch, uint64_t pos)
 	return 0;
 }
 
-void pcl_dropper_release(struct pc_dropper *d)
+void pcl_dropper_release(struct pcl_dropper *d)
 {
-	for (int i = 0; i < PC_DROPPER_NWIN; i++) {
+	for (int i = 0; i < PCL_DROPPER_NWIN; i++) {
 		free(d->win[i].vec);
 		d->win[i].vec = NULL;
 	}
 }
 
 /* Record which pages of batch @index are cached now. */
-static void snap(struct pc_dropper *d, int fd, uint64_t index)
+static void snap(struct pcl_dropper *d, int fd, uint64_t index)
 {
-	int slot = index % PC_DROPPER_NWIN;
+	int slot = index % PCL_DROPPER_NWIN;
 	uint64_t off = index * d->batch;
 	struct pcl_cachestat cs;
 	int ret;
@@ -82,23 +82,23 @@ static void snap(struct pc_dropper *d, int fd, uint64_t index)
 }
 
 /*
- * Snapshots run PC_DROPPER_SNAP_AHEAD batches ahead of the reader, so that
+ * Snapshots run PCL_DROPPER_SNAP_AHEAD batches ahead of the reader, so that
  * readahead has not brought a batch in before its snapshot (those pages
  * would look as if they were cached before).  Measured here: read_ahead_kb
  * 8192, doubled by POSIX_FADV_SEQUENTIAL (cat does that), and async
  * readahead one window further: pages up to 32 MiB ahead of the reader.
  */
-void pcl_dropper_before(struct pc_dropper *d, int fd, uint64_t off, uint64_t len)
+void pcl_dropper_before(struct pcl_dropper *d, int fd, uint64_t off, uint64_t len)
 {
 	uint64_t first = off / d->batch;
-	uint64_t want = (off + len) / d->batch + PC_DROPPER_SNAP_AHEAD;
+	uint64_t want = (off + len) / d->batch + PCL_DROPPER_SNAP_AHEAD;
 
 	if (!d->warm)
 		return;
 	if (d->snapped_to < first)
 		d->snapped_to = first;
-	if (want - d->snapped_to > PC_DROPPER_NWIN - 1)
-		d->snapped_to = want - (PC_DROPPER_NWIN - 1);
+	if (want - d->snapped_to > PCL_DROPPER_NWIN - 1)
+		d->snapped_to = want - (PCL_DROPPER_NWIN - 1);
 	for (; d->snapped_to < want; d->snapped_to++)
 		snap(d, fd, d->snapped_to);
 }
@@ -108,7 +108,7 @@ void pcl_dropper_before(struct pc_dropper *d, int fd, uint64_t off, uint64_t len
  * (known with cachestat only) or nothing at all.  When residency cannot be
  * told it goes anyway, and is counted as dropped without knowing.
  */
-static void drop_range(struct pc_dropper *d, int fd, uint64_t off, uint64_t len)
+static void drop_range(struct pcl_dropper *d, int fd, uint64_t off, uint64_t len)
 {
 	struct pcl_cachestat cs;
 	int known;
@@ -133,10 +133,10 @@ static void drop_range(struct pc_dropper *d, int fd, uint64_t off, uint64_t len)
 }
 
 /* Drop [off, end) inside one batch, skipping pages its snapshot has cached. */
-static void drop_in_batch(struct pc_dropper *d, int fd, uint64_t off, uint64_t end)
+static void drop_in_batch(struct pcl_dropper *d, int fd, uint64_t off, uint64_t end)
 {
 	uint64_t index = off / d->batch, base = index * d->batch, run = off;
-	int slot = index % PC_DROPPER_NWIN;
+	int slot = index % PCL_DROPPER_NWIN;
 
 	if (!d->warm) {
 		drop_range(d, fd, off, end - off);
@@ -160,10 +160,10 @@ static void drop_in_batch(struct pc_dropper *d, int fd, uint64_t off, uint64_t e
 	drop_range(d, fd, run, end - run);
 }
 
-static void drop_upto(struct pc_dropper *d, int fd, uint64_t to)
+static void drop_upto(struct pcl_dropper *d, int fd, uint64_t to)
 {
 	while (d->dropped_to < to) {
-		uint64_t end = pc_align_down(d->dropped_to, d->batch) + d->batch;
+		uint64_t end = pcl_align_down(d->dropped_to, d->batch) + d->batch;
 
 		if (end > to)
 			end = to;
@@ -178,7 +178,7 @@ static void drop_upto(struct pc_dropper *d, int fd, uint64_t to)
  * now.  Costs one cachestat(2) when nothing is left.  Cold files only: the
  * snapshots of a warm file's old batches are gone.
  */
-static void second_chance(struct pc_dropper *d, int fd)
+static void second_chance(struct pcl_dropper *d, int fd)
 {
 	uint64_t from = d->dropped_to > d->batch ? d->dropped_to - d->batch : 0;
 	uint64_t counted = d->bytes_dropped, unknown = d->bytes_unknown;
@@ -189,9 +189,9 @@ static void second_chance(struct pc_dropper *d, int fd)
 	d->bytes_unknown = unknown;
 }
 
-void pcl_dropper_advance(struct pc_dropper *d, int fd, uint64_t pos, int all)
+void pcl_dropper_advance(struct pcl_dropper *d, int fd, uint64_t pos, int all)
 {
-	uint64_t to = all ? pc_align_up(pos, d->page) : pc_align_down(pos, d->batch);
+	uint64_t to = all ? pcl_align_up(pos, d->page) : pcl_align_down(pos, d->batch);
 
 	if (to <= d->dropped_to && !all)
 		return;
@@ -201,14 +201,14 @@ void pcl_dropper_advance(struct pc_dropper *d, int fd, uint64_t pos, int all)
 		second_chance(d, fd);
 }
 
-void pcl_dropper_reset(struct pc_dropper *d, uint64_t pos)
+void pcl_dropper_reset(struct pcl_dropper *d, uint64_t pos)
 {
-	d->dropped_to = pc_align_down(pos, d->page);
+	d->dropped_to = pcl_align_down(pos, d->page);
 	d->snapped_to = pos / d->batch;
 }
 
-void pcl_dropper_seek(struct pc_dropper *d, int fd, uint64_t pos, uint64_t next)
+void pcl_dropper_seek(struct pcl_dropper *d, int fd, uint64_t pos, uint64_t next)
 {
-	drop_upto(d, fd, pc_align_down(pos, d->page));
+	drop_upto(d, fd, pcl_align_down(pos, d->page));
 	pcl_dropper_reset(d, next);
 }

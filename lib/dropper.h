@@ -13,14 +13,14 @@
  * On overlayfs residency is counted through a mapping of the real file and
  * fadvise reaches it too (ovl_fadvise()).
  */
-#ifndef PC_DROPPER_H
-#define PC_DROPPER_H
+#ifndef PCL_DROPPER_H
+#define PCL_DROPPER_H
 
 #include <stdint.h>
 
 #include "internal.h"
 
-#define PC_DROPPER_NWIN 12
+#define PCL_DROPPER_NWIN 12
 
 /*
  * Bytes per POSIX_FADV_DONTNEED when the caller names none: the default of
@@ -28,17 +28,17 @@
  * the peak cache of a 1 GiB read in a 256 MiB cgroup at 16-32 MiB where
  * 16 MiB kept 30-40 MiB, and was not slower (docs/PERFORMANCE.md).
  */
-#define PCL_DROP_BATCH (8 * PC_MIB)
+#define PCL_DROP_BATCH (8 * PCL_MIB)
 
 /*
  * Snapshots run this many batches ahead of the reader (see dropper.c); the
  * windows left behind it bound how far behind the reader dropping may lag.
  */
-#define PC_DROPPER_SNAP_AHEAD 6
-#define PC_DROPPER_MAX_LAG (PC_DROPPER_NWIN - PC_DROPPER_SNAP_AHEAD - 2)
+#define PCL_DROPPER_SNAP_AHEAD 6
+#define PCL_DROPPER_MAX_LAG (PCL_DROPPER_NWIN - PCL_DROPPER_SNAP_AHEAD - 2)
 
-struct pc_dropper {
-	struct pc_residency res;	/* how residency is told, or that it is not */
+struct pcl_dropper {
+	struct pcl_residency res;	/* how residency is told, or that it is not */
 	uint64_t page;			/* the page size */
 	uint64_t batch;			/* bytes per fadvise; a multiple of the page */
 	uint64_t dropped_to;		/* pages below were dealt with */
@@ -49,7 +49,7 @@ struct pc_dropper {
 		int valid;
 		int any_cached;
 		unsigned char *vec;	/* one byte per page, bit 0 = cached */
-	} win[PC_DROPPER_NWIN];
+	} win[PCL_DROPPER_NWIN];
 	uint64_t bytes_dropped;		/* bytes handed to POSIX_FADV_DONTNEED */
 	uint64_t bytes_kept;		/* bytes left: cached before, or dirty */
 	uint64_t bytes_unknown;		/* of bytes_dropped, residency unknown */
@@ -61,33 +61,33 @@ struct pc_dropper {
  * time.  One count of the whole file tells whether anything is cached at all;
  * only then are per-batch snapshots taken.  Returns 0 or -ENOMEM.
  */
-int pcl_dropper_init(struct pc_dropper *d, int fd, uint64_t batch, uint64_t pos);
+int pcl_dropper_init(struct pcl_dropper *d, int fd, uint64_t batch, uint64_t pos);
 
 /* Free what pcl_dropper_init() allocated. */
-void pcl_dropper_release(struct pc_dropper *d);
+void pcl_dropper_release(struct pcl_dropper *d);
 
 /*
  * About to read [@off, @off + @len) of @fd: snapshot which pages of the
  * batches it touches, and of the next, are cached now.  Cheap when the file
  * was cold at init (nothing to do).
  */
-void pcl_dropper_before(struct pc_dropper *d, int fd, uint64_t off, uint64_t len);
+void pcl_dropper_before(struct pcl_dropper *d, int fd, uint64_t off, uint64_t len);
 
 /* Forget what was read so far without dropping it: the reader starts over at
  * @pos (random access is left alone). */
-void pcl_dropper_reset(struct pc_dropper *d, uint64_t pos);
+void pcl_dropper_reset(struct pcl_dropper *d, uint64_t pos);
 
 /*
  * The reader has consumed everything below @pos and jumps to @next: drop what
  * remains of [dropped_to, @pos) and continue from @next.
  */
-void pcl_dropper_seek(struct pc_dropper *d, int fd, uint64_t pos, uint64_t next);
+void pcl_dropper_seek(struct pcl_dropper *d, int fd, uint64_t pos, uint64_t next);
 
 /*
  * The reader has consumed everything below @pos.  Drops whole batches behind
  * it, or with @all everything up to @pos (rounded up to a page at end of file
  * or close).
  */
-void pcl_dropper_advance(struct pc_dropper *d, int fd, uint64_t pos, int all);
+void pcl_dropper_advance(struct pcl_dropper *d, int fd, uint64_t pos, int all);
 
 #endif

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * pc_flusher: write-behind for one sequential writer (see flusher.h).  Batch k
+ * pcl_flusher: write-behind for one sequential writer (see flusher.h).  Batch k
  * of a run covers [base + k * batch, base + (k + 1) * batch); a batch is
  * snapped before the writer first writes into it, its writeback is started
- * once it is written in full, and PC_FLUSHER_INFLIGHT batches later it is
+ * once it is written in full, and PCL_FLUSHER_INFLIGHT batches later it is
  * waited for and evicted.
  */
 #include <errno.h>
@@ -29,7 +29,7 @@ enum {
 	SNAP_FOREIGN,	/* dirty or under writeback from someone else: hands off */
 };
 
-#define FLUSHER_BATCH_DEFAULT (8u * PC_MIB)
+#define FLUSHER_BATCH_DEFAULT (8u * PCL_MIB)
 
 /* Errors that say the call does not apply here rather than that data is lost. */
 static int is_writeback_err(int err)
@@ -38,13 +38,13 @@ static int is_writeback_err(int err)
 	       err != -ENOSYS && err != -EBADF && err != -EOPNOTSUPP;
 }
 
-static void note_err(struct pc_flusher *f, int err)
+static void note_err(struct pcl_flusher *f, int err)
 {
 	if (is_writeback_err(err) && !f->err)
 		f->err = err;
 }
 
-static int take_err(struct pc_flusher *f)
+static int take_err(struct pcl_flusher *f)
 {
 	int err = f->err;
 
@@ -52,7 +52,7 @@ static int take_err(struct pc_flusher *f)
 	return err;
 }
 
-static int raw_sfr(struct pc_flusher *f, int fd, uint64_t off, uint64_t len,
+static int raw_sfr(struct pcl_flusher *f, int fd, uint64_t off, uint64_t len,
 		   unsigned int flags)
 {
 	f->syscalls++;
@@ -64,13 +64,13 @@ static int raw_sfr(struct pc_flusher *f, int fd, uint64_t off, uint64_t len,
  * there is one, since on overlayfs only a mapping reaches the real file's
  * pages and a write-only fd cannot be mapped.
  */
-static int count_fd(const struct pc_flusher *f)
+static int count_fd(const struct pcl_flusher *f)
 {
 	return f->wait_fd >= 0 ? f->wait_fd : f->fd;
 }
 
 /* Bytes of [@off, @off + @len) cached now, through the residency found at init. */
-static int cached(struct pc_flusher *f, uint64_t off, uint64_t len, uint64_t *ret)
+static int cached(struct pcl_flusher *f, uint64_t off, uint64_t len, uint64_t *ret)
 {
 	struct pcl_cachestat cs;
 	int err;
@@ -87,7 +87,7 @@ static int cached(struct pc_flusher *f, uint64_t off, uint64_t len, uint64_t *re
  * someone holds, and on tmpfs evicts nothing: what left the cache is
  * counted before and after, or is unknown where residency cannot be told.
  */
-static void fadvise_dontneed(struct pc_flusher *f, uint64_t off, uint64_t len)
+static void fadvise_dontneed(struct pcl_flusher *f, uint64_t off, uint64_t len)
 {
 	uint64_t before = 0, after = 0;
 	int known;
@@ -114,7 +114,7 @@ static void fadvise_dontneed(struct pc_flusher *f, uint64_t off, uint64_t len)
 #endif
 
 /* A file system that keeps files in memory: no writeback to start. */
-static int on_memory_fs(struct pc_flusher *f)
+static int on_memory_fs(struct pcl_flusher *f)
 {
 	struct statfs sf;
 
@@ -127,7 +127,7 @@ static int on_memory_fs(struct pc_flusher *f)
  * A description of our own to wait through, opened with raw system calls so
  * that a shim wrapping open(2) does not see it; it must be the same file.
  */
-static void open_wait_fd(struct pc_flusher *f)
+static void open_wait_fd(struct pcl_flusher *f)
 {
 	struct stat a, b;
 	char path[64];
@@ -150,9 +150,9 @@ static void open_wait_fd(struct pc_flusher *f)
 	f->own_wait_fd = 1;
 }
 
-static int alloc_vecs(struct pc_flusher *f)
+static int alloc_vecs(struct pcl_flusher *f)
 {
-	for (int i = 0; i < PC_FLUSHER_NSLOT; i++) {
+	for (int i = 0; i < PCL_FLUSHER_NSLOT; i++) {
 		f->slot[i].vec = malloc(f->batch / f->page);
 		if (!f->slot[i].vec)
 			return -ENOMEM;
@@ -160,21 +160,21 @@ static int alloc_vecs(struct pc_flusher *f)
 	return 0;
 }
 
-int pcl_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
+int pcl_flusher_init(struct pcl_flusher *f, int fd, int wait_fd, uint64_t batch,
 		    uint64_t pos)
 {
 	struct pcl_cachestat cs;
 	long page = sysconf(_SC_PAGESIZE);
 	int ret = 0;
 
-	*f = (struct pc_flusher){ .fd = fd, .wait_fd = -1 };
-	f->page = page > 0 ? (uint64_t)page : PC_PAGE_SIZE;
-	f->batch = pc_align_up(batch ? batch : FLUSHER_BATCH_DEFAULT, f->page);
-	f->base = pc_align_down(pos, f->page);
+	*f = (struct pcl_flusher){ .fd = fd, .wait_fd = -1 };
+	f->page = page > 0 ? (uint64_t)page : PCL_PAGE_SIZE;
+	f->batch = pcl_align_up(batch ? batch : FLUSHER_BATCH_DEFAULT, f->page);
+	f->base = pcl_align_down(pos, f->page);
 	f->cursor = pos;
 	if (wait_fd >= 0)
 		f->wait_fd = wait_fd;
-	else if (wait_fd == PC_FLUSHER_QUIET)
+	else if (wait_fd == PCL_FLUSHER_QUIET)
 		f->quiet = 1;
 	/*
 	 * A description of our own: to wait through, or, when quiet and the
@@ -185,11 +185,11 @@ int pcl_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
 		pcl_residency_init(&f->res, fd);
 		f->syscalls += f->res.calls;
 	}
-	if (wait_fd == -1 || (f->quiet && f->res.how != PC_RES_CACHESTAT))
+	if (wait_fd == -1 || (f->quiet && f->res.how != PCL_RES_CACHESTAT))
 		open_wait_fd(f);
 	pcl_residency_init(&f->res, count_fd(f));
 	f->syscalls += f->res.calls;
-	f->blind = f->res.how != PC_RES_CACHESTAT;
+	f->blind = f->res.how != PCL_RES_CACHESTAT;
 	f->memory_fs = on_memory_fs(f);
 	f->syscalls += 1;
 	f->warm = !f->blind && !pcl_cachestat(fd, 0, 0, &cs) && cs.nr_cache;
@@ -200,9 +200,9 @@ int pcl_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
 	return ret;
 }
 
-void pcl_flusher_release(struct pc_flusher *f)
+void pcl_flusher_release(struct pcl_flusher *f)
 {
-	for (int i = 0; i < PC_FLUSHER_NSLOT; i++) {
+	for (int i = 0; i < PCL_FLUSHER_NSLOT; i++) {
 		free(f->slot[i].vec);
 		f->slot[i].vec = NULL;
 	}
@@ -212,7 +212,7 @@ void pcl_flusher_release(struct pc_flusher *f)
 	f->own_wait_fd = 0;
 }
 
-void pcl_flusher_rebind(struct pc_flusher *f, int fd)
+void pcl_flusher_rebind(struct pcl_flusher *f, int fd)
 {
 	if (f->own_wait_fd && f->wait_fd >= 0)
 		syscall(SYS_close, f->wait_fd);
@@ -221,15 +221,15 @@ void pcl_flusher_rebind(struct pc_flusher *f, int fd)
 	f->wait_fd = fd;
 }
 
-static uint64_t batch_off(const struct pc_flusher *f, uint64_t k)
+static uint64_t batch_off(const struct pcl_flusher *f, uint64_t k)
 {
 	return f->base + k * f->batch;
 }
 
 /* The snapshot of batch @k, SNAP_NONE when it was not kept. */
-static int batch_state(const struct pc_flusher *f, uint64_t k)
+static int batch_state(const struct pcl_flusher *f, uint64_t k)
 {
-	int i = k % PC_FLUSHER_NSLOT;
+	int i = k % PCL_FLUSHER_NSLOT;
 
 	if (!f->slot[i].valid || f->slot[i].index != k)
 		return SNAP_NONE;
@@ -237,7 +237,7 @@ static int batch_state(const struct pc_flusher *f, uint64_t k)
 }
 
 /* Which pages of batch @k are cached, into its vec; 0 or -errno. */
-static int snap_pages(struct pc_flusher *f, uint64_t k, unsigned char *vec)
+static int snap_pages(struct pcl_flusher *f, uint64_t k, unsigned char *vec)
 {
 	int fd = f->wait_fd >= 0 ? f->wait_fd : f->fd;
 	int ret;
@@ -256,7 +256,7 @@ static int snap_pages(struct pc_flusher *f, uint64_t k, unsigned char *vec)
  * with nothing cached (so nothing dirty) may be touched.  mincore(2) in
  * pieces through a small buffer on the stack: nothing is allocated.
  */
-static int snap_without_cachestat(struct pc_flusher *f, uint64_t k)
+static int snap_without_cachestat(struct pcl_flusher *f, uint64_t k)
 {
 	unsigned char v[256];
 	uint64_t off = batch_off(f, k), end = off + f->batch, step = sizeof(v) * f->page;
@@ -280,16 +280,16 @@ static int snap_without_cachestat(struct pc_flusher *f, uint64_t k)
 }
 
 /* Pages of batch @k the writer wrote before they were snapped (adopted). */
-static uint64_t adopted_pages(const struct pc_flusher *f, uint64_t k)
+static uint64_t adopted_pages(const struct pcl_flusher *f, uint64_t k)
 {
-	uint64_t off = batch_off(f, k), end = pc_align_up(f->adopted, f->page);
+	uint64_t off = batch_off(f, k), end = pcl_align_up(f->adopted, f->page);
 
 	if (end <= off)
 		return 0;
 	return (end - off < f->batch ? end - off : f->batch) / f->page;
 }
 
-static int snap_state(struct pc_flusher *f, uint64_t k, unsigned char *vec)
+static int snap_state(struct pcl_flusher *f, uint64_t k, unsigned char *vec)
 {
 	uint64_t own = adopted_pages(f, k) * f->page;
 	struct pcl_cachestat cs;
@@ -312,11 +312,11 @@ static int snap_state(struct pc_flusher *f, uint64_t k, unsigned char *vec)
 	return SNAP_KEEP;
 }
 
-static void snap(struct pc_flusher *f, uint64_t k)
+static void snap(struct pcl_flusher *f, uint64_t k)
 {
-	int i = k % PC_FLUSHER_NSLOT;
+	int i = k % PCL_FLUSHER_NSLOT;
 
-	if (k - f->dropped >= PC_FLUSHER_NSLOT)
+	if (k - f->dropped >= PCL_FLUSHER_NSLOT)
 		return;		/* its slot still holds a batch in flight */
 	f->slot[i].index = k;
 	f->slot[i].valid = 1;
@@ -324,7 +324,7 @@ static void snap(struct pc_flusher *f, uint64_t k)
 }
 
 /* Start writeback of [@off, @off + @len) of batch @k unless it is hands off. */
-static void start_range(struct pc_flusher *f, uint64_t k, uint64_t off, uint64_t len)
+static void start_range(struct pcl_flusher *f, uint64_t k, uint64_t off, uint64_t len)
 {
 	int st = batch_state(f, k);
 
@@ -335,9 +335,9 @@ static void start_range(struct pc_flusher *f, uint64_t k, uint64_t off, uint64_t
 }
 
 /* fadvise [off, off + len) of batch @k away as its snapshot allows. */
-static void drop_range(struct pc_flusher *f, uint64_t k, uint64_t off, uint64_t len)
+static void drop_range(struct pcl_flusher *f, uint64_t k, uint64_t off, uint64_t len)
 {
-	const unsigned char *vec = f->slot[k % PC_FLUSHER_NSLOT].vec;
+	const unsigned char *vec = f->slot[k % PCL_FLUSHER_NSLOT].vec;
 	uint64_t base = batch_off(f, k), run = off, end = off + len;
 	int st = batch_state(f, k);
 
@@ -368,7 +368,7 @@ static void drop_range(struct pc_flusher *f, uint64_t k, uint64_t off, uint64_t 
  * no error sequence is read or advanced, so every description of the file,
  * also one opened later, still sees a writeback error at its fsync.
  */
-static void wait_quietly(struct pc_flusher *f, uint64_t off, uint64_t len)
+static void wait_quietly(struct pcl_flusher *f, uint64_t off, uint64_t len)
 {
 	const struct timespec tick = { 0, QUIET_POLL_NS };
 	struct pcl_cachestat cs;
@@ -388,7 +388,7 @@ static void wait_quietly(struct pc_flusher *f, uint64_t off, uint64_t len)
  * drop it until mincore(2) finds none of it resident, which waits for its
  * writeback without reading or advancing any error sequence.
  */
-static void drop_quietly_blind(struct pc_flusher *f, uint64_t k)
+static void drop_quietly_blind(struct pcl_flusher *f, uint64_t k)
 {
 	const struct timespec tick = { 0, QUIET_POLL_NS };
 	uint64_t off = batch_off(f, k), before = 0, after = 0;
@@ -411,7 +411,7 @@ static void drop_quietly_blind(struct pc_flusher *f, uint64_t k)
  * Wait for the writeback started on batch @k through our own description
  * (the writer's error sequence stays untouched), or quietly, then evict it.
  */
-static void wait_and_drop(struct pc_flusher *f, uint64_t k)
+static void wait_and_drop(struct pcl_flusher *f, uint64_t k)
 {
 	uint64_t off = batch_off(f, k);
 	int st = batch_state(f, k);
@@ -431,10 +431,10 @@ static void wait_and_drop(struct pc_flusher *f, uint64_t k)
 }
 
 /* Deal with the run so far: the tail gets writeback, started batches a wait. */
-static void finish_run(struct pc_flusher *f)
+static void finish_run(struct pcl_flusher *f)
 {
 	uint64_t k = f->started, off = batch_off(f, k);
-	uint64_t end = pc_align_up(f->cursor, f->page);
+	uint64_t end = pcl_align_up(f->cursor, f->page);
 
 	if (!f->started)
 		return;		/* never passed a batch: leave it to the kernel */
@@ -446,18 +446,18 @@ static void finish_run(struct pc_flusher *f)
 		drop_range(f, k, off, end - off);
 }
 
-static void restart(struct pc_flusher *f, uint64_t off)
+static void restart(struct pcl_flusher *f, uint64_t off)
 {
 	finish_run(f);
-	f->base = pc_align_down(off, f->page);
+	f->base = pcl_align_down(off, f->page);
 	f->cursor = off;
 	f->adopted = 0;
 	f->snapped = f->started = f->dropped = 0;
-	for (int i = 0; i < PC_FLUSHER_NSLOT; i++)
+	for (int i = 0; i < PCL_FLUSHER_NSLOT; i++)
 		f->slot[i].valid = 0;
 }
 
-void pcl_flusher_before(struct pc_flusher *f, uint64_t off, uint64_t len)
+void pcl_flusher_before(struct pcl_flusher *f, uint64_t off, uint64_t len)
 {
 	uint64_t last;
 
@@ -470,7 +470,7 @@ void pcl_flusher_before(struct pc_flusher *f, uint64_t off, uint64_t len)
 		snap(f, f->snapped);
 }
 
-int pcl_flusher_wrote(struct pc_flusher *f, uint64_t off, uint64_t len)
+int pcl_flusher_wrote(struct pcl_flusher *f, uint64_t off, uint64_t len)
 {
 	uint64_t full;
 
@@ -480,19 +480,19 @@ int pcl_flusher_wrote(struct pc_flusher *f, uint64_t off, uint64_t len)
 	full = (f->cursor - f->base) / f->batch;
 	for (; f->started < full; f->started++) {
 		start_range(f, f->started, batch_off(f, f->started), f->batch);
-		while (f->started + 1 - f->dropped > PC_FLUSHER_INFLIGHT)
+		while (f->started + 1 - f->dropped > PCL_FLUSHER_INFLIGHT)
 			wait_and_drop(f, f->dropped++);
 	}
 	return take_err(f);
 }
 
-void pcl_flusher_adopt(struct pc_flusher *f, uint64_t end)
+void pcl_flusher_adopt(struct pcl_flusher *f, uint64_t end)
 {
 	if (end == f->cursor && end > f->adopted)
 		f->adopted = end;
 }
 
-int pcl_flusher_finish(struct pc_flusher *f)
+int pcl_flusher_finish(struct pcl_flusher *f)
 {
 	restart(f, f->cursor);
 	return take_err(f);

@@ -23,7 +23,7 @@
  *   are dropped only as far as their writeback has completed.
  * - Any wait through a description marks the error seen, so a file opened
  *   later (`sync FILE` after `cp` exits) would no longer get it.  A caller
- *   that cannot hand the error on (the shim) passes PC_FLUSHER_QUIET: the
+ *   that cannot hand the error on (the shim) passes PCL_FLUSHER_QUIET: the
  *   flusher then waits by polling cachestat(2) until the batch has left
  *   writeback, which touches no error sequence, and reports no error itself.
  * - No fsync, no flush of the device: it only starts writeback early and
@@ -33,23 +33,23 @@
  * The flusher opens and closes its description with raw system calls, so an
  * LD_PRELOAD shim that wraps open(2)/close(2) does not see them.
  */
-#ifndef PC_FLUSHER_H
-#define PC_FLUSHER_H
+#ifndef PCL_FLUSHER_H
+#define PCL_FLUSHER_H
 
 #include <stdint.h>
 
 #include "internal.h"
 
 /* Batches with writeback started that are not waited for yet. */
-#define PC_FLUSHER_INFLIGHT 3
+#define PCL_FLUSHER_INFLIGHT 3
 /* Batches a flusher remembers: in flight, being written, and snapped ahead. */
-#define PC_FLUSHER_NSLOT 16
+#define PCL_FLUSHER_NSLOT 16
 
-struct pc_flusher {
+struct pcl_flusher {
 	int fd;				/* the writer's fd: writeback, fadvise, cachestat */
 	int wait_fd;			/* our own description for waits, or -1 */
 	int own_wait_fd;		/* wait_fd was opened by the flusher */
-	int quiet;			/* PC_FLUSHER_QUIET: wait by polling cachestat */
+	int quiet;			/* PCL_FLUSHER_QUIET: wait by polling cachestat */
 	int blind;			/* cachestat cannot see the file's pages
 					 * (overlayfs, old kernel): mincore only */
 	int wait_err;			/* why there is no wait_fd (-errno), or 0 */
@@ -69,8 +69,8 @@ struct pc_flusher {
 		int valid;
 		int state;		/* enum in flusher.c */
 		unsigned char *vec;	/* warm files: one byte per page, bit 0 cached */
-	} slot[PC_FLUSHER_NSLOT];
-	struct pc_residency res;	/* how its drops are counted */
+	} slot[PCL_FLUSHER_NSLOT];
+	struct pcl_residency res;	/* how its drops are counted */
 	int memory_fs;			/* tmpfs, ramfs: no writeback to start */
 	uint64_t bytes_dropped;		/* bytes that left the cache in its drops, counted
 					 * before and after each (not what it asked) */
@@ -84,12 +84,12 @@ struct pc_flusher {
  * Start write-behind for a writer of @fd whose next write is at @pos, in
  * batches of @batch bytes (0: 8 MiB; rounded up to the page).  @wait_fd is a
  * description of the same file to wait through, which the flusher does not
- * close, -1 to have one opened, or PC_FLUSHER_QUIET to wait without one.  Returns 0 or -ENOMEM; a missing wait
+ * close, -1 to have one opened, or PCL_FLUSHER_QUIET to wait without one.  Returns 0 or -ENOMEM; a missing wait
  * description is not an error (see wait_err).
  */
-#define PC_FLUSHER_QUIET (-2)
+#define PCL_FLUSHER_QUIET (-2)
 
-int pcl_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
+int pcl_flusher_init(struct pcl_flusher *f, int fd, int wait_fd, uint64_t batch,
 		    uint64_t pos);
 
 /*
@@ -99,7 +99,7 @@ int pcl_flusher_init(struct pc_flusher *f, int fd, int wait_fd, uint64_t batch,
  * first).  Batches of one write beyond what the flusher can remember are left
  * alone; writers should report pieces of at most a few batches.
  */
-void pcl_flusher_before(struct pc_flusher *f, uint64_t off, uint64_t len);
+void pcl_flusher_before(struct pcl_flusher *f, uint64_t off, uint64_t len);
 
 /*
  * The run up to @end was written by this writer before the flusher could
@@ -107,15 +107,15 @@ void pcl_flusher_before(struct pc_flusher *f, uint64_t off, uint64_t len);
  * take the pages below @end (rounded up to the page) as the writer's own,
  * not as someone else's dirty pages.  Call after pcl_flusher_wrote().
  */
-void pcl_flusher_adopt(struct pc_flusher *f, uint64_t end);
+void pcl_flusher_adopt(struct pcl_flusher *f, uint64_t end);
 
 /*
  * @len bytes were written at @off (after pcl_flusher_before()).  Starts
  * writeback of batches completed behind the cursor, waits for and drops those
- * older than PC_FLUSHER_INFLIGHT batches.  Returns 0, or the -errno of a
+ * older than PCL_FLUSHER_INFLIGHT batches.  Returns 0, or the -errno of a
  * writeback error seen since the last call (each error is returned once).
  */
-int pcl_flusher_wrote(struct pc_flusher *f, uint64_t off, uint64_t len);
+int pcl_flusher_wrote(struct pcl_flusher *f, uint64_t off, uint64_t len);
 
 /*
  * The writer is done (close).  For a run that passed at least one batch:
@@ -124,7 +124,7 @@ int pcl_flusher_wrote(struct pc_flusher *f, uint64_t off, uint64_t len);
  * completed already.  A shorter run is left to the kernel.  Returns 0 or the
  * -errno of a writeback error not returned yet.
  */
-int pcl_flusher_finish(struct pc_flusher *f);
+int pcl_flusher_finish(struct pcl_flusher *f);
 
 /*
  * For a caller that keeps no description of the file between calls (the
@@ -134,9 +134,9 @@ int pcl_flusher_finish(struct pc_flusher *f);
  * waited for through it too), and -1 once it is closed again.  A
  * description the flusher opened for itself is closed here.
  */
-void pcl_flusher_rebind(struct pc_flusher *f, int fd);
+void pcl_flusher_rebind(struct pcl_flusher *f, int fd);
 
 /* Close the flusher's own description and free its state; never fails. */
-void pcl_flusher_release(struct pc_flusher *f);
+void pcl_flusher_release(struct pcl_flusher *f);
 
 #endif

@@ -5,8 +5,8 @@
  * the static one carries these symbols too, so they are named pcl_ (the
  * API is pc_) and cannot collide with a program's own pc_ names.
  */
-#ifndef PC_INTERNAL_H
-#define PC_INTERNAL_H
+#ifndef PCL_INTERNAL_H
+#define PCL_INTERNAL_H
 
 #include <errno.h>
 #include <stdarg.h>
@@ -26,14 +26,14 @@
  * a value the loader set once, so this costs no system call and keeps no state
  * of ours; it is never 4096 by assumption.
  */
-static inline uint64_t pc_page_size(void)
+static inline uint64_t pcl_page_size(void)
 {
 	return (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
 /* For the preload shim's callers of the dropper. */
-#define PC_PAGE_SIZE pc_page_size()
-#define PC_MIB (1024u * 1024u)
+#define PCL_PAGE_SIZE pcl_page_size()
+#define PCL_MIB (1024u * 1024u)
 
 struct pc_stream {
 	int fd;				/* what buffered strategies read */
@@ -88,36 +88,36 @@ int pcl_cachestat(int fd, uint64_t off, uint64_t len, struct pcl_cachestat *ret)
  * file.  A read with RWF_NOWAIT is no way out: on Linux 6.18 it starts
  * readahead of the page it asks for, so probing adds what it counts.
  */
-enum pc_res_how {
-	PC_RES_CACHESTAT,		/* cachestat(2): pages, dirty, writeback */
-	PC_RES_MINCORE,			/* mincore(2) of a mapping: pages only */
-	PC_RES_UNKNOWN,			/* no truthful way: see err */
+enum pcl_res_how {
+	PCL_RES_CACHESTAT,		/* cachestat(2): pages, dirty, writeback */
+	PCL_RES_MINCORE,			/* mincore(2) of a mapping: pages only */
+	PCL_RES_UNKNOWN,			/* no truthful way: see err */
 };
 
-struct pc_residency {
-	enum pc_res_how how;
-	int err;			/* PC_RES_UNKNOWN: why (-EPERM, ...) */
+struct pcl_residency {
+	enum pcl_res_how how;
+	int err;			/* PCL_RES_UNKNOWN: why (-EPERM, ...) */
 	int overlay;			/* the file is on overlayfs */
 	uint64_t page;			/* the page size */
 	unsigned int calls;		/* system calls pcl_residency_init() made */
 };
 
 /* Find how residency of @fd is told; never fails (unknown is an answer). */
-void pcl_residency_init(struct pc_residency *r, int fd);
+void pcl_residency_init(struct pcl_residency *r, int fd);
 
 /*
  * Count [@off, @off + @len) of @fd (page aligned @off; @len 0: to the end) as
- * cachestat(2) would.  With PC_RES_MINCORE the dirty and writeback counts are
- * unknown and left 0; with PC_RES_UNKNOWN returns r->err.
+ * cachestat(2) would.  With PCL_RES_MINCORE the dirty and writeback counts are
+ * unknown and left 0; with PCL_RES_UNKNOWN returns r->err.
  */
-int pcl_residency_count(const struct pc_residency *r, int fd, uint64_t off,
+int pcl_residency_count(const struct pcl_residency *r, int fd, uint64_t off,
 		       uint64_t len, struct pcl_cachestat *ret);
 
 /*
  * The system calls pcl_residency_count() makes for @len bytes (clipped to
  * the file, as it clips them), when each succeeds.
  */
-uint64_t pcl_residency_count_calls(const struct pc_residency *r, uint64_t len);
+uint64_t pcl_residency_count_calls(const struct pcl_residency *r, uint64_t len);
 
 /*
  * pc_probe_fd(), counting in *calls the system calls it makes (auto adds
@@ -208,7 +208,7 @@ int pcl_fd_take(int fd, int writer, struct pcl_fd *ret);
  * An init() refusal that means "not supported here" (strategy.h), after which
  * a read or write stream tries the strategy's fallback.
  */
-static inline int pc_is_fallback_err(int err)
+static inline int pcl_is_fallback_err(int err)
 {
 	return err == -EOPNOTSUPP || err == -EINVAL || err == -EPERM ||
 	       err == -ENOSYS || err == -EACCES;
@@ -223,14 +223,14 @@ static inline int pcl_resv_zero(const uint64_t *resv, size_t n)
 	return 1;
 }
 
-static inline uint64_t pc_align_down(uint64_t v, uint64_t a)
+static inline uint64_t pcl_align_down(uint64_t v, uint64_t a)
 {
 	return v - v % a;
 }
 
-static inline uint64_t pc_align_up(uint64_t v, uint64_t a)
+static inline uint64_t pcl_align_up(uint64_t v, uint64_t a)
 {
-	return pc_align_down(v + a - 1, a);
+	return pcl_align_down(v + a - 1, a);
 }
 
 #endif

@@ -21,7 +21,7 @@
 static int cached_bytes(int fd, uint64_t offset, uint64_t length,
 			uint64_t *ret_bytes, uint64_t *calls)
 {
-	struct pc_residency r;
+	struct pcl_residency r;
 	struct pcl_cachestat cs;
 	uint64_t size;
 	int ret;
@@ -32,7 +32,7 @@ static int cached_bytes(int fd, uint64_t offset, uint64_t length,
 		return ret;
 	pcl_residency_init(&r, fd);
 	*calls += r.calls;
-	offset = pc_align_down(offset, r.page);
+	offset = pcl_align_down(offset, r.page);
 	if (offset >= size) {
 		*ret_bytes = 0;
 		return 0;

@@ -17,7 +17,7 @@ void pc_opts_init(struct pc_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->strategy = PC_AUTO;
-	opts->chunk_size = PC_MIB;
+	opts->chunk_size = PCL_MIB;
 	opts->inflight = 8;
 	opts->drop_lag = 0;
 	opts->drop_batch = PCL_DROP_BATCH;
@@ -38,10 +38,10 @@ static int opts_check(struct pc_opts *o)
 		o->inflight = def.inflight;
 	if (!o->drop_batch)
 		o->drop_batch = def.drop_batch;
-	if (o->chunk_size > 1024u * PC_MIB || o->inflight > 4096)
+	if (o->chunk_size > 1024u * PCL_MIB || o->inflight > 4096)
 		return -EINVAL;
-	o->drop_batch = pc_align_up(o->drop_batch, pc_page_size());
-	if (o->drop_lag > (uint64_t)PC_DROPPER_MAX_LAG * o->drop_batch)
+	o->drop_batch = pcl_align_up(o->drop_batch, pcl_page_size());
+	if (o->drop_lag > (uint64_t)PCL_DROPPER_MAX_LAG * o->drop_batch)
 		return -EINVAL;	/* past the snapshots kept behind the reader */
 	return 0;
 }
@@ -195,7 +195,7 @@ static ssize_t read_step(struct pc_stream *s, void *buf, size_t len)
 	size_t avail = rbuf_avail(s);
 	ssize_t n;
 
-	if (!avail && len < pc_page_size() && !(s->caps & PCL_CAP_SMALL_READS)) {
+	if (!avail && len < pcl_page_size() && !(s->caps & PCL_CAP_SMALL_READS)) {
 		n = small_read_fill(s);
 		if (n <= 0)
 			return n;

@@ -186,23 +186,23 @@ static int on_overlayfs(int fd)
 	return !fstatfs(fd, &sfs) && sfs.f_type == OVERLAYFS_MAGIC;
 }
 
-void pcl_residency_init(struct pc_residency *r, int fd)
+void pcl_residency_init(struct pcl_residency *r, int fd)
 {
 	struct pcl_cachestat cs;
 	int ret;
 
-	*r = (struct pc_residency){ .page = pc_page_size() };
+	*r = (struct pcl_residency){ .page = pcl_page_size() };
 	r->overlay = on_overlayfs(fd);
 	r->calls = 1;
 	/* overlayfs: cachestat sees the overlay's empty mapping, mmap the real file */
 	ret = r->overlay ? -EOPNOTSUPP : pcl_cachestat(fd, 0, 1, &cs);
 	r->calls += !r->overlay;
 	if (!ret) {
-		r->how = PC_RES_CACHESTAT;
+		r->how = PCL_RES_CACHESTAT;
 	} else if (ret != -EPERM && mincore_truthful(fd, &r->calls)) {
-		r->how = PC_RES_MINCORE;
+		r->how = PCL_RES_MINCORE;
 	} else {
-		r->how = PC_RES_UNKNOWN;
+		r->how = PCL_RES_UNKNOWN;
 		r->err = ret == -EPERM || ret == -ENOSYS || ret == -EOPNOTSUPP ? -EPERM : ret;
 	}
 }
@@ -211,7 +211,7 @@ void pcl_residency_init(struct pc_residency *r, int fd)
 static int cached_mincore(int fd, uint64_t off, uint64_t len, uint64_t page,
 			  uint64_t *ret)
 {
-	const uint64_t win = 64 * PC_MIB;
+	const uint64_t win = 64 * PCL_MIB;
 	unsigned char *vec;
 	uint64_t pages = 0;
 	int err = 0;
@@ -232,27 +232,27 @@ static int cached_mincore(int fd, uint64_t off, uint64_t len, uint64_t page,
 	return err;
 }
 
-uint64_t pcl_residency_count_calls(const struct pc_residency *r, uint64_t len)
+uint64_t pcl_residency_count_calls(const struct pcl_residency *r, uint64_t len)
 {
-	const uint64_t win = 64 * PC_MIB;
+	const uint64_t win = 64 * PCL_MIB;
 
-	if (r->how == PC_RES_CACHESTAT)
+	if (r->how == PCL_RES_CACHESTAT)
 		return 1;
-	if (r->how == PC_RES_UNKNOWN)
+	if (r->how == PCL_RES_UNKNOWN)
 		return 0;
 	/* fstat, then mmap, mincore and munmap a window at a time */
 	return 1 + 3 * ((len + win - 1) / win);
 }
 
-int pcl_residency_count(const struct pc_residency *r, int fd, uint64_t off,
+int pcl_residency_count(const struct pcl_residency *r, int fd, uint64_t off,
 		       uint64_t len, struct pcl_cachestat *ret)
 {
 	uint64_t size;
 	int err;
 
-	if (r->how == PC_RES_CACHESTAT)
+	if (r->how == PCL_RES_CACHESTAT)
 		return pcl_cachestat(fd, off, len, ret);
-	if (r->how == PC_RES_UNKNOWN)
+	if (r->how == PCL_RES_UNKNOWN)
 		return r->err;
 	err = pcl_file_size(fd, &size);
 	if (err)

@@ -20,7 +20,7 @@
  * what left the cache (counted before and after each drop), and where that
  * could not be counted the reason says so, once.
  */
-static void sync_stats(struct pc_wstream *s, struct pc_flusher *f, uint64_t calls)
+static void sync_stats(struct pc_wstream *s, struct pcl_flusher *f, uint64_t calls)
 {
 	static const char unknown[] = "residency unknown: what its drops evicted is not counted";
 
@@ -31,7 +31,7 @@ static void sync_stats(struct pc_wstream *s, struct pc_flusher *f, uint64_t call
 	s->stats.syscalls += f->syscalls - calls;
 }
 
-int pcl_wflush_init(struct pc_wstream *s, struct pc_flusher *f, int wait_fd)
+int pcl_wflush_init(struct pc_wstream *s, struct pcl_flusher *f, int wait_fd)
 {
 	int ret = pcl_flusher_init(f, s->fd, wait_fd, s->opts.flush_batch, s->pos);
 
@@ -57,7 +57,7 @@ static uint64_t append_at(struct pc_wstream *s, uint64_t off)
 	return fstat(s->fd, &st) ? off : (uint64_t)st.st_size;
 }
 
-static ssize_t write_piece(struct pc_wstream *s, struct pc_flusher *f,
+static ssize_t write_piece(struct pc_wstream *s, struct pcl_flusher *f,
 			   const char *buf, size_t len, uint64_t off, int rwf)
 {
 	uint64_t at = append_at(s, off), calls = f->syscalls;
@@ -71,7 +71,7 @@ static ssize_t write_piece(struct pc_wstream *s, struct pc_flusher *f,
 	return n;
 }
 
-ssize_t pcl_wflush_pwrite(struct pc_wstream *s, struct pc_flusher *f,
+ssize_t pcl_wflush_pwrite(struct pc_wstream *s, struct pcl_flusher *f,
 			 const void *buf, size_t len, uint64_t off, int rwf)
 {
 	size_t done = 0;
@@ -90,7 +90,7 @@ ssize_t pcl_wflush_pwrite(struct pc_wstream *s, struct pc_flusher *f,
 	return done;
 }
 
-int pcl_wflush_finish(struct pc_wstream *s, struct pc_flusher *f)
+int pcl_wflush_finish(struct pc_wstream *s, struct pcl_flusher *f)
 {
 	uint64_t calls = f->syscalls;
 	int ret = pcl_flusher_finish(f);

@@ -17,15 +17,15 @@
 #include "wstrategy.h"
 
 /* At most this many bytes of direct writes in flight, whatever the options. */
-#define WSTREAM_MAX_INFLIGHT_BYTES (16ull * PC_MIB)
+#define WSTREAM_MAX_INFLIGHT_BYTES (16ull * PCL_MIB)
 
 void pc_wopts_init(struct pc_wopts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->strategy = PC_AUTO;
-	opts->chunk_size = PC_MIB;
+	opts->chunk_size = PCL_MIB;
 	opts->inflight = 8;
-	opts->flush_batch = 8 * PC_MIB;
+	opts->flush_batch = 8 * PCL_MIB;
 }
 
 static int take_err(struct pc_wstream *s)
@@ -50,7 +50,7 @@ static int wopts_check(struct pc_wstream *s)
 		o->inflight = def.inflight;
 	if (!o->flush_batch)
 		o->flush_batch = def.flush_batch;
-	if (o->chunk_size > 64u * PC_MIB || o->inflight > 4096)
+	if (o->chunk_size > 64u * PCL_MIB || o->inflight > 4096)
 		return -EINVAL;
 	s->chunk = o->chunk_size;
 	if ((uint64_t)o->inflight * s->chunk > WSTREAM_MAX_INFLIGHT_BYTES)

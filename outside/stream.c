@@ -8,7 +8,7 @@
  * never keeps a file system busy after the program is done with it.
  * Nothing here touches the program's descriptor, offset, flags or the
  * file's writeback error sequence: the flusher waits by polling
- * cachestat(2) (PC_FLUSHER_QUIET).
+ * cachestat(2) (PCL_FLUSHER_QUIET).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -220,7 +220,7 @@ static void own_put(struct pco_stream *s)
 /* Pages cached where the reader has not been: the file was cached before it. */
 static int warm_ahead(int fd, uint64_t pos, uint64_t size)
 {
-	uint64_t from = pc_align_up(pos + PCO_READAHEAD, pc_page_size());
+	uint64_t from = pcl_align_up(pos + PCO_READAHEAD, pcl_page_size());
 	struct pcl_cachestat cs;
 
 	if (from >= size)
@@ -244,7 +244,7 @@ static void start_reader(struct pco_stream *s, uint64_t pos, uint64_t size)
 	 */
 	if (!warm) {
 		s->drop.warm = 0;
-		s->clean = (struct pco_cleaner){ .lo = pc_align_down(s->first, pc_page_size()),
+		s->clean = (struct pco_cleaner){ .lo = pcl_align_down(s->first, pcl_page_size()),
 						  .hi = s->drop.dropped_to, .looks = 1 };
 		if (s->clean.lo > s->clean.hi)
 			s->clean.lo = s->clean.hi;
@@ -288,7 +288,7 @@ static uint64_t own_from(struct pco_stream *s)
 {
 	uint64_t from = s->first > s->size ? s->first : s->size;
 
-	return born_after(s) ? 0 : pc_align_down(from, pc_page_size());
+	return born_after(s) ? 0 : pcl_align_down(from, pcl_page_size());
 }
 
 static void start_writer(struct pco_stream *s, uint64_t pos, uint64_t size)
@@ -298,13 +298,13 @@ static void start_writer(struct pco_stream *s, uint64_t pos, uint64_t size)
 	if (pos >= size) {
 		s->append = 1;
 		s->clean = (struct pco_cleaner){ .lo = own_from(s),
-						  .hi = pc_align_down(pos, PCL_DROP_BATCH), .wb = 1,
+						  .hi = pcl_align_down(pos, PCL_DROP_BATCH), .wb = 1,
 						  .looks = PCO_DRAIN_LOOKS };
 		if (s->clean.hi < s->clean.lo)
 			s->clean.hi = s->clean.lo;
 		return;
 	}
-	s->have_fl = !pcl_flusher_init(&s->fl, s->own, PC_FLUSHER_QUIET, 0, pos);
+	s->have_fl = !pcl_flusher_init(&s->fl, s->own, PCL_FLUSHER_QUIET, 0, pos);
 	if (s->have_fl)
 		pcl_flusher_before(&s->fl, pos, PCO_WRITE_AHEAD * s->fl.batch);
 }
@@ -410,8 +410,8 @@ static void look_writer(struct pco_stream *s, uint64_t pos)
 	if (s->append) {
 		if (pos < s->last)
 			s->append = 0;	/* went back: what it wrote so far is cleaned */
-		else if (pc_align_down(pos, PCL_DROP_BATCH) > s->clean.hi)
-			s->clean.hi = pc_align_down(pos, PCL_DROP_BATCH);
+		else if (pcl_align_down(pos, PCL_DROP_BATCH) > s->clean.hi)
+			s->clean.hi = pcl_align_down(pos, PCL_DROP_BATCH);
 		s->clean.looks = PCO_DRAIN_LOOKS;
 		return;
 	}
@@ -448,7 +448,7 @@ static uint64_t cached_from(int fd, uint64_t off)
 {
 	struct pcl_cachestat cs;
 
-	return pcl_cachestat(fd, off, 0, &cs) ? 0 : cs.nr_cache * pc_page_size();
+	return pcl_cachestat(fd, off, 0, &cs) ? 0 : cs.nr_cache * pcl_page_size();
 }
 
 /*
@@ -510,7 +510,7 @@ static uint64_t residency_cursor(struct pco_stream *s, int pidfd, double now,
 		cached = cached_from(s->own, 0);
 		if (cached < s->c0 + c->min_size)
 			return s->last;
-		if (cached_from(s->own, pc_align_up(cached + PCO_READAHEAD, pc_page_size()))) {
+		if (cached_from(s->own, pcl_align_up(cached + PCO_READAHEAD, pcl_page_size()))) {
 			s->state = PCO_SKIP;	/* cached before: hands off */
 			return s->last;
 		}
@@ -535,12 +535,12 @@ static uint64_t residency_cursor(struct pco_stream *s, int pidfd, double now,
  */
 static int skipped_cold(const struct pco_stream *s, uint64_t from, uint64_t to)
 {
-	uint64_t lo = pc_align_down(from, pc_page_size()), len = pc_align_up(to, pc_page_size()) - lo;
+	uint64_t lo = pcl_align_down(from, pcl_page_size()), len = pcl_align_up(to, pcl_page_size()) - lo;
 	struct pcl_cachestat cs;
 	char path[64];
 	int fd = s->own, ret;
 
-	if (len < 4 * pc_page_size())
+	if (len < 4 * pcl_page_size())
 		return 0;
 	if (fd < 0) {
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)s->pid, s->fd);
@@ -548,7 +548,7 @@ static int skipped_cold(const struct pco_stream *s, uint64_t from, uint64_t to)
 		if (fd < 0)
 			return 0;
 	}
-	ret = !pcl_cachestat(fd, lo, len, &cs) && 2 * cs.nr_cache * pc_page_size() < len;
+	ret = !pcl_cachestat(fd, lo, len, &cs) && 2 * cs.nr_cache * pcl_page_size() < len;
 	if (fd != s->own)
 		close(fd);
 	return ret;
@@ -708,8 +708,8 @@ int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 		 */
 		s->clean.lo = own_from(s);
 		s->clean.started = 0;
-		if (pc_align_up(size, pc_page_size()) > s->clean.hi)
-			s->clean.hi = pc_align_up(size, pc_page_size());
+		if (pcl_align_up(size, pcl_page_size()) > s->clean.hi)
+			s->clean.hi = pcl_align_up(size, pcl_page_size());
 		s->clean.looks = PCO_DRAIN_LOOKS;
 	} else if (s->state == PCO_WRITER && s->have_fl) {
 		if (size > s->fl.cursor && s->fl.cursor >= s->last)
@@ -741,7 +741,7 @@ int pco_stream_drain(struct pco_stream *s)
  */
 static const char *writer_dropped(const struct pco_stream *s, char *buf, size_t size)
 {
-	if (s->unknown || (s->have_fl && (s->fl.res.how == PC_RES_UNKNOWN || s->fl.bytes_unknown)))
+	if (s->unknown || (s->have_fl && (s->fl.res.how == PCL_RES_UNKNOWN || s->fl.bytes_unknown)))
 		return "(residency unknown)";
 	snprintf(buf, size, "%" PRIu64, s->fl.bytes_dropped + s->dropped);
 	return buf;
@@ -805,7 +805,7 @@ double pco_stream_interval(const struct pco_stream *s, const struct pco_ctx *c)
 		return 0.002;	/* seen once: its rate from a look soon */
 	if (s->state == PCO_SKIP || s->rate <= 0)
 		return 1e9;
-	hold = s->state == PCO_WRITER ? (PC_FLUSHER_INFLIGHT + 2) * (uint64_t)PCL_DROP_BATCH :
+	hold = s->state == PCO_WRITER ? (PCL_FLUSHER_INFLIGHT + 2) * (uint64_t)PCL_DROP_BATCH :
 	       2 * (uint64_t)PCL_DROP_BATCH;
 	room = c->budget > hold + PCL_DROP_BATCH ? c->budget - hold : PCL_DROP_BATCH;
 	if (s->state == PCO_CANDIDATE)

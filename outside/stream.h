@@ -71,8 +71,8 @@ struct pco_stream {
 	uint64_t runs, seeks;
 	int have_drop, have_fl;
 	int append;		/* a writer at the end of the file: the cleaner follows it */
-	struct pc_dropper drop;
-	struct pc_flusher fl;
+	struct pcl_dropper drop;
+	struct pcl_flusher fl;
 	struct pco_cleaner clean;
 	uint64_t dropped, kept, flushed, syscalls;	/* the cleaner's */
 	uint64_t flushed_to;	/* flushed counts what was started below this */

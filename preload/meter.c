@@ -16,7 +16,7 @@ static int cached(struct pl_meter *m, int fd, uint64_t off, uint64_t len, uint64
 	struct pcl_cachestat cs;
 	int err;
 
-	m->syscalls += m->res.how == PC_RES_CACHESTAT ? 1 : 3;	/* mincore: map, count, unmap */
+	m->syscalls += m->res.how == PCL_RES_CACHESTAT ? 1 : 3;	/* mincore: map, count, unmap */
 	err = pcl_residency_count(&m->res, fd, off, len, &cs);
 
 	if (!err)

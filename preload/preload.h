@@ -80,7 +80,7 @@ void pl_stats_write(const char *line, size_t len) PL_HIDDEN;
  */
 struct pl_meter {
 	int ready;		/* res was found (a zeroed meter is ready to use) */
-	struct pc_residency res;
+	struct pcl_residency res;
 	uint64_t dropped;	/* bytes that left the cache during drops */
 	int unknown;		/* a drop could not be counted */
 	int armed;		/* a drop is being counted */
@@ -122,7 +122,7 @@ struct pl_file {
 	int dontcache;		/* 1 usable, 0 refused, -1 not tried */
 	int hidden;		/* residency hidden from this user: never dropped */
 	int have_dropper;
-	struct pc_dropper drop;
+	struct pcl_dropper drop;
 	struct pl_meter meter;	/* what the dropper's drops took out of the cache */
 	uint64_t bytes_read;
 	uint64_t bytes_dontcache;	/* read with RWF_DONTCACHE */
@@ -138,7 +138,7 @@ struct pl_file {
 	pthread_mutex_t wlock;	/* the flusher's; never held while taking pl_lock() */
 	int have_flusher;
 	int wdone;		/* the flusher has finished */
-	struct pc_flusher fl;
+	struct pcl_flusher fl;
 	struct pl_meter wmeter;	/* what the flusher's drops took out of the cache */
 	int have_real;		/* overlayfs: the upper file, read-only, for the flusher */
 	uint64_t wsyscalls;	/* made to find and check it */

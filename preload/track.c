@@ -86,9 +86,9 @@ static void print_stats(const struct pl_file *f)
  */
 static void drop_advance(struct pl_file *f, int fd, uint64_t pos, int all)
 {
-	const struct pc_dropper *d = &f->drop;
+	const struct pcl_dropper *d = &f->drop;
 	uint64_t from = d->dropped_to > d->batch ? d->dropped_to - d->batch : 0;
-	uint64_t to = all ? pc_align_up(pos, d->page) : pc_align_down(pos, d->batch);
+	uint64_t to = all ? pcl_align_up(pos, d->page) : pcl_align_down(pos, d->batch);
 
 	if (to <= d->dropped_to && !all)
 		return;		/* nothing to drop: no count either */
@@ -99,8 +99,8 @@ static void drop_advance(struct pl_file *f, int fd, uint64_t pos, int all)
 
 static void drop_seek(struct pl_file *f, int fd, uint64_t pos, uint64_t next)
 {
-	const struct pc_dropper *d = &f->drop;
-	uint64_t to = pc_align_down(pos, d->page);
+	const struct pcl_dropper *d = &f->drop;
+	uint64_t to = pcl_align_down(pos, d->page);
 
 	if (to > d->dropped_to)
 		pl_meter_begin(&f->meter, fd, d->dropped_to, to - d->dropped_to);
@@ -163,7 +163,7 @@ static void enforce_budget(void)
 		if (!max)
 			return;
 		if (pl_same_file(max, max->fd))
-			drop_advance(max, max->fd, pc_align_down(max->cursor, PC_PAGE_SIZE), 1);
+			drop_advance(max, max->fd, pcl_align_down(max->cursor, PCL_PAGE_SIZE), 1);
 		else
 			max->mapped = 1;	/* its fd was reused behind the shim's back */
 		settle(max);
@@ -305,7 +305,7 @@ static uint64_t readahead_of(dev_t dev)
 }
 
 /*
- * A file with cached pages is snapped PC_DROPPER_SNAP_AHEAD batches ahead
+ * A file with cached pages is snapped PCL_DROPPER_SNAP_AHEAD batches ahead
  * of the reader, so that what its snapshots see cached was cached before.
  * The kernel reads ahead up to four read-ahead windows (doubled by
  * POSIX_FADV_SEQUENTIAL, plus the async window), so with a large
@@ -315,8 +315,8 @@ static uint64_t readahead_of(dev_t dev)
 static void start_dropper(struct pl_file *f, int fd, uint64_t from)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t need = readahead_of(f->dev) * 4 / PC_DROPPER_SNAP_AHEAD + 1;
-	struct pc_residency res;
+	uint64_t need = readahead_of(f->dev) * 4 / PCL_DROPPER_SNAP_AHEAD + 1;
+	struct pcl_residency res;
 
 	/*
 	 * A file this user may not write hides its residency (cachestat
@@ -327,7 +327,7 @@ static void start_dropper(struct pl_file *f, int fd, uint64_t from)
 	 * file is left alone; the stats line says which.
 	 */
 	pcl_residency_init(&res, fd);
-	if (res.how == PC_RES_UNKNOWN) {
+	if (res.how == PCL_RES_UNKNOWN) {
 		f->hidden = 1;
 		return;
 	}
@@ -384,7 +384,7 @@ static void late_dropper(struct pl_file *f, int fd)
 
 	start_dropper(f, fd, from);
 	if (f->have_dropper)
-		pcl_dropper_reset(&f->drop, pc_align_up(from, PC_PAGE_SIZE));
+		pcl_dropper_reset(&f->drop, pcl_align_up(from, PCL_PAGE_SIZE));
 }
 
 /* The program read at @off, not where the last read ended. */
@@ -450,7 +450,7 @@ static void account(struct pl_file *f, int fd, uint64_t off, uint64_t n,
 	}
 	if (!f->have_dropper)
 		return;
-	if (pc_align_down(f->cursor, f->drop.batch) > f->drop.dropped_to &&
+	if (pcl_align_down(f->cursor, f->drop.batch) > f->drop.dropped_to &&
 	    offset_agrees(f, fd, positional))
 		drop_advance(f, fd, f->cursor, 0);
 }

@@ -44,7 +44,7 @@ static int64_t offset_now(const struct pl_file *f, int fd)
  */
 static void publish(struct pl_file *f)
 {
-	const struct pc_flusher *fl = &f->fl;
+	const struct pcl_flusher *fl = &f->fl;
 	uint64_t snap = UINT64_MAX, full = UINT64_MAX, cont = UINT64_MAX;
 
 	if (f->have_flusher && !f->wdone) {
@@ -169,7 +169,7 @@ static void maybe_start(struct pl_file *f, int fd, uint64_t off)
 	if (!f->have_real)
 		real_open(f, fd);
 	f->have_flusher = !pcl_flusher_init(&f->fl, f->have_real ? f->real_fd : fd,
-					    PC_FLUSHER_QUIET, pl_cfg.batch, off);
+					    PCL_FLUSHER_QUIET, pl_cfg.batch, off);
 	f->wruns += f->have_flusher;
 }
 
@@ -202,7 +202,7 @@ static int flusher_fd(struct pl_file *f, int fd)
  */
 static int may_drop(const struct pl_file *f, uint64_t off, uint64_t n)
 {
-	const struct pc_flusher *fl = &f->fl;
+	const struct pcl_flusher *fl = &f->fl;
 
 	return off != fl->cursor || (off + n - fl->base) / fl->batch > fl->started;
 }

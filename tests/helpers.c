@@ -129,7 +129,7 @@ void t_evict(const char *path)
  */
 uint64_t t_cached(const char *path)
 {
-	struct pc_residency r;
+	struct pcl_residency r;
 	struct pcl_cachestat cs;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	int ret;
@@ -156,7 +156,7 @@ uint64_t t_dirty(const char *path)
 	close(fd);
 	if (ret)
 		t_skip("cachestat of '%s': %s", path, strerror(-ret));
-	return (cs.nr_dirty + cs.nr_writeback) * pc_page_size();
+	return (cs.nr_dirty + cs.nr_writeback) * pcl_page_size();
 }
 
 int t_warm_tries(int (*attempt)(void *), void *arg)

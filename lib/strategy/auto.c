@@ -22,7 +22,7 @@
 #include "internal.h"
 
 /* Below this many bytes a file is not worth an O_DIRECT pipeline. */
-#define AUTO_DIRECT_MIN (4 * PC_MIB)
+#define AUTO_DIRECT_MIN (4 * PCL_MIB)
 
 /* Said after a cached share that mincore counted: the kernel lacks cachestat. */
 static const char *by_mincore(const struct pc_probe *p)
@@ -66,7 +66,7 @@ static enum pc_strategy choose_small(const struct pc_probe *p, const char *share
  */
 static unsigned int cached_pct(const struct pc_probe *p)
 {
-	uint64_t pages = pc_align_up(p->file_size, pc_page_size());
+	uint64_t pages = pcl_align_up(p->file_size, pcl_page_size());
 
 	if (!pages || p->cached_bytes >= pages)
 		return pages ? 100 : 0;
@@ -89,7 +89,7 @@ enum pc_strategy pcl_auto_read(const struct pc_probe *p, unsigned int inflight,
 	else
 		snprintf(share, sizeof(share), "%u%% cached%s", pct, by_mincore(p));
 	if (p->cached_bytes != PC_BYTES_UNKNOWN &&
-	    p->cached_bytes > pc_align_up(p->file_size, pc_page_size()) / 8)
+	    p->cached_bytes > pcl_align_up(p->file_size, pcl_page_size()) / 8)
 		return choose_cached(p, pct, reason, size);
 	if (p->file_size < AUTO_DIRECT_MIN)
 		return choose_small(p, share, "file under 4 MiB", reason, size);

@@ -15,7 +15,7 @@
 
 static int open_direct(struct pc_stream *s, struct direct *d)
 {
-	uint32_t mem_align = pc_page_size(), off_align = pc_page_size();
+	uint32_t mem_align = pcl_page_size(), off_align = pcl_page_size();
 
 	d->dfd = pcl_reopen_direct(s->fd);
 	if (d->dfd < 0) {
@@ -24,14 +24,14 @@ static int open_direct(struct pc_stream *s, struct direct *d)
 	}
 	/* Without STATX_DIOALIGN a page covers every logical block size. */
 	pcl_dio_align(s->fd, &mem_align, &off_align);
-	if (mem_align > pc_page_size() || pc_page_size() % mem_align) {
+	if (mem_align > pcl_page_size() || pcl_page_size() % mem_align) {
 		pcl_set_reason(s, "O_DIRECT wants %u-byte buffers", mem_align);
 		return -EOPNOTSUPP;
 	}
 	d->align = off_align;
 	d->mem_align = mem_align;
-	d->chunk = pc_align_up(s->opts.chunk_size,
-			       off_align > pc_page_size() ? off_align : pc_page_size());
+	d->chunk = pcl_align_up(s->opts.chunk_size,
+			       off_align > pcl_page_size() ? off_align : pcl_page_size());
 	return 0;
 }
 
@@ -63,7 +63,7 @@ static int alloc_slots(struct direct *d)
  * max_sectors_kb, 4 MiB); the block layer splits it for a device that takes
  * less.
  */
-#define PC_DIRECT_REQ_MAX (4u * PC_MIB)
+#define PC_DIRECT_REQ_MAX (4u * PCL_MIB)
 
 /* Requests as large as the device takes, when that is several slots. */
 static void dev_request(struct pc_stream *s, struct direct *d)
@@ -85,27 +85,27 @@ static void dev_request(struct pc_stream *s, struct direct *d)
  */
 static void bound_inflight(struct pc_stream *s, struct direct *d)
 {
-	uint64_t unit = d->align > pc_page_size() ? d->align : pc_page_size();
+	uint64_t unit = d->align > pcl_page_size() ? d->align : pcl_page_size();
 	uint64_t size = 0, need, cap = PC_DIRECT_INFLIGHT_MAX;
 	size_t chunk = d->chunk;
 
 	pcl_file_size(s->fd, &size);
 	d->bufs_huge = size >= PC_DIRECT_HUGE_FROM;
-	need = pc_align_up(size ? size : 1, unit);
+	need = pcl_align_up(size ? size : 1, unit);
 	if (cap < unit)
 		cap = unit;
 	/* Over the bound: smaller chunks first (not under 1 MiB), to keep depth. */
 	if ((uint64_t)d->chunk * s->opts.inflight > cap) {
 		uint64_t fit = cap / s->opts.inflight;
 
-		if (fit < PC_MIB)
-			fit = PC_MIB;
-		fit = pc_align_up(fit, unit);
+		if (fit < PCL_MIB)
+			fit = PCL_MIB;
+		fit = pcl_align_up(fit, unit);
 		if (fit < d->chunk)
 			d->chunk = fit;
 	}
 	if (d->chunk > cap)
-		d->chunk = pc_align_down(cap, unit);
+		d->chunk = pcl_align_down(cap, unit);
 	if (d->chunk > need)
 		d->chunk = need;
 	d->nslots = s->opts.inflight;

@@ -133,7 +133,7 @@ void pcl_direct_idle(struct pc_stream *s, struct direct *d)
 static void pipe_reset(struct pc_stream *s, struct direct *d, uint64_t pos)
 {
 	pcl_direct_idle(s, d);
-	d->next_off = pc_align_down(pos, d->align);
+	d->next_off = pcl_align_down(pos, d->align);
 	d->head_used = pos - d->next_off;
 	d->restart = 0;
 	if (pcl_file_size(s->fd, &d->size))

@@ -22,8 +22,8 @@ ssize_t pcl_direct_pread(struct pc_stream *s, void *buf, size_t len,
 			return -ENOMEM;
 	}
 	while (done < len) {
-		uint64_t at = off + done, base = pc_align_down(at, d->align);
-		size_t want = pc_align_up(at + (len - done), d->align) - base;
+		uint64_t at = off + done, base = pcl_align_down(at, d->align);
+		size_t want = pcl_align_up(at + (len - done), d->align) - base;
 		ssize_t n;
 
 		if (want > d->chunk)

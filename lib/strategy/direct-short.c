@@ -31,7 +31,7 @@ static ssize_t dio_pread(struct pc_stream *s, struct direct *d, char *buf,
 static ssize_t buffered_rest(struct pc_stream *s, char *buf, size_t len,
 			     uint64_t at)
 {
-	uint64_t page = pc_page_size(), start = pc_align_down(at, page);
+	uint64_t page = pcl_page_size(), start = pcl_align_down(at, page);
 	struct pcl_cachestat cs = { .nr_cache = 1 };
 	ssize_t n;
 
@@ -40,7 +40,7 @@ static ssize_t buffered_rest(struct pc_stream *s, char *buf, size_t len,
 	n = pcl_full_pread(s->fd, buf, len, at, 0, &s->stats.syscalls);
 	if (n > 0 && !cs.nr_cache) {
 		s->stats.syscalls++;
-		posix_fadvise(s->fd, start, pc_align_up(at + n, page) - start,
+		posix_fadvise(s->fd, start, pcl_align_up(at + n, page) - start,
 			      POSIX_FADV_DONTNEED);
 	}
 	return n;
@@ -62,7 +62,7 @@ ssize_t pcl_direct_complete_short(struct pc_stream *s, struct direct *d, char *b
 	ssize_t n;
 
 	while (got < len && !pcl_file_size(s->fd, &size) && off + got < size) {
-		uint64_t at = pc_align_down(off + got, d->align);
+		uint64_t at = pcl_align_down(off + got, d->align);
 
 		if ((at - off) % d->mem_align)
 			at = off + got;

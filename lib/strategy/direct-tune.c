@@ -28,34 +28,34 @@
 #define PROBE_FIRST 4		/* windows before the first probe */
 #define PROBE_MAX 64		/* the longest wait between probes */
 
-static unsigned int clamp(const struct pc_tune_depth *t, unsigned int d)
+static unsigned int clamp(const struct pcl_tune_depth *t, unsigned int d)
 {
 	return d < t->min ? t->min : d > t->max ? t->max : d;
 }
 
-void pcl_tune_depth_init(struct pc_tune_depth *t, unsigned int start,
+void pcl_tune_depth_init(struct pcl_tune_depth *t, unsigned int start,
 			unsigned int min, unsigned int max)
 {
-	*t = (struct pc_tune_depth){ .min = min ? min : 1 };
+	*t = (struct pcl_tune_depth){ .min = min ? min : 1 };
 	t->max = max < t->min ? t->min : max;
 	t->depth = clamp(t, start);
-	t->phase = PC_TUNE_GROW;
+	t->phase = PCL_TUNE_GROW;
 	t->every[0] = t->every[1] = PROBE_FIRST;
 	t->next_up = 1;
 	t->req_max = 1;
 }
 
-void pcl_tune_req_max(struct pc_tune_depth *t, unsigned int req_max)
+void pcl_tune_req_max(struct pcl_tune_depth *t, unsigned int req_max)
 {
 	t->req_max = req_max ? req_max : 1;
 }
 
-void pcl_tune_req_dev(struct pc_tune_depth *t, unsigned int slots)
+void pcl_tune_req_dev(struct pcl_tune_depth *t, unsigned int slots)
 {
 	t->req_dev = slots;
 }
 
-unsigned int pcl_tune_req(const struct pc_tune_depth *t)
+unsigned int pcl_tune_req(const struct pcl_tune_depth *t)
 {
 	unsigned int req = 1;
 
@@ -66,9 +66,9 @@ unsigned int pcl_tune_req(const struct pc_tune_depth *t)
 	return req;
 }
 
-static void hold_at(struct pc_tune_depth *t, unsigned int depth, double rate)
+static void hold_at(struct pcl_tune_depth *t, unsigned int depth, double rate)
 {
-	t->phase = PC_TUNE_HOLD;
+	t->phase = PCL_TUNE_HOLD;
 	t->depth = t->hold = depth;
 	t->ref = rate;
 	t->since = 0;
@@ -76,7 +76,7 @@ static void hold_at(struct pc_tune_depth *t, unsigned int depth, double rate)
 }
 
 /* Growing: double while it pays, else back to the best and hold. */
-static void grow(struct pc_tune_depth *t, double rate)
+static void grow(struct pcl_tune_depth *t, double rate)
 {
 	if (t->best_rate == 0 || rate >= t->best_rate * GAIN) {
 		t->best = t->depth;
@@ -90,7 +90,7 @@ static void grow(struct pc_tune_depth *t, double rate)
 }
 
 /* Start a probe in the direction due, if there is room that way. */
-static void probe(struct pc_tune_depth *t)
+static void probe(struct pcl_tune_depth *t)
 {
 	int up = t->next_up;
 
@@ -104,11 +104,11 @@ static void probe(struct pc_tune_depth *t)
 	}
 	t->next_up = !up;
 	t->since = 0;
-	t->phase = up ? PC_TUNE_UP : PC_TUNE_DOWN;
+	t->phase = up ? PCL_TUNE_UP : PCL_TUNE_DOWN;
 	t->depth = clamp(t, up ? t->hold * 2 : t->hold / 2);
 }
 
-static void hold(struct pc_tune_depth *t, double rate)
+static void hold(struct pcl_tune_depth *t, double rate)
 {
 	t->low = rate < t->ref * FALL ? t->low + 1 : 0;
 	t->ref = 0.75 * t->ref + 0.25 * rate;
@@ -125,14 +125,14 @@ static void hold(struct pc_tune_depth *t, double rate)
 }
 
 /* A probe's window is in: keep its depth or go back, and space the next. */
-static void probed(struct pc_tune_depth *t, double rate)
+static void probed(struct pcl_tune_depth *t, double rate)
 {
-	int up = t->phase == PC_TUNE_UP;
+	int up = t->phase == PCL_TUNE_UP;
 	unsigned int *every = &t->every[!up];
 
 	if (up && rate >= t->ref * GAIN) {
 		*every = PROBE_FIRST;
-		t->phase = PC_TUNE_GROW;
+		t->phase = PCL_TUNE_GROW;
 		t->best = t->hold;
 		t->best_rate = t->ref;
 		grow(t, rate);
@@ -146,24 +146,24 @@ static void probed(struct pc_tune_depth *t, double rate)
 	}
 	if (*every < PROBE_MAX)
 		*every *= 2;
-	t->phase = PC_TUNE_HOLD;
+	t->phase = PCL_TUNE_HOLD;
 	t->depth = t->hold;
 	t->since = 0;
 }
 
-unsigned int pcl_tune_depth_step(struct pc_tune_depth *t, double rate)
+unsigned int pcl_tune_depth_step(struct pcl_tune_depth *t, double rate)
 {
 	if (!(rate > 0))
 		return t->depth;
 	switch (t->phase) {
-	case PC_TUNE_GROW:
+	case PCL_TUNE_GROW:
 		grow(t, rate);
 		break;
-	case PC_TUNE_HOLD:
+	case PCL_TUNE_HOLD:
 		hold(t, rate);
 		break;
-	case PC_TUNE_UP:
-	case PC_TUNE_DOWN:
+	case PCL_TUNE_UP:
+	case PCL_TUNE_DOWN:
 		probed(t, rate);
 		break;
 	}

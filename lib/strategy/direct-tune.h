@@ -10,15 +10,15 @@
  * flight grows the requests' size first (up to req_max) and their number
  * after, and shrinking takes both back the same way.
  */
-#ifndef PC_DIRECT_TUNE_H
-#define PC_DIRECT_TUNE_H
+#ifndef PCL_DIRECT_TUNE_H
+#define PCL_DIRECT_TUNE_H
 
-enum pc_tune_phase { PC_TUNE_GROW, PC_TUNE_HOLD, PC_TUNE_UP, PC_TUNE_DOWN };
+enum pcl_tune_phase { PCL_TUNE_GROW, PCL_TUNE_HOLD, PCL_TUNE_UP, PCL_TUNE_DOWN };
 
-struct pc_tune_depth {
+struct pcl_tune_depth {
 	unsigned int depth;		/* reads in flight for the next window */
 	unsigned int min, max;		/* the range it may use */
-	enum pc_tune_phase phase;
+	enum pcl_tune_phase phase;
 	unsigned int best;		/* growing: the depth of best_rate */
 	double best_rate;
 	unsigned int hold;		/* holding or probing: the depth held */
@@ -32,24 +32,24 @@ struct pc_tune_depth {
 };
 
 /* Start at @start reads in flight, within [@min, @max]. */
-void pcl_tune_depth_init(struct pc_tune_depth *t, unsigned int start,
+void pcl_tune_depth_init(struct pcl_tune_depth *t, unsigned int start,
 			unsigned int min, unsigned int max);
 
 /*
  * One window at t->depth read at @rate (bytes per second, > 0): returns the
  * depth for the next window (also t->depth).
  */
-unsigned int pcl_tune_depth_step(struct pc_tune_depth *t, double rate);
+unsigned int pcl_tune_depth_step(struct pcl_tune_depth *t, double rate);
 
 /* Let requests grow to @req_max slots (1, the default after init: one each). */
-void pcl_tune_req_max(struct pc_tune_depth *t, unsigned int req_max);
+void pcl_tune_req_max(struct pcl_tune_depth *t, unsigned int req_max);
 
 /*
  * The device's largest request is @slots slots (its queue's max_sectors_kb:
  * what its own readahead issues); requests start that large (up to
  * req_max) where at least two stay in flight.
  */
-void pcl_tune_req_dev(struct pc_tune_depth *t, unsigned int slots);
+void pcl_tune_req_dev(struct pcl_tune_depth *t, unsigned int slots);
 
 /*
  * The slots per request at t->depth: at the lowest depth one (or the
@@ -57,6 +57,6 @@ void pcl_tune_req_dev(struct pc_tune_depth *t, unsigned int slots);
  * twice as many, up to req_max; a power of two that keeps at least t->min
  * requests in flight.
  */
-unsigned int pcl_tune_req(const struct pc_tune_depth *t);
+unsigned int pcl_tune_req(const struct pcl_tune_depth *t);
 
 #endif

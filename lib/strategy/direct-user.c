@@ -18,7 +18,7 @@
 static unsigned int user_prep(struct direct *d, char *buf, size_t len,
 			      uint64_t off)
 {
-	size_t piece = pc_align_up((len + d->nslots - 1) / d->nslots, d->align);
+	size_t piece = pcl_align_up((len + d->nslots - 1) / d->nslots, d->align);
 	unsigned int k = 0;
 
 	for (size_t at = 0; at < len; at += piece, k++) {
@@ -74,7 +74,7 @@ static ssize_t user_read(struct pc_stream *s, struct direct *d, char *buf,
 	if (pos >= size)
 		return 0;
 	if (len > size - pos)
-		len = pc_align_up(size - pos, d->align);
+		len = pcl_align_up(size - pos, d->align);
 	np = user_prep(d, buf, len, pos);
 	ret = pcl_direct_submit(s, d);
 	if (ret == -ECANCELED)

@@ -3,8 +3,8 @@
  * The direct read strategy's state and the functions its parts share
  * (strat-direct.c lists the parts).  Library-internal.
  */
-#ifndef PC_DIRECT_H
-#define PC_DIRECT_H
+#ifndef PCL_DIRECT_H
+#define PCL_DIRECT_H
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -77,7 +77,7 @@ struct direct {
 	unsigned int want;		/* the tuner's depth: slots to keep busy */
 	unsigned int req;		/* the tuner's request size, in slots */
 	unsigned int nfixed;		/* slots 0 .. nfixed - 1 are registered */
-	struct pc_tune_depth dt;
+	struct pcl_tune_depth dt;
 	uint64_t win_bytes;		/* handed out by the pipeline this window */
 	double win_t0;			/* when the window began, 0: not begun */
 };

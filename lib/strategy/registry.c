@@ -23,7 +23,7 @@
 /* The ops tables the rows point at, each defined in its strategy's file. */
 extern const struct pcl_strategy_ops pcl_strat_buffered, pcl_strat_dontcache,
 	pcl_strat_dropbehind, pcl_strat_direct;
-extern const struct pc_wstrategy_ops pcl_wstrat_buffered, pcl_wstrat_dontcache,
+extern const struct pcl_wstrategy_ops pcl_wstrat_buffered, pcl_wstrat_dontcache,
 	pcl_wstrat_dropbehind, pcl_wstrat_direct;
 
 const struct pcl_strategy pcl_strategies[PC_STRATEGY_COUNT] = {
@@ -138,7 +138,7 @@ int pcl_strategy_setup(const struct pcl_setup *how, void *stream,
 		if (!ret)
 			break;
 		next = fallback(id, how->dir);
-		if (!pc_is_fallback_err(ret) || next == PCL_NO_FALLBACK)
+		if (!pcl_is_fallback_err(ret) || next == PCL_NO_FALLBACK)
 			return ret;
 		snprintf(why, sizeof(why), "%s", reason);
 		snprintf(reason, size, "%s; %s: %s, so %s", before, pcl_strategies[id].name,

@@ -14,7 +14,7 @@
 #include "pagecliff.h"
 
 struct pcl_strategy_ops;
-struct pc_wstrategy_ops;
+struct pcl_wstrategy_ops;
 
 /*
  * What a strategy can do, declared (fio's FIO_* engine flags): the cores act
@@ -46,10 +46,10 @@ struct pcl_strategy {
 	const char *name;			/* "buffered": pc_strategy_name() */
 	unsigned int caps;			/* PCL_CAP_*, PCL_WCAP_* */
 	const struct pcl_strategy_ops *read;	/* set with PCL_CAP_READ */
-	const struct pc_wstrategy_ops *write;	/* set with PCL_CAP_WRITE */
+	const struct pcl_wstrategy_ops *write;	/* set with PCL_CAP_WRITE */
 	/*
 	 * Where each direction goes when init() refuses for lack of support
-	 * (pc_is_fallback_err()), or PCL_NO_FALLBACK.
+	 * (pcl_is_fallback_err()), or PCL_NO_FALLBACK.
 	 */
 	enum pc_strategy read_fallback;
 	enum pc_strategy write_fallback;
@@ -75,7 +75,7 @@ struct pcl_setup {
 /*
  * Set @stream up with strategy @requested (PC_AUTO: @how->choose()'s) for
  * @how->dir, walking the direction's fallback chain while a strategy
- * refuses for lack of support (pc_is_fallback_err()), or one that cannot
+ * refuses for lack of support (pcl_is_fallback_err()), or one that cannot
  * serve the direction.  @reason (@size bytes, the stream's) says why the
  * strategy in use, each refusal's reason kept in front of the next.
  * Returns 0 with *@ret_id the strategy in use, or the refusal that ended

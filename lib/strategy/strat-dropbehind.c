@@ -18,7 +18,7 @@
 #include "internal.h"
 
 struct dropbehind {
-	struct pc_dropper dropper;
+	struct pcl_dropper dropper;
 	uint64_t hinted_to;		/* batches below this index were hinted */
 };
 
@@ -100,7 +100,7 @@ static ssize_t dropbehind_pread(struct pc_stream *s, void *buf, size_t len,
 				uint64_t off)
 {
 	struct dropbehind *db = s->priv;
-	uint64_t start = pc_align_down(off, db->dropper.page);
+	uint64_t start = pcl_align_down(off, db->dropper.page);
 	struct pcl_cachestat cs = { .nr_cache = 0 };
 	ssize_t n;
 
@@ -113,7 +113,7 @@ static ssize_t dropbehind_pread(struct pc_stream *s, void *buf, size_t len,
 	n = pcl_full_pread(s->fd, buf, len, off, 0, &s->stats.syscalls);
 	if (n > 0 && !cs.nr_cache) {
 		s->stats.syscalls++;
-		if (!posix_fadvise(s->fd, start, pc_align_up(off + n, db->dropper.page) - start,
+		if (!posix_fadvise(s->fd, start, pcl_align_up(off + n, db->dropper.page) - start,
 				   POSIX_FADV_DONTNEED))
 			db->dropper.bytes_dropped += n;
 	} else if (n > 0) {
@@ -150,7 +150,7 @@ static int dropbehind_init(struct pc_stream *s)
 	}
 	if (!s->opts.keep_cached)
 		db->dropper.warm = 0;	/* nothing to keep: no snapshots */
-	else if (db->dropper.res.how == PC_RES_UNKNOWN)
+	else if (db->dropper.res.how == PCL_RES_UNKNOWN)
 		pcl_add_reason(s, "residency unknown (%s): pages cached before are dropped too",
 			      strerror(-db->dropper.res.err));
 	if (db->dropper.res.overlay)

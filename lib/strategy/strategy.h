@@ -3,8 +3,8 @@
  * The ops table every read strategy fills in.  The stream core calls these and
  * never branches on which strategy it holds (compare fio's ioengine_ops).
  */
-#ifndef PC_STRATEGY_H
-#define PC_STRATEGY_H
+#ifndef PCL_STRATEGY_H
+#define PCL_STRATEGY_H
 
 #include <sys/types.h>
 

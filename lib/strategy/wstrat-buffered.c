@@ -18,7 +18,7 @@ static ssize_t wbuffered_pwrite(struct pc_wstream *s, const void *buf, size_t le
 	return pcl_wfull_pwrite(s, buf, len, off, 0, NULL);
 }
 
-const struct pc_wstrategy_ops pcl_wstrat_buffered = {
+const struct pcl_wstrategy_ops pcl_wstrat_buffered = {
 	.init = wbuffered_init,
 	.pwrite = wbuffered_pwrite,
 };

@@ -24,7 +24,7 @@
 #include "wstrategy.h"
 
 #define EDGES_MAX 16
-#define EDGES_BYTES (1u * PC_MIB)	/* evict edges once they hold this much */
+#define EDGES_BYTES (1u * PCL_MIB)	/* evict edges once they hold this much */
 
 struct wslot {
 	char *buf;
@@ -87,7 +87,7 @@ static int retry_buffered(struct pc_wstream *s, struct wdirect *d, struct wslot 
 
 	if (n < 0)
 		return (int)n;
-	edge_add(s, d, sl->off, pc_align_up(sl->off + n, d->page), 0);
+	edge_add(s, d, sl->off, pcl_align_up(sl->off + n, d->page), 0);
 	return 0;	/* short: pcl_wfull_pwrite() kept the kernel's errno */
 }
 
@@ -236,7 +236,7 @@ static void edge_add(struct pc_wstream *s, struct wdirect *d, uint64_t lo,
 static ssize_t write_edge(struct pc_wstream *s, struct wdirect *d,
 			  const char *buf, size_t len, uint64_t off)
 {
-	uint64_t lo = pc_align_down(off, d->page), hi = pc_align_up(off + len, d->page);
+	uint64_t lo = pcl_align_down(off, d->page), hi = pcl_align_up(off + len, d->page);
 	int keep = edge_keep(s, d, lo, hi);
 	ssize_t n = pcl_wfull_pwrite(s, buf, len, off, 0, NULL);
 
@@ -273,7 +273,7 @@ static ssize_t wdirect_pwrite(struct pc_wstream *s, const void *vbuf, size_t len
 	ssize_t n;
 
 	head = head < len ? head : len;
-	mid = pc_align_down(len - head, d->align);
+	mid = pcl_align_down(len - head, d->align);
 	wait_overlaps(s, d, off, off + len);
 	if (head) {
 		n = write_edge(s, d, buf, head, off);
@@ -390,7 +390,7 @@ static void set_align(struct pc_wstream *s, struct wdirect *d)
 	s->stats.syscalls++;
 	if (!pcl_dio_align(d->dfd, &mem, &offa) && offa > d->page && offa % d->page == 0)
 		d->align = offa;
-	s->chunk = pc_align_up(s->chunk, d->align);
+	s->chunk = pcl_align_up(s->chunk, d->align);
 }
 
 static int wdirect_init(struct pc_wstream *s)
@@ -404,7 +404,7 @@ static int wdirect_init(struct pc_wstream *s)
 	s->priv = d;
 	d->lent = -1;
 	d->ring.ring_fd = -1;
-	d->page = page > 0 ? (uint64_t)page : PC_PAGE_SIZE;
+	d->page = page > 0 ? (uint64_t)page : PCL_PAGE_SIZE;
 	d->dfd = pcl_wreopen(s, O_WRONLY | O_DIRECT);
 	if (d->dfd < 0) {
 		pcl_wset_reason(s, "O_DIRECT refused (%s)", strerror(-d->dfd));
@@ -429,7 +429,7 @@ out_release:
 	return ret;
 }
 
-const struct pc_wstrategy_ops pcl_wstrat_direct = {
+const struct pcl_wstrategy_ops pcl_wstrat_direct = {
 	.init = wdirect_init,
 	.pwrite = wdirect_pwrite,
 	.lend = wdirect_lend,

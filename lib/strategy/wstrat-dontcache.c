@@ -29,7 +29,7 @@
 struct wdontcache {
 	int wait_fd;			/* read-only description of our own */
 	uint64_t lo, hi;		/* the range written */
-	struct pc_flusher flusher;	/* waits through wait_fd */
+	struct pcl_flusher flusher;	/* waits through wait_fd */
 };
 
 static int probe(struct pc_wstream *s, int fd)
@@ -128,7 +128,7 @@ static void wdontcache_release(struct pc_wstream *s)
 	s->priv = NULL;
 }
 
-const struct pc_wstrategy_ops pcl_wstrat_dontcache = {
+const struct pcl_wstrategy_ops pcl_wstrat_dontcache = {
 	.init = wdontcache_init,
 	.pwrite = wdontcache_pwrite,
 	.finish = wdontcache_finish,

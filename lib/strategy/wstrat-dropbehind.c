@@ -15,7 +15,7 @@
 
 static int wdropbehind_init(struct pc_wstream *s)
 {
-	struct pc_flusher *f = calloc(1, sizeof(*f));
+	struct pcl_flusher *f = calloc(1, sizeof(*f));
 	int ret;
 
 	if (!f)
@@ -47,7 +47,7 @@ static void wdropbehind_release(struct pc_wstream *s)
 	s->priv = NULL;
 }
 
-const struct pc_wstrategy_ops pcl_wstrat_dropbehind = {
+const struct pcl_wstrategy_ops pcl_wstrat_dropbehind = {
 	.init = wdropbehind_init,
 	.pwrite = wdropbehind_pwrite,
 	.finish = wdropbehind_finish,

@@ -4,8 +4,8 @@
  * they share.  The write-stream core (wstream.c) calls these and never
  * branches on which strategy it holds.  Library-internal.
  */
-#ifndef PC_WSTRATEGY_H
-#define PC_WSTRATEGY_H
+#ifndef PCL_WSTRATEGY_H
+#define PCL_WSTRATEGY_H
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -19,7 +19,7 @@ struct pc_wstream;
  * A write strategy's name, capabilities and fallback are its row in the
  * registry (registry.h); this table is what it does.
  */
-struct pc_wstrategy_ops {
+struct pcl_wstrategy_ops {
 	/*
 	 * Set up s->priv; 0, or -errno with s->stats.reason saying why (-EOPNOTSUPP,
 	 * -EINVAL, -EPERM, -ENOSYS, -EACCES: the registry's fallback is tried).
@@ -53,7 +53,7 @@ struct pc_wstream {
 	size_t chunk;			/* opts.chunk_size, checked */
 	int err;			/* first I/O error not returned yet */
 	struct pc_wopts opts;
-	const struct pc_wstrategy_ops *ops;
+	const struct pcl_wstrategy_ops *ops;
 	unsigned int caps;		/* the strategy's PCL_WCAP_* (registry.h) */
 	void *priv;			/* the strategy's state */
 	void *lend_buf;			/* pc_wstream_lend() for strategies without lend() */
@@ -89,16 +89,16 @@ ssize_t pcl_wfull_pwrite(struct pc_wstream *s, const void *buf, size_t len,
 /* A description of s->fd's file of our own, opened with @flags, or -errno. */
 int pcl_wreopen(struct pc_wstream *s, int flags);
 
-struct pc_flusher;
+struct pcl_flusher;
 
 /*
  * Writes through the flusher (wflush.c): set @f up for s (waiting through
  * @wait_fd, or -1 for one of its own), write with pwritev2 flags @rwf, and
  * finish at close.  Writeback errors are kept with pcl_wnote_err().
  */
-int pcl_wflush_init(struct pc_wstream *s, struct pc_flusher *f, int wait_fd);
-ssize_t pcl_wflush_pwrite(struct pc_wstream *s, struct pc_flusher *f,
+int pcl_wflush_init(struct pc_wstream *s, struct pcl_flusher *f, int wait_fd);
+ssize_t pcl_wflush_pwrite(struct pc_wstream *s, struct pcl_flusher *f,
 			 const void *buf, size_t len, uint64_t off, int rwf);
-int pcl_wflush_finish(struct pc_wstream *s, struct pc_flusher *f);
+int pcl_wflush_finish(struct pc_wstream *s, struct pcl_flusher *f);
 
 #endif

@@ -46,7 +46,7 @@ struct run {
 	double mean;			/* mean rate over the second half */
 };
 
-static void run_curve(struct pc_tune_depth *t, int peak, unsigned int knee,
+static void run_curve(struct pcl_tune_depth *t, int peak, unsigned int knee,
 		      double amp, struct run *r)
 {
 	unsigned int count[257] = { 0 };
@@ -73,7 +73,7 @@ static void run_curve(struct pc_tune_depth *t, int peak, unsigned int knee,
 }
 
 /* A device that wants large requests: 0.5 per slot of request, up to 2.0. */
-static double req_curve(const struct pc_tune_depth *t)
+static double req_curve(const struct pcl_tune_depth *t)
 {
 	double r = 0.5 * pcl_tune_req(t);
 
@@ -81,7 +81,7 @@ static double req_curve(const struct pc_tune_depth *t)
 }
 
 /* Run the request-size curve; returns the mean rate of the second half. */
-static double run_req_curve(struct pc_tune_depth *t, unsigned int *ret_mode)
+static double run_req_curve(struct pcl_tune_depth *t, unsigned int *ret_mode)
 {
 	unsigned int count[257] = { 0 };
 	double sum = 0;
@@ -113,7 +113,7 @@ static void check_req_rule(void)
 		{ 8, 4, 8, 4, 4 }, { 8, 4, 8, 2, 2 }, { 8, 4, 8, 8, 4 }, { 8, 4, 8, 1, 1 },
 		{ 8, 4, 8, 0, 1 }, { 4, 4, 4, 4, 2 }, { 1, 4, 1, 4, 1 }, { 8, 4, 32, 2, 4 },
 	};
-	struct pc_tune_depth t;
+	struct pcl_tune_depth t;
 
 	pcl_tune_depth_init(&t, 8, 8, 64);
 	T_CHECK(pcl_tune_req(&t) == 1, "a new tuner makes requests of %u slots",
@@ -138,7 +138,7 @@ static void check_req_rule(void)
 
 int main(void)
 {
-	struct pc_tune_depth t;
+	struct pcl_tune_depth t;
 	struct run r;
 
 	srand(16);

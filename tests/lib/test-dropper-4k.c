@@ -50,8 +50,8 @@ static int warm_ranges(const char *path, int rfd, uint64_t want)
  */
 static int drive(const char *path, uint64_t warm_bytes)
 {
-	uint64_t page = sysconf(_SC_PAGESIZE), total = pc_align_up(FILE_SIZE, page);
-	struct pc_dropper d;
+	uint64_t page = sysconf(_SC_PAGESIZE), total = pcl_align_up(FILE_SIZE, page);
+	struct pcl_dropper d;
 	char buf[4096];
 	int fd, lost;
 

@@ -38,7 +38,7 @@ static int read_ops_ok(const struct pcl_strategy *r)
 
 static int write_ops_ok(const struct pcl_strategy *r)
 {
-	const struct pc_wstrategy_ops *o = r->write;
+	const struct pcl_wstrategy_ops *o = r->write;
 	int zc = !!(r->caps & PCL_WCAP_ZEROCOPY);
 
 	if (!(r->caps & PCL_CAP_WRITE) != !o) {

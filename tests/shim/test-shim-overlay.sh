@@ -14,7 +14,7 @@
 # device is full every later writeback fails anew, so this shows that the
 # error reaches a later opener, not that the shim's description marked
 # nothing seen; that rests on the flusher never waiting through it
-# (PC_FLUSHER_QUIET: it polls cachestat).
+# (PCL_FLUSHER_QUIET: it polls cachestat).
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}" "${PAGECLIFF_PRELOAD_SO:?}"
 . "$(dirname "$0")/../lib.sh"

@@ -30,7 +30,7 @@ static int no_cachestat;		/* refuse cachestat(2) before the flusher starts */
 static int count_fd = -1;		/* count the cache through this one, not the writer's */
 
 /* Write [off, off + len) of pattern @seed in @chunk pieces through @f. */
-static int write_through(struct pc_flusher *f, int fd, uint64_t off,
+static int write_through(struct pcl_flusher *f, int fd, uint64_t off,
 			 uint64_t len, size_t chunk, uint32_t seed,
 			 uint64_t *ret_peak)
 {
@@ -60,12 +60,12 @@ static int write_through(struct pc_flusher *f, int fd, uint64_t off,
 
 /*
  * @quiet: as the shim drives it, on the program's write-only descriptor and
- * with no wait through a description of our own (PC_FLUSHER_QUIET).
+ * with no wait through a description of our own (PCL_FLUSHER_QUIET).
  */
 static int test_seq(const char *dir, int quiet)
 {
-	uint64_t size = 40 * MIB + 3, peak = 0, bound = (PC_FLUSHER_INFLIGHT + 2) * BATCH;
-	struct pc_flusher f;
+	uint64_t size = 40 * MIB + 3, peak = 0, bound = (PCL_FLUSHER_INFLIGHT + 2) * BATCH;
+	struct pcl_flusher f;
 	char path[600];
 	int fd, cfd;
 
@@ -76,7 +76,7 @@ static int test_seq(const char *dir, int quiet)
 	T_CHECK(cfd >= 0, "open: %s", strerror(errno));
 	if (no_cachestat)
 		t_refuse(T_REFUSE_CACHESTAT);
-	T_CHECK(!pcl_flusher_init(&f, fd, quiet ? PC_FLUSHER_QUIET : -1, BATCH, 0), "init");
+	T_CHECK(!pcl_flusher_init(&f, fd, quiet ? PCL_FLUSHER_QUIET : -1, BATCH, 0), "init");
 	T_CHECK(quiet || f.wait_fd >= 0, "no description to wait through: %s",
 		strerror(-f.wait_err));
 	count_fd = cfd;
@@ -111,7 +111,7 @@ static int test_seq(const char *dir, int quiet)
 static int test_foreign(const char *dir)
 {
 	uint64_t size = 16 * MIB, page = wt_page();
-	struct pc_flusher f;
+	struct pcl_flusher f;
 	char path[600], x[100];
 	int fd, other, lost;
 
@@ -198,7 +198,7 @@ static int test_foreign_tries(const char *dir)
 static int test_error(void)
 {
 	const char *dir = t_loopfs_make("xfs", 512 * MIB, 96 * MIB, NULL, NULL);
-	struct pc_flusher f;
+	struct pcl_flusher f;
 	char path[600];
 	int fd, err, ferr = 0, sync_err;
 
