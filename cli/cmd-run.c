@@ -443,7 +443,7 @@ static void forward(int sig, siginfo_t *info, void *uc)
 	if (run_pidfd >= 0)
 		syscall(SYS_pidfd_send_signal, (int)run_pidfd, sig, NULL, 0);
 	else if (run_child > 0)
-		kill(run_child, sig);	/* no pidfd (descriptors exhausted) */
+		kill(run_child, sig);	/* no pidfd: cleared before it is reaped */
 }
 
 static void catch_forward(void)
@@ -454,6 +454,27 @@ static void catch_forward(void)
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
+}
+
+/*
+ * Without a pidfd (descriptors exhausted), signals go by pid: wait for the
+ * program to exit without reaping it, stop forwarding, then reap, so that a
+ * signal never reaches another process given its pid.
+ */
+static void wait_by_pid(int *status)
+{
+	sigset_t all, old;
+	siginfo_t si;
+	pid_t pid = run_child;
+
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+		;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	run_child = 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
 }
 
 /* Exit as the program did: its status, or its signal (no core of ours). */
@@ -519,6 +540,11 @@ static int run_outside(char **argv, const struct run_opts *o)
 	/* Not reaped before this: the pid is still the child's. */
 	run_pidfd = (int)syscall(SYS_pidfd_open, run_child, 0);
 	catch_forward();
+	if (run_pidfd < 0) {
+		error("the watcher cannot act: no pidfd for '%s': %s", argv[0], strerror(errno));
+		wait_by_pid(&status);
+		return pass_status(status);
+	}
 	/* After the fork: the watcher raises its own descriptor limit, not CMD's. */
 	err = pco_watcher_start(&wo, &run_child, 1, &w, why, sizeof(why));
 	if (err == -ENOSYS || err == -ENOMEM)

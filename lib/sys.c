@@ -2,7 +2,7 @@
 /*
  * Thin wrappers over the system calls the strategies share, including those
  * (cachestat, RWF_DONTCACHE, STATX_DIOALIGN) that older headers lack, and the
- * truthful count of a file's residency (pc_residency_*), which the preload
+ * truthful count of a file's residency (pcl_residency_*), which the preload
  * shim shares.
  */
 #include <errno.h>
@@ -28,7 +28,7 @@
 #define STATX_DIOALIGN 0x00002000U
 #endif
 
-struct pc_cachestat_range {
+struct pcl_cachestat_range {
 	uint64_t off;
 	uint64_t len;
 };
@@ -60,7 +60,7 @@ ssize_t pcl_full_pread(int fd, void *buf, size_t len, uint64_t off, int rwf,
 
 int pcl_cachestat(int fd, uint64_t off, uint64_t len, struct pcl_cachestat *ret)
 {
-	struct pc_cachestat_range range = { off, len };
+	struct pcl_cachestat_range range = { off, len };
 
 	if (syscall(__NR_cachestat, fd, &range, ret, 0) < 0)
 		return -errno;

@@ -7,8 +7,8 @@
  * interval.  Where BPF cannot load (not root, no BTF, built without it, or
  * PAGECLIFF_NO_BPF set) the watcher scans as before.
  */
-#ifndef PC_OUTSIDE_HOT_H
-#define PC_OUTSIDE_HOT_H
+#ifndef PCO_OUTSIDE_HOT_H
+#define PCO_OUTSIDE_HOT_H
 
 #include <sys/types.h>
 

@@ -13,8 +13,8 @@
  * open is refused, a pidfd_getfd(2) duplicate, on file systems without
  * ->flush.  Internal to the command: pco_ names.
  */
-#ifndef PC_OUTSIDE_H
-#define PC_OUTSIDE_H
+#ifndef PCO_OUTSIDE_H
+#define PCO_OUTSIDE_H
 
 #include <signal.h>
 #include <stdint.h>

@@ -249,15 +249,6 @@ int pco_pid_list(const char *path, pid_t *pids, int max)
 	return n;
 }
 
-int pco_yama_scope(void)
-{
-	char buf[16];
-
-	if (read_small("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf)) <= 0)
-		return -1;
-	return atoi(buf);
-}
-
 /* A mapping of program code or libraries, not of data a program streams. */
 static int is_code(const char *perms, const char *path)
 {

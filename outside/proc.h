@@ -3,8 +3,8 @@
  * What the watcher reads of other processes: /proc/PID/fdinfo, children,
  * cgroup members, and the pidfd system calls (Linux 5.6).
  */
-#ifndef PC_OUTSIDE_PROC_H
-#define PC_OUTSIDE_PROC_H
+#ifndef PCO_OUTSIDE_PROC_H
+#define PCO_OUTSIDE_PROC_H
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -70,8 +70,5 @@ uint64_t pco_boot_ticks(void);
 
 /* When @pid started, in seconds since the epoch; 0 when unknown. */
 double pco_start_time(pid_t pid);
-
-/* Yama's ptrace_scope, or -1 without Yama. */
-int pco_yama_scope(void);
 
 #endif

@@ -78,22 +78,24 @@ static int same_file(const struct pco_stream *s, int fd)
 }
 
 /*
- * File systems whose ->flush runs at every close of a description (NFS
- * writes back and waits, FUSE sends FLUSH, CIFS/SMB and Ceph too): closing
- * a pidfd_getfd(2) duplicate there acts on the program's description.
+ * Closing a pidfd_getfd(2) duplicate runs the file system's ->flush on the
+ * program's own description: NFS writes back and waits, FUSE sends FLUSH,
+ * CIFS, Ceph, orangefs, AFS and ecryptfs (the lower file's) do work too.
+ * Only the local file systems known to have no ->flush for regular files
+ * are closed on; anywhere else the stream is left alone.
  */
-static int flushes_on_close(int fd)
+static int close_is_quiet(int fd)
 {
 	struct statfs sf;
 
 	if (fstatfs(fd, &sf))
-		return 1;
+		return 0;
 	switch ((unsigned long)sf.f_type) {
-	case 0x6969:		/* NFS */
-	case 0x65735546:	/* FUSE */
-	case 0xff534d42:	/* CIFS */
-	case 0xfe534d42:	/* SMB2 */
-	case 0x00c36400:	/* Ceph */
+	case 0xef53:		/* ext2, ext3, ext4 */
+	case 0x58465342:	/* XFS */
+	case 0x9123683e:	/* btrfs */
+	case 0x01021994:	/* tmpfs */
+	case 0xf2f52010:	/* f2fs */
 		return 1;
 	}
 	return 0;
@@ -143,7 +145,7 @@ static int open_own(struct pco_stream *s, int pidfd)
 	dup = pco_pidfd_getfd(pidfd, s->fd);
 	if (dup < 0)
 		return dup;
-	if (!same_file(s, dup) || flushes_on_close(dup)) {
+	if (!same_file(s, dup) || !close_is_quiet(dup)) {
 		close(dup);
 		return -EACCES;
 	}
@@ -543,9 +545,10 @@ static int skipped_cold(const struct pco_stream *s, uint64_t from, uint64_t to)
 	if (len < 4 * pcl_page_size())
 		return 0;
 	if (fd < 0) {
+		/* checked first, as every open: the number may name a device now */
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)s->pid, s->fd);
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (fd < 0)
+		fd = open(path, O_PATH | O_CLOEXEC);
+		if (fd < 0 || (fd = reopen_checked(s, fd)) < 0)
 			return 0;
 	}
 	ret = !pcl_cachestat(fd, lo, len, &cs) && 2 * cs.nr_cache * pcl_page_size() < len;

@@ -8,8 +8,8 @@
  * nothing of the file, so the file system can be unmounted once the program
  * closed it.
  */
-#ifndef PC_OUTSIDE_STREAM_H
-#define PC_OUTSIDE_STREAM_H
+#ifndef PCO_OUTSIDE_STREAM_H
+#define PCO_OUTSIDE_STREAM_H
 
 #include <fcntl.h>
 #include <stdint.h>

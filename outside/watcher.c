@@ -166,12 +166,29 @@ static const char *user_name(uid_t uid, char *buf, size_t size)
 	return buf;
 }
 
-/* Why we may not act on @pid: one line into @why; -errno. */
+/* 1 and its owner when /proc/@pid@what is another user's and we are not root. */
+static int others(pid_t pid, const char *what, uid_t *ret_uid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d%s", (int)pid, what);
+	if (stat(path, &st) || st.st_uid == geteuid() || !geteuid())
+		return 0;
+	*ret_uid = st.st_uid;
+	return 1;
+}
+
+/*
+ * Why we may not act on @pid: one line into @why; -errno.  Acting needs to
+ * read /proc/PID/fd (ptrace's read mode, which Yama does not restrict): the
+ * same user, and a dumpable process (the kernel gives a set-ID or
+ * non-dumpable process's /proc files to root), or CAP_SYS_PTRACE.
+ */
 static int refusal(pid_t pid, int err, char *why, size_t size)
 {
-	char path[64], ubuf[16];
-	struct stat st;
-	int yama = pco_yama_scope();
+	char ubuf[16];
+	uid_t uid;
 
 	if (err == -ESRCH || err == -ENOENT) {
 		snprintf(why, size, "process %d: no such process", (int)pid);
@@ -179,14 +196,14 @@ static int refusal(pid_t pid, int err, char *why, size_t size)
 	}
 	if (err == -ENOSYS)
 		return pco_check_kernel(why, size);
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	if (!stat(path, &st) && st.st_uid != geteuid() && geteuid())
-		snprintf(why, size, "process %d belongs to user %s: not permitted "
+	if (others(pid, "", &uid))
+		snprintf(why, size, "process %d: it belongs to user %s: not permitted "
 			 "(run as root or with CAP_SYS_PTRACE)", (int)pid,
-			 user_name(st.st_uid, ubuf, sizeof(ubuf)));
-	else if (yama > 0)
-		snprintf(why, size, "process %d: not permitted by Yama "
-			 "(kernel.yama.ptrace_scope = %d)", (int)pid, yama);
+			 user_name(uid, ubuf, sizeof(ubuf)));
+	else if (others(pid, "/fd", &uid))
+		snprintf(why, size, "process %d: its descriptors are user %s's (a set-ID "
+			 "or non-dumpable program): run as root or with CAP_SYS_PTRACE",
+			 (int)pid, user_name(uid, ubuf, sizeof(ubuf)));
 	else
 		snprintf(why, size, "process %d: not permitted: %s", (int)pid, strerror(-err));
 	return err;

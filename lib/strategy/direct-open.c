@@ -42,7 +42,7 @@ static int open_direct(struct pc_stream *s, struct direct *d)
  * to 15 ms per fresh 2 MiB page, 60 ms for the starting 8 MiB, what the disk
  * gains on a 256 MiB file (1.4 GB/s from small pages, 2.06 from huge ones).
  */
-#define PC_DIRECT_HUGE_FROM (256ull << 20)
+#define PCL_DIRECT_HUGE_FROM (256ull << 20)
 
 static int alloc_slots(struct direct *d)
 {
@@ -63,7 +63,7 @@ static int alloc_slots(struct direct *d)
  * max_sectors_kb, 4 MiB); the block layer splits it for a device that takes
  * less.
  */
-#define PC_DIRECT_REQ_MAX (4u * PCL_MIB)
+#define PCL_DIRECT_REQ_MAX (4u * PCL_MIB)
 
 /* Requests as large as the device takes, when that is several slots. */
 static void dev_request(struct pc_stream *s, struct direct *d)
@@ -90,7 +90,7 @@ static void bound_inflight(struct pc_stream *s, struct direct *d)
 	size_t chunk = d->chunk;
 
 	pcl_file_size(s->fd, &size);
-	d->bufs_huge = size >= PC_DIRECT_HUGE_FROM;
+	d->bufs_huge = size >= PCL_DIRECT_HUGE_FROM;
 	need = pcl_align_up(size ? size : 1, unit);
 	if (cap < unit)
 		cap = unit;
@@ -127,7 +127,7 @@ static void bound_inflight(struct pc_stream *s, struct direct *d)
 	 * noise let probes down to 2 pass as "no loss" and cost 10-25%.
 	 */
 	pcl_tune_depth_init(&d->dt, d->nslots, d->nslots, d->nmax);
-	pcl_tune_req_max(&d->dt, PC_DIRECT_REQ_MAX / d->chunk);
+	pcl_tune_req_max(&d->dt, PCL_DIRECT_REQ_MAX / d->chunk);
 	dev_request(s, d);
 	d->req = pcl_tune_req(&d->dt);
 	if (d->req > 1)

@@ -7,13 +7,12 @@
 # sleeping process with the file open) in --stats.  In a PID namespace.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/hot-lib.sh"
-[ "$(id -u)" = 0 ] || skip "following every process of the host needs root"
+needs_root "to follow every process of the host"
 command -v unshare >/dev/null || skip "no unshare (util-linux)"
 command -v losetup >/dev/null || skip "no losetup (util-linux)"
 mkfile "$dir/back" 64
 ino=$(stat -c %i "$dir/back") || fail "stat $dir/back"
-loop=$(losetup -f --show "$dir/back" 2>/dev/null) || skip "no loop device to be had"
-trap 'losetup -d "$loop"; cleanup' EXIT
+loop_attach loop "$dir/back"
 unshare --pid --fork --mount-proc sh -c '
 	exec 7<"$2/back"; sleep 30 & s=$!; exec 7<&-
 	echo $s >"$2/holder"

@@ -11,7 +11,7 @@ setpriv --reuid=nobody --regid=nogroup --clear-groups "$PAGECLIFF" attach $victi
 rc=$?
 [ $rc -eq 1 ] || fail "as nobody: exit $rc, not 1"
 [ "$(wc -l < "$dir/err")" -eq 1 ] || fail "not one line: $(cat "$dir/err")"
-grep -qxF "pagecliff: error: cannot attach to process $victim belongs to user root: not permitted (run as root or with CAP_SYS_PTRACE)" "$dir/err" ||
+grep -qxF "pagecliff: error: cannot attach to process $victim: it belongs to user root: not permitted (run as root or with CAP_SYS_PTRACE)" "$dir/err" ||
 	fail "as nobody: $(cat "$dir/err")"
 kill -0 $victim || fail "the target is gone"
 "$PAGECLIFF" attach 2147483647 2>"$dir/err"; rc=$?
