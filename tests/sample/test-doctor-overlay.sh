@@ -33,23 +33,24 @@ realtype=$(findmnt -n -o FSTYPE -T "$tmp/u")
 head -c 1048576 /dev/urandom >"$tmp/m/data"
 sync "$tmp/m/data"
 # (buffered must keep all of it; DAMON may page some out behind its back,
-# docs/MACHINES.md, so buffered has three tries)
+# docs/MACHINES.md: warm_tries)
+measure() {
+	python3 -c 'import os,sys; fd=os.open(sys.argv[1],os.O_RDONLY); os.posix_fadvise(fd,0,0,os.POSIX_FADV_DONTNEED)' "$tmp/m/data"
+	[ "$(fincore -n -b -o RES "$tmp/u/data" | tr -d " ")" = 0 ] || fail "cannot make $tmp/u/data cold"
+	"$pc" cat --mode "$1" "$tmp/m/data" >"$tmp/copy" || fail "$1: cat failed"
+	left=$(fincore -n -b -o RES "$tmp/u/data" | tr -d " ")
+	cmp -s "$tmp/copy" "$tmp/u/data" || fail "$1: bytes differ"
+	[ "$1" != buffered ] || [ "$left" = 1048576 ] || return 2
+}
 for mode in buffered dontcache dropbehind direct; do
-	for try in 1 2 3; do
-		python3 -c 'import os,sys; fd=os.open(sys.argv[1],os.O_RDONLY); os.posix_fadvise(fd,0,0,os.POSIX_FADV_DONTNEED)' "$tmp/m/data"
-		[ "$(fincore -n -b -o RES "$tmp/u/data" | tr -d " ")" = 0 ] || fail "cannot make $tmp/u/data cold"
-		"$pc" cat --mode $mode "$tmp/m/data" >"$tmp/copy" || fail "$mode: cat failed"
-		left=$(fincore -n -b -o RES "$tmp/u/data" | tr -d " ")
-		cmp -s "$tmp/copy" "$tmp/u/data" || fail "$mode: bytes differ"
-		[ $mode != buffered ] || [ "$left" = 1048576 ] && break
-	done
+	warm_tries measure $mode
 	echo "$mode $left" >>"$tmp/measured"
 done
 grep -qx "buffered 1048576" "$tmp/measured" || fail "buffered read left $(cat "$tmp/measured")"
 
 # doctor's own control read (buffered, 256 pages) meets the same reclaim:
 # the check below exits 2 on a short control count, and doctor runs again.
-for try in 1 2 3; do
+judged() {
 	"$pc" doctor --json --sample-ms 0 --path "$tmp/m" >"$tmp/out.json" 2>"$tmp/err" ||
 		fail "doctor --path overlay: exit $? ($(cat "$tmp/err"))"
 	python3 - "$tmp/out.json" "$tmp" "$realtype" "$tmp/measured" <<'PY'
@@ -92,8 +93,8 @@ if ok and f"--mode {ok[0]}" not in act:
     sys.exit(f"FAIL: advice '{act}' does not name {ok[0]}, which acted")
 print("measured: " + ", ".join(f"{k} {v} bytes" for k, v in measured.items()))
 PY
-	rc=$?
-	[ $rc = 2 ] || break
-done
+}
+warm_tries judged
+rc=$?
 [ $rc = 0 ] || fail "doctor's findings on the overlay (above)"
 echo "doctor on overlayfs: layers named, strategies judged by what they did"

@@ -135,28 +135,40 @@ static int write_all(void *arg)
 	return 0;
 }
 
+/* One try: warm the range, write the file with auto, see what stayed. */
+struct wauto_try {
+	const char *what;
+	struct job *j;
+	const char *upper_file;
+	uint64_t hot;
+	int rc, n;
+};
+
+static int wauto_attempt(void *arg)
+{
+	struct wauto_try *t = arg;
+
+	t_evict(t->upper_file);
+	warm(t->upper_file, HOT_OFF, HOT_LEN);
+	t->j->seed++;
+	t->rc = t_in_child(write_all, t->j);
+	T_CHECK(t->rc == 0 || t->rc == 3, "%s: the writer exited %d", t->what, t->rc);
+	t->hot = cached(t->upper_file, HOT_OFF, HOT_LEN);
+	printf("%s, try %d: %llu of %llu KiB cached before kept\n", t->what, ++t->n,
+	       (unsigned long long)(t->hot >> 10), (unsigned long long)(HOT_LEN >> 10));
+	wt_check_file(t->upper_file, SIZE, t->j->seed);
+	return t->rc == 0 && t->hot == HOT_LEN ? 0 : T_WARM_LOST;
+}
+
 static void check(const char *what, struct job *j, const char *upper_file)
 {
-	uint64_t hot = 0;
-	int rc = 3;
+	struct wauto_try t = { .what = what, .j = j, .upper_file = upper_file, .rc = 3 };
 
-	for (int tries = 1; tries <= 3; tries++) {
-		t_evict(upper_file);
-		warm(upper_file, HOT_OFF, HOT_LEN);
-		j->seed++;
-		rc = t_in_child(write_all, j);
-		T_CHECK(rc == 0 || rc == 3, "%s: the writer exited %d", what, rc);
-		hot = cached(upper_file, HOT_OFF, HOT_LEN);
-		printf("%s, try %d: %llu of %llu KiB cached before kept\n", what, tries,
-		       (unsigned long long)(hot >> 10), (unsigned long long)(HOT_LEN >> 10));
-		wt_check_file(upper_file, SIZE, j->seed);
-		if (rc == 0 && hot == HOT_LEN)
-			break;
-	}
-	T_CHECK(rc == 0, "%s: auto chose direct for a file with %llu KiB cached", what,
+	t_warm_tries(wauto_attempt, &t);
+	T_CHECK(t.rc == 0, "%s: auto chose direct for a file with %llu KiB cached", what,
 		(unsigned long long)(HOT_LEN >> 10));
-	T_CHECK(hot == HOT_LEN, "%s: %llu KiB of the range cached before were dropped",
-		what, (unsigned long long)((HOT_LEN - hot) >> 10));
+	T_CHECK(t.hot == HOT_LEN, "%s: %llu KiB of the range cached before were dropped",
+		what, (unsigned long long)((HOT_LEN - t.hot) >> 10));
 }
 
 int main(void)
