@@ -124,6 +124,12 @@ uint64_t pcl_residency_count_calls(const struct pcl_residency *r, uint64_t len);
  * them to the stream's count).
  */
 int pcl_probe_fd(int fd, struct pc_probe *ret_probe, uint64_t *calls);
+/*
+ * Its first part alone: the size and what is cached (file_size,
+ * cached_bytes, cachestat), the rest zero; all the write side's auto reads,
+ * without a ring set up and an O_DIRECT open per file written.
+ */
+int pcl_probe_cache(int fd, struct pc_probe *ret_probe, uint64_t *calls);
 
 /*
  * Residency of the pages of [@off, @off + @len) (page aligned) in @vec, one

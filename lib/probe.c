@@ -109,10 +109,9 @@ static void probe_direct(int fd, struct pc_probe *p, uint64_t *calls)
 		p->dioalign_known = 1;
 }
 
-int pcl_probe_fd(int fd, struct pc_probe *ret_probe, uint64_t *calls)
+int pcl_probe_cache(int fd, struct pc_probe *ret_probe, uint64_t *calls)
 {
 	struct pcl_cachestat cs;
-	struct pc_probe p;
 	struct stat st;
 
 	(*calls)++;
@@ -120,13 +119,24 @@ int pcl_probe_fd(int fd, struct pc_probe *ret_probe, uint64_t *calls)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	memset(&p, 0, sizeof(p));
-	p.file_size = st.st_size;
-	/* Count before anything reads the file. */
-	if (cached_bytes(fd, 0, 0, &p.cached_bytes, calls))
-		p.cached_bytes = PC_BYTES_UNKNOWN;
+	memset(ret_probe, 0, sizeof(*ret_probe));
+	ret_probe->file_size = st.st_size;
+	if (cached_bytes(fd, 0, 0, &ret_probe->cached_bytes, calls))
+		ret_probe->cached_bytes = PC_BYTES_UNKNOWN;
 	(*calls)++;
-	p.cachestat = !pcl_cachestat(fd, 0, 0, &cs);
+	ret_probe->cachestat = !pcl_cachestat(fd, 0, 0, &cs);
+	return 0;
+}
+
+int pcl_probe_fd(int fd, struct pc_probe *ret_probe, uint64_t *calls)
+{
+	struct pc_probe p;
+	int ret;
+
+	/* Count before anything reads the file. */
+	ret = pcl_probe_cache(fd, &p, calls);
+	if (ret)
+		return ret;
 	p.dontcache_err = probe_dontcache(fd, p.file_size, calls);
 	p.dontcache = !p.dontcache_err;
 	probe_direct(fd, &p, calls);

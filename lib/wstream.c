@@ -73,11 +73,11 @@ static int wstrategy_init(void *stream, enum pc_strategy id)
 }
 
 /*
- * auto's choice from one probe of the file.  The probe counts what is
- * cached through a description that may read (on overlayfs only a mapping
- * reaches the real file's pages, and mapping needs read access): the
- * stream's own, or one of its own when the caller opened the file
- * write-only; the stream's own when that cannot be had.
+ * auto's choice from what is cached of the file (pcl_probe_cache), counted
+ * through a description that may read (on overlayfs only a mapping reaches
+ * the real file's pages, and mapping needs read access): the stream's own,
+ * or one of its own when the caller opened the file write-only; the
+ * stream's own when that cannot be had.
  */
 static enum pc_strategy wstrategy_auto(void *stream, char *reason, size_t size)
 {
@@ -88,7 +88,7 @@ static enum pc_strategy wstrategy_auto(void *stream, char *reason, size_t size)
 	if (s->append)
 		return pcl_auto_write(NULL, 1, reason, size);
 	fd = s->readable ? s->fd : pcl_wreopen(s, O_RDONLY);
-	ret = pcl_probe_fd(fd >= 0 ? fd : s->fd, &p, &s->stats.syscalls);
+	ret = pcl_probe_cache(fd >= 0 ? fd : s->fd, &p, &s->stats.syscalls);
 	if (fd >= 0 && fd != s->fd) {
 		s->stats.syscalls++;
 		close(fd);
