@@ -515,6 +515,33 @@ static int stats_fd(const struct run_opts *o)
 	return open(o->stats, O_WRONLY | O_APPEND | O_CLOEXEC);
 }
 
+/*
+ * Fork CMD as our child; return once it executed CMD (or failed to): the
+ * watcher's first look must see CMD, not our copy before the exec, or it
+ * would take CMD's start for an exec in mid-stream.  The pipe's write end
+ * is close-on-exec: the exec makes it read as end of file.
+ */
+static pid_t fork_exec(char **argv)
+{
+	int p[2], ok = !pipe2(p, O_CLOEXEC);
+	pid_t pid;
+	char c;
+
+	pid = fork();
+	if (pid == 0) {
+		if (ok)
+			close(p[0]);
+		exec_child(argv);
+	}
+	if (!ok)
+		return pid;
+	close(p[1]);
+	while (pid > 0 && read(p[0], &c, 1) < 0 && errno == EINTR)
+		;
+	close(p[0]);
+	return pid;
+}
+
 /* CMD as our child, followed by the watcher until it exits. */
 static int run_outside(char **argv, const struct run_opts *o)
 {
@@ -532,11 +559,9 @@ static int run_outside(char **argv, const struct run_opts *o)
 	}
 	wo.stats_fd = fd = stats_fd(o);
 	fflush(NULL);
-	run_child = fork();
+	run_child = fork_exec(argv);
 	if (run_child < 0)
 		return error("cannot run '%s': %s", argv[0], strerror(errno));
-	if (run_child == 0)
-		exec_child(argv);
 	/* Not reaped before this: the pid is still the child's. */
 	run_pidfd = (int)syscall(SYS_pidfd_open, run_child, 0);
 	catch_forward();

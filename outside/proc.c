@@ -297,6 +297,50 @@ int pco_proc_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start)
 	return 0;
 }
 
+/*
+ * What exec(2) changes in /proc/PID/stat: the new program's code and stack
+ * addresses (fields 26 and 28; the kernel shows them to whoever may read
+ * the process's descriptors), and its name.
+ */
+int pco_exec_id(pid_t pid, struct pco_exec_id *ret)
+{
+	char path[64], buf[1024], *name, *p;
+	unsigned long long code, stack;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	name = strchr(buf, '(');
+	p = strrchr(buf, ')');
+	/* After the name: fields 3 to 25 skipped, startcode, endcode, startstack. */
+	if (!name || !p || sscanf(p + 2, "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+				  "%*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %*s %llu",
+				  &code, &stack) != 2)
+		return -EPROTO;
+	*ret = (struct pco_exec_id){ .code = code, .stack = stack };
+	*p = 0;
+	snprintf(ret->comm, sizeof(ret->comm), "%s", name + 1);
+	return 0;
+}
+
+int pco_read_bytes(pid_t pid, uint64_t *ret)
+{
+	char path[64], buf[512], *p;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	p = strstr(buf, "\nread_bytes: ");
+	if (!p)
+		return -EPROTO;
+	*ret = strtoull(p + 13, NULL, 10);
+	return 0;
+}
+
 uint64_t pco_boot_ticks(void)
 {
 	long hz = sysconf(_SC_CLK_TCK);

@@ -65,6 +65,25 @@ int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, uint64_t ino), v
  */
 int pco_proc_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start);
 
+/* A program as exec(2) made it: a change means the process executed another. */
+struct pco_exec_id {
+	uint64_t code, stack;	/* where its code and its stack begin */
+	char comm[16];
+};
+
+/*
+ * @pid's program now; 0 or -errno.  An exec of the same program with
+ * address randomization off leaves it unchanged.
+ */
+int pco_exec_id(pid_t pid, struct pco_exec_id *ret);
+
+/*
+ * The bytes @pid (all its threads, and the children it reaped) caused to be
+ * read from storage, readahead included (/proc/PID/io read_bytes); 0 or
+ * -errno (-ENOENT: no task I/O accounting in this kernel).
+ */
+int pco_read_bytes(pid_t pid, uint64_t *ret);
+
 /* Now, in the same clock ticks since boot (CLOCK_BOOTTIME); 0 when unknown. */
 uint64_t pco_boot_ticks(void);
 

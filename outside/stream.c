@@ -242,11 +242,13 @@ static void start_reader(struct pco_stream *s, uint64_t pos, uint64_t size)
 	 * Cold beyond the cursor: what is cached behind it since the first
 	 * look the stream read itself; drop it (never what is dirty) and
 	 * treat the file as cold.  Below the first position the watcher did
-	 * not see pages being added: whoever cached them, they stay.
+	 * not see pages being added: only the stretch pco_stream_claim()
+	 * counted the program's own goes too, the rest stays.
 	 */
 	if (!warm) {
 		s->drop.warm = 0;
-		s->clean = (struct pco_cleaner){ .lo = pcl_align_down(s->first, pcl_page_size()),
+		s->clean = (struct pco_cleaner){ .lo = pcl_align_down(s->first, pcl_page_size()) -
+							s->own_below,
 						  .hi = s->drop.dropped_to, .looks = 1 };
 		if (s->clean.lo > s->clean.hi)
 			s->clean.lo = s->clean.hi;
@@ -600,6 +602,37 @@ static void first_sight(struct pco_stream *s, int pidfd, const struct pco_ctx *c
 		return;
 	s->c0 = cached_from(s->own, 0);
 	s->c0_set = 1;
+}
+
+/*
+ * The process read *@read_left bytes from storage before the watcher first
+ * looked, readahead included: pages it brought into the cache.  A reader
+ * moves through its file in order, so what it brought in lies right below
+ * its position and in its readahead beyond: that much below the position
+ * counts as its own, taken from the count (first come, first served: a
+ * process that read other files before is counted as if it read this one,
+ * and so drops that much more of this file's clean pages, never more than
+ * it read in all).  Pages cached before the program came keep their place
+ * below what it read: a file whose first part was cached keeps that part.
+ */
+void pco_stream_claim(struct pco_stream *s, int pidfd, uint64_t *read_left,
+		      const struct pco_ctx *c)
+{
+	uint64_t first = pcl_align_down(s->first, pcl_page_size()), ahead, own;
+
+	if (s->state != PCO_CANDIDATE || (s->fi.flags & O_ACCMODE) != O_RDONLY || !first ||
+	    s->size < c->min_size || !*read_left)
+		return;
+	s->own = open_own(s, pidfd);
+	if (s->own < 0) {
+		s->own = -1;
+		return;
+	}
+	ahead = cached_from(s->own, first);
+	own = *read_left > ahead ? *read_left - ahead : 0;
+	s->own_below = pcl_align_down(own < first ? own : first, pcl_page_size());
+	*read_left -= *read_left < ahead + s->own_below ? *read_left : ahead + s->own_below;
+	own_put(s);
 }
 
 /* A stream that acts on its file at every look. */

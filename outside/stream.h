@@ -56,6 +56,7 @@ struct pco_stream {
 	uint64_t size;		/* at the first look (candidates) */
 	uint64_t run_start;	/* the sequential run began here */
 	uint64_t first;		/* position at the first look */
+	uint64_t own_below;	/* of the pages below first, this many are its own */
 	uint64_t last;		/* position at the last look (or where it must be) */
 	uint64_t raw_last;	/* the descriptor's own position at the last look */
 	int still;		/* looks its position stood */
@@ -90,6 +91,15 @@ struct pco_ctx {
  * a regular file, O_DIRECT).
  */
 void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_fdinfo *fi);
+
+/*
+ * A reader found far into its file at its process's first look (attach to
+ * a running program): count part of the cached pages below its position as
+ * its own, to be dropped once it is found cold ahead, from *@read_left, the
+ * bytes its process read from storage before that look and not yet counted.
+ */
+void pco_stream_claim(struct pco_stream *s, int pidfd, uint64_t *read_left,
+		      const struct pco_ctx *c);
 
 /* The position moved to @fi->pos at @now: act. */
 void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *fi, double now,

@@ -50,8 +50,9 @@
 #define PCO_MAX_PIDS 65536
 
 #define PCO_MAPPED_MAX 32
-/* Mappings are looked at this often per process. */
+/* Mappings are looked at this often per process, and whether it executed. */
 #define PCO_MAPS_EVERY 0.1
+#define PCO_EXEC_EVERY 0.1
 
 struct pco_target {
 	pid_t pid;
@@ -60,6 +61,9 @@ struct pco_target {
 	int dead;
 	double maps_seen;		/* when /proc/PID/maps was read last */
 	double added;			/* when it was first looked at (0: not yet) */
+	uint64_t read_left;		/* read from storage before then, not yet claimed */
+	struct pco_exec_id exec;	/* its program, as last seen */
+	double exec_seen;		/* when that was read */
 	double ended_rate, ended_at;	/* the last stream that ended: its rate, when */
 	uint64_t mapped[PCO_MAPPED_MAX];	/* inodes said to be mapped */
 	int nmapped;
@@ -412,8 +416,11 @@ static int read_fdinfo(struct pco_watcher *w, struct pco_target *t, struct pco_s
 	return pco_fdinfo_read(t->pid, fd, ret);
 }
 
-/* One descriptor of @t as fdinfo says now. */
-static void look_fd(struct pco_watcher *w, struct pco_target *t, int fd, double now)
+/*
+ * One descriptor of @t as fdinfo says now; @first: in the first look at @t,
+ * where a stream found already under way may claim what it read before.
+ */
+static void look_fd(struct pco_watcher *w, struct pco_target *t, int fd, double now, int first)
 {
 	struct pco_fdinfo fi;
 	struct pco_stream *s = find_stream(t, fd);
@@ -442,6 +449,8 @@ static void look_fd(struct pco_watcher *w, struct pco_target *t, int fd, double 
 			return;
 		pco_stream_init(s, t->pid, fd, &fi);
 		s->t_last = now;
+		if (first)
+			pco_stream_claim(s, t->pidfd, &t->read_left, &w->ctx);
 	}
 	s->seen = 1;
 	pco_stream_look(s, t->pidfd, &fi, now, &w->ctx);
@@ -484,21 +493,92 @@ static void look_maps(struct pco_watcher *w, struct pco_target *t, double now)
 	pco_maps(t->pid, on_mapped, &m);
 }
 
+/*
+ * Say once per exec, with --stats, that the process runs another program
+ * (where it had streams the watcher acted on: `run` may look at its child
+ * before the child executed the program).
+ */
+static void say_exec(struct pco_watcher *w, const struct pco_target *t)
+{
+	char path[64], exe[4096], line[4400];
+	const char *name = t->exec.comm;
+	ssize_t len;
+	int n;
+
+	if (w->ctx.stats_fd < 0)
+		return;
+	/* The file executed, where it can be read: comm is "exe" for /proc/self/exe. */
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->pid);
+	len = readlink(path, exe, sizeof(exe) - 1);
+	if (len > 0) {
+		exe[len] = 0;
+		name = exe;
+	}
+	n = snprintf(line, sizeof(line), "pagecliff: pid %d executed %s: its streams are "
+		     "followed afresh\n", (int)t->pid, name);
+	if (n > 0 && n < (int)sizeof(line) && write(w->ctx.stats_fd, line, n) < 0)
+		return;
+}
+
+/*
+ * Did @t execute another program since the last check?  Its streams end
+ * there (their --stats lines are the old program's), the descriptors that
+ * survived the exec are followed afresh from where they stand, and what was
+ * said of its mappings is said again of the new program's.
+ */
+static void look_exec(struct pco_watcher *w, struct pco_target *t, double now)
+{
+	struct pco_exec_id id;
+	int acting = 0;
+
+	if (now - t->exec_seen < PCO_EXEC_EVERY || pco_exec_id(t->pid, &id))
+		return;
+	t->exec_seen = now;
+	if (id.code == t->exec.code && id.stack == t->exec.stack &&
+	    !strcmp(id.comm, t->exec.comm))
+		return;
+	t->exec = id;
+	for (int i = 0; i < t->n; i++) {
+		acting |= t->streams[i].state == PCO_READER || t->streams[i].state == PCO_WRITER;
+		end_stream(w, &t->streams[i]);
+	}
+	t->n = 0;
+	t->nmapped = 0;
+	if (acting)
+		say_exec(w, t);
+}
+
+/*
+ * The first look at @t: what it read from storage so far (its streams under
+ * way may claim it) and its program.
+ */
+static void first_look(struct pco_target *t, double now)
+{
+	t->added = now;
+	if (pco_read_bytes(t->pid, &t->read_left))
+		t->read_left = 0;
+	if (!pco_exec_id(t->pid, &t->exec))
+		t->exec_seen = now;
+}
+
 static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 {
 	int n = t->fd_dir >= 0 ? pco_fds_at(t->fd_dir, w->fds, PCO_MAX_FDS) :
 		pco_fds(t->pid, w->fds, PCO_MAX_FDS);
+	int first = !t->added;
 
 	if (n < 0 || pco_pidfd_alive(t->pidfd)) {
 		target_gone(w, t);
 		return;
 	}
+	if (first)
+		first_look(t, now);
+	else
+		look_exec(w, t, now);
 	for (int i = 0; i < t->n; i++)
 		t->streams[i].seen = 0;
-	if (!t->added)
-		t->added = now;
 	for (int i = 0; i < n; i++)
-		look_fd(w, t, w->fds[i], now);
+		look_fd(w, t, w->fds[i], now, first);
 	sweep(w, t);
 	look_maps(w, t, now);
 	if (pco_pidfd_alive(t->pidfd))

@@ -140,6 +140,35 @@ static int forked(const char *a, const char *b, double rate)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+/*
+ * Read the first half of @a on a descriptor that survives exec(2), then
+ * execute this program again to read the rest of it ("rest FD RATE").
+ */
+static int exec_half(const char *a, double rate)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, a, O_RDONLY);
+	long long half = lseek(fd, 0, SEEK_END) / 2;
+	char num[16], r[32];
+
+	if (fd < 0 || lseek(fd, 0, SEEK_SET) || pump(fd, -1, half, rate) != half)
+		return 1;
+	printf("%s: %lld bytes fd %d\n", a, half, fd);
+	fflush(stdout);
+	snprintf(num, sizeof(num), "%d", fd);
+	snprintf(r, sizeof(r), "%g", rate);
+	execl("/proc/self/exe", "outside-prog", "rest", num, r, (char *)NULL);
+	perror("exec");
+	return 1;
+}
+
+static int rest(int fd, double rate)
+{
+	long long n = pump(fd, -1, 0, rate);
+
+	printf("rest: %lld bytes fd %d\n", n, fd);
+	return n < 0;
+}
+
 static double since(const struct timespec *t0)
 {
 	struct timespec now;
@@ -265,13 +294,17 @@ int main(int argc, char **argv)
 	double rate = 0;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: outside-prog copy|read|pread|db|hot|reuse|fork|exit|kill ...\n");
+		fprintf(stderr, "usage: outside-prog copy|read|pread|exec|db|hot|reuse|fork|exit|kill ...\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "exit"))
 		return atoi(argv[2]);
 	if (!strcmp(argv[1], "kill"))
 		return raise(atoi(argv[2])) ? 1 : 0;
+	if (!strcmp(argv[1], "rest"))
+		return rest(atoi(argv[2]), argc > 3 ? atof(argv[3]) : 0);
+	if (!strcmp(argv[1], "exec"))
+		return exec_half(argv[2], argc > 3 ? atof(argv[3]) : 0);
 	if (!strcmp(argv[1], "read"))
 		return read_file(argv[2], 0, argc > 3 ? atof(argv[3]) : 0, 0) < 0;
 	if (!strcmp(argv[1], "db"))

@@ -2,12 +2,16 @@
 # SPDX-License-Identifier: MIT
 # `pagecliff attach` to two dd already half-way: one reads a file into a
 # pipe, one writes a file from a pipe, paced in between.  attach ends when
-# they exit; the copy is exact, every exit status 0.  What the reading dd
-# read before attach stays cached (the watcher did not see those pages come:
-# whose they are it cannot tell), what it read after is dropped behind it;
+# they exit; the copy is exact, every exit status 0.  The source's first 64
+# MiB (and the readahead past them) were cached before dd started: they stay.  What dd itself read before
+# attach (counted by its read_bytes) is dropped, as is what it reads after;
 # the writer made its file, so all it wrote is dropped.
 . "$(dirname "$0")/lib.sh"
 mkfile "$dir/src" 384
+WARM=$((64 * MIB))
+warm "$dir/src" 0 $WARM head -c $WARM "$dir/src" >/dev/null
+[ "$(cached "$dir/src" 0 $WARM)" -eq $WARM ] || skip "the source's first 64 MiB would not stay cached"
+WARM=$(cached "$dir/src")	# with head's readahead: a prefix
 mkfifo "$dir/f1" "$dir/f2" || fail "mkfifo"
 dd if="$dir/src" of="$dir/f1" bs=1M status=none & rd=$!
 "$OUTSIDE_PROG" copy "$dir/f1" "$dir/f2" 192 >/dev/null & mid=$!
@@ -20,7 +24,8 @@ while [ "$(pos_of $rd 0)" -lt $((192 * MIB)) ]; do
 done
 p=$(pos_of $rd 0)
 p=$((p / 4096 * 4096))
-c=$(cached "$dir/src" 0 $p)
+c=$(cached "$dir/src" 0 $WARM)
+own=$(cached "$dir/src" $WARM $((p - WARM)))
 "$PAGECLIFF" attach --stats="$dir/stats" $rd $wr 2>"$dir/err" & at=$!
 bg="$bg $at"
 wait $rd || fail "reading dd failed"
@@ -29,12 +34,15 @@ wait $wr || fail "writing dd failed"
 wait $at; rc=$?
 [ $rc -eq 0 ] || fail "attach exited $rc: $(cat "$dir/err")"
 [ ! -s "$dir/err" ] || fail "attach said: $(cat "$dir/err")"
-kept=$(cached "$dir/src" 0 $p)
-[ "$kept" -eq "$c" ] || fail "of the $((c / MIB)) MiB cached before attach $((kept / MIB)) MiB are left"
+kept=$(cached "$dir/src" 0 $WARM)
+[ "$kept" -eq "$c" ] || fail "of the $((c / MIB)) MiB cached before dd started $((kept / MIB)) MiB are left"
+left=$(cached "$dir/src" $WARM $((p - WARM)))
+[ "$left" -le $((4 * MIB)) ] ||
+	fail "of the $((own / MIB)) MiB dd read before attach $((left / MIB)) MiB stay cached"
 after=$(cached "$dir/src" $p $((384 * MIB - p)))
 [ "$after" -le "$LIMIT" ] || fail "$((after / MIB)) MiB read after attach stay cached (at most $((LIMIT / MIB)))"
 at_most "$dir/dst"
 cmp -s "$dir/src" "$dir/dst" || fail "the copy differs"
 grep -q "^pagecliff: $dir/src: .* mode dropbehind (outside, pid $rd)" "$dir/stats" || fail "stats: $(cat "$dir/stats")"
 grep -q "^pagecliff: $dir/dst: .* mode writebehind (outside, pid $wr)" "$dir/stats" || fail "stats: $(cat "$dir/stats")"
-echo "PASS: attach half-way ($((c / MIB)) MiB of src cached then and after, $((after / MIB)) MiB of what followed; cached after:$report)"
+echo "PASS: attach half-way (src: $((c / MIB)) MiB cached before dd kept, $((left / MIB)) of the $((own / MIB)) MiB dd read before attach and $((after / MIB)) MiB of what followed left; cached after:$report)"
