@@ -174,7 +174,7 @@ int pcl_flusher_init(struct pcl_flusher *f, int fd, int wait_fd, uint64_t batch,
 	f->cursor = pos;
 	if (wait_fd >= 0)
 		f->wait_fd = wait_fd;
-	else if (wait_fd == PCL_FLUSHER_QUIET)
+	else if (wait_fd == PCL_FLUSHER_QUIET || wait_fd == PCL_FLUSHER_POLL)
 		f->quiet = 1;
 	/*
 	 * A description of our own: to wait through, or, when quiet and the
@@ -190,6 +190,7 @@ int pcl_flusher_init(struct pcl_flusher *f, int fd, int wait_fd, uint64_t batch,
 	pcl_residency_init(&f->res, count_fd(f));
 	f->syscalls += f->res.calls;
 	f->blind = f->res.how != PCL_RES_CACHESTAT;
+	f->poll = wait_fd == PCL_FLUSHER_POLL && !f->blind;	/* blind: nothing says when */
 	f->memory_fs = on_memory_fs(f);
 	f->syscalls += 1;
 	f->warm = !f->blind && !pcl_cachestat(fd, 0, 0, &cs) && cs.nr_cache;
@@ -470,20 +471,54 @@ void pcl_flusher_before(struct pcl_flusher *f, uint64_t off, uint64_t len)
 		snap(f, f->snapped);
 }
 
+/* PCL_FLUSHER_POLL: has the writeback started on batch @k finished?  Asked, not waited for. */
+static int batch_done(struct pcl_flusher *f, uint64_t k)
+{
+	struct pcl_cachestat cs;
+	int st = batch_state(f, k);
+
+	if (st == SNAP_NONE || st == SNAP_FOREIGN)
+		return 1;	/* none was started */
+	f->syscalls++;
+	return pcl_cachestat(f->fd, batch_off(f, k), f->batch, &cs) || !cs.nr_writeback;
+}
+
+/*
+ * Start writeback of the batches the writer completed; drop those more than
+ * PCL_FLUSHER_INFLIGHT behind, waiting for their writeback, or (poll) only
+ * as far as it has finished, starting no more while PCL_FLUSHER_POLL_LAG
+ * are in flight.
+ */
+static void advance(struct pcl_flusher *f)
+{
+	uint64_t full = (f->cursor - f->base) / f->batch;
+
+	for (;;) {
+		while (f->started - f->dropped > PCL_FLUSHER_INFLIGHT) {
+			if (f->poll && !batch_done(f, f->dropped))
+				break;
+			wait_and_drop(f, f->dropped++);
+		}
+		if (f->started >= full || (f->poll && f->started - f->dropped >= PCL_FLUSHER_POLL_LAG))
+			return;
+		start_range(f, f->started, batch_off(f, f->started), f->batch);
+		f->started++;
+	}
+}
+
 int pcl_flusher_wrote(struct pcl_flusher *f, uint64_t off, uint64_t len)
 {
-	uint64_t full;
-
 	if (off != f->cursor)
 		restart(f, off);	/* not snapped: those batches are kept */
 	f->cursor = off + len;
-	full = (f->cursor - f->base) / f->batch;
-	for (; f->started < full; f->started++) {
-		start_range(f, f->started, batch_off(f, f->started), f->batch);
-		while (f->started + 1 - f->dropped > PCL_FLUSHER_INFLIGHT)
-			wait_and_drop(f, f->dropped++);
-	}
+	advance(f);
 	return take_err(f);
+}
+
+void pcl_flusher_poll(struct pcl_flusher *f)
+{
+	if (f->poll)
+		advance(f);
 }
 
 void pcl_flusher_adopt(struct pcl_flusher *f, uint64_t end)

@@ -42,6 +42,11 @@
 
 /* Batches with writeback started that are not waited for yet. */
 #define PCL_FLUSHER_INFLIGHT 3
+/*
+ * PCL_FLUSHER_POLL: batches with writeback started that are not dropped yet,
+ * at most; the writer's next batches wait for their writeback to be started.
+ */
+#define PCL_FLUSHER_POLL_LAG 6
 /* Batches a flusher remembers: in flight, being written, and snapped ahead. */
 #define PCL_FLUSHER_NSLOT 16
 
@@ -50,6 +55,7 @@ struct pcl_flusher {
 	int wait_fd;			/* our own description for waits, or -1 */
 	int own_wait_fd;		/* wait_fd was opened by the flusher */
 	int quiet;			/* PCL_FLUSHER_QUIET: wait by polling cachestat */
+	int poll;			/* PCL_FLUSHER_POLL: never wait (see there) */
 	int blind;			/* cachestat cannot see the file's pages
 					 * (overlayfs, old kernel): mincore only */
 	int wait_err;			/* why there is no wait_fd (-errno), or 0 */
@@ -86,8 +92,18 @@ struct pcl_flusher {
  * description of the same file to wait through, which the flusher does not
  * close, -1 to have one opened, or PCL_FLUSHER_QUIET to wait without one.  Returns 0 or -ENOMEM; a missing wait
  * description is not an error (see wait_err).
+ *
+ * PCL_FLUSHER_POLL is PCL_FLUSHER_QUIET for a caller that follows many
+ * writers from one thread (the watcher) and must not sleep on any: a batch
+ * is dropped once cachestat(2) shows its writeback finished, asked at each
+ * pcl_flusher_wrote() or pcl_flusher_poll(), never waited for; while
+ * PCL_FLUSHER_POLL_LAG batches are in writeback no more is started (the
+ * kernel writes the rest back as it would without us).  Where cachestat
+ * cannot see the file's pages, it waits as PCL_FLUSHER_QUIET does.  Only
+ * pcl_flusher_finish() still waits.
  */
 #define PCL_FLUSHER_QUIET (-2)
+#define PCL_FLUSHER_POLL (-3)
 
 int pcl_flusher_init(struct pcl_flusher *f, int fd, int wait_fd, uint64_t batch,
 		    uint64_t pos);
@@ -116,6 +132,12 @@ void pcl_flusher_adopt(struct pcl_flusher *f, uint64_t end);
  * writeback error seen since the last call (each error is returned once).
  */
 int pcl_flusher_wrote(struct pcl_flusher *f, uint64_t off, uint64_t len);
+
+/*
+ * PCL_FLUSHER_POLL: the writer has not moved since the last call; drop the
+ * batches whose writeback finished, start the next ones.
+ */
+void pcl_flusher_poll(struct pcl_flusher *f);
 
 /*
  * The writer is done (close).  For a run that passed at least one batch:

@@ -7,8 +7,9 @@
  * handle where it was renamed).  Holding nothing between looks, the watcher
  * never keeps a file system busy after the program is done with it.
  * Nothing here touches the program's descriptor, offset, flags or the
- * file's writeback error sequence: the flusher waits by polling
- * cachestat(2) (PCL_FLUSHER_QUIET).
+ * file's writeback error sequence: the flusher never waits, it asks
+ * cachestat(2) at each look which batches finished writeback
+ * (PCL_FLUSHER_POLL).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -295,25 +296,42 @@ static uint64_t own_from(struct pco_stream *s)
 	return born_after(s) ? 0 : pcl_align_down(from, pcl_page_size());
 }
 
-static void start_writer(struct pco_stream *s, uint64_t pos, uint64_t size)
+/*
+ * How far an appender's cleaner stays behind it.  A deleted file (a scratch
+ * file: restic's temporary packs, an O_TMPFILE not linked yet) loses its
+ * pages at its last close, dirty or not, and is often read back before: its
+ * last budget's worth is left alone, and only a file that grows past that
+ * is written back behind.  A file linked again is cleaned as any other.
+ */
+static uint64_t clean_to(const struct pco_stream *s, uint64_t pos, const struct pco_ctx *c)
+{
+	struct stat st;
+
+	if (s->own >= 0 && !fstat(s->own, &st) && !st.st_nlink)
+		pos = pos > c->budget ? pos - c->budget : 0;
+	return pcl_align_down(pos, PCL_DROP_BATCH);
+}
+
+static void start_writer(struct pco_stream *s, uint64_t pos, uint64_t size,
+			 const struct pco_ctx *c)
 {
 	s->state = PCO_WRITER;
 	s->runs = 1;
 	if (pos >= size) {
 		s->append = 1;
-		s->clean = (struct pco_cleaner){ .lo = own_from(s),
-						  .hi = pcl_align_down(pos, PCL_DROP_BATCH), .wb = 1,
-						  .looks = PCO_DRAIN_LOOKS };
+		s->clean = (struct pco_cleaner){ .lo = own_from(s), .hi = clean_to(s, pos, c),
+						  .wb = 1, .looks = PCO_DRAIN_LOOKS };
 		if (s->clean.hi < s->clean.lo)
 			s->clean.hi = s->clean.lo;
 		return;
 	}
-	s->have_fl = !pcl_flusher_init(&s->fl, s->own, PCL_FLUSHER_QUIET, 0, pos);
+	/* Polled, never waited on: one writer's slow device must not hold up the others' looks. */
+	s->have_fl = !pcl_flusher_init(&s->fl, s->own, PCL_FLUSHER_POLL, 0, pos);
 	if (s->have_fl)
 		pcl_flusher_before(&s->fl, pos, PCO_WRITE_AHEAD * s->fl.batch);
 }
 
-static void activate(struct pco_stream *s, int pidfd, uint64_t pos)
+static void activate(struct pco_stream *s, int pidfd, uint64_t pos, const struct pco_ctx *c)
 {
 	unsigned int acc = s->fi.flags & O_ACCMODE;
 	struct pco_fdinfo now;
@@ -337,9 +355,9 @@ static void activate(struct pco_stream *s, int pidfd, uint64_t pos)
 	if (s->sized && (uint64_t)st.st_size > pos)
 		pos = st.st_size;	/* written where the position does not move */
 	if (acc != O_RDONLY && pos + PCO_WRITE_SLACK >= (uint64_t)st.st_size)
-		start_writer(s, pos, pos);
+		start_writer(s, pos, pos, c);
 	else if (acc == O_WRONLY)
-		start_writer(s, pos, st.st_size);
+		start_writer(s, pos, st.st_size, c);
 	else
 		start_reader(s, pos, st.st_size);
 	if (s->state == PCO_READER)
@@ -409,13 +427,15 @@ static void look_reader(struct pco_stream *s, uint64_t pos)
 	pcl_dropper_before(&s->drop, s->own, pos, 0);
 }
 
-static void look_writer(struct pco_stream *s, uint64_t pos)
+static void look_writer(struct pco_stream *s, uint64_t pos, const struct pco_ctx *c)
 {
 	if (s->append) {
+		uint64_t to = pos < s->last ? 0 : clean_to(s, pos, c);
+
 		if (pos < s->last)
 			s->append = 0;	/* went back: what it wrote so far is cleaned */
-		else if (pcl_align_down(pos, PCL_DROP_BATCH) > s->clean.hi)
-			s->clean.hi = pcl_align_down(pos, PCL_DROP_BATCH);
+		else if (to > s->clean.hi)
+			s->clean.hi = to;
 		s->clean.looks = PCO_DRAIN_LOOKS;
 		return;
 	}
@@ -425,6 +445,8 @@ static void look_writer(struct pco_stream *s, uint64_t pos)
 		pcl_flusher_wrote(&s->fl, s->fl.cursor, pos - s->fl.cursor);
 	else if (pos < s->fl.cursor)
 		s->runs++;
+	else
+		pcl_flusher_poll(&s->fl);	/* what finished writeback since */
 	pcl_flusher_before(&s->fl, pos, PCO_WRITE_AHEAD * s->fl.batch);
 }
 
@@ -675,13 +697,13 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 	switch (s->state) {
 	case PCO_CANDIDATE:
 		if (pos - s->run_start >= c->min_size)
-			activate(s, pidfd, pos);
+			activate(s, pidfd, pos, c);
 		break;
 	case PCO_READER:
 		look_reader(s, pos);
 		break;
 	case PCO_WRITER:
-		look_writer(s, pos);
+		look_writer(s, pos, c);
 		break;
 	case PCO_SKIP:
 		break;

@@ -169,6 +169,40 @@ static int rest(int fd, double rate)
 	return n < 0;
 }
 
+/*
+ * A scratch file, as restic's temporary packs: created, unlinked, @mib MiB
+ * written (paced at @rate), then read back from the start and checked.
+ */
+static int scratch(const char *path, unsigned long long mib, double rate)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	unsigned long long i, bad = 0;
+	struct timespec t0;
+	long n;
+
+	if (fd < 0 || unlink(path)) {
+		perror(path);
+		return 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < mib; i++) {
+		memset(buf, (int)(i & 0xff), MIB);
+		if (syscall(SYS_write, fd, buf, MIB) != MIB)
+			return 1;
+		pace(&t0, (i + 1) * MIB, rate);
+	}
+	if (lseek(fd, 0, SEEK_SET))
+		return 1;
+	for (i = 0; i < mib; i++) {
+		n = syscall(SYS_read, fd, buf, MIB);
+		if (n != MIB)
+			return 1;
+		bad += buf[0] != (char)(i & 0xff) || buf[MIB - 1] != (char)(i & 0xff);
+	}
+	printf("scratch: %llu MiB written and read back, %llu wrong\n", mib, bad);
+	return bad != 0;
+}
+
 static double since(const struct timespec *t0)
 {
 	struct timespec now;
@@ -294,13 +328,16 @@ int main(int argc, char **argv)
 	double rate = 0;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: outside-prog copy|read|pread|exec|db|hot|reuse|fork|exit|kill ...\n");
+		fprintf(stderr, "usage: outside-prog copy|read|pread|exec|scratch|db|hot|reuse|fork|exit|kill ...\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "exit"))
 		return atoi(argv[2]);
 	if (!strcmp(argv[1], "kill"))
 		return raise(atoi(argv[2])) ? 1 : 0;
+	if (!strcmp(argv[1], "scratch"))
+		return argc > 3 ? scratch(argv[2], strtoull(argv[3], NULL, 10),
+					  argc > 4 ? atof(argv[4]) : 0) : 2;
 	if (!strcmp(argv[1], "rest"))
 		return rest(atoi(argv[2]), argc > 3 ? atof(argv[3]) : 0);
 	if (!strcmp(argv[1], "exec"))
