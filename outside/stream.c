@@ -37,6 +37,12 @@
 #define PCO_STILL 0.05
 /* Looks an ended stream's cleaner may wait for writeback. */
 #define PCO_DRAIN_LOOKS 400
+/*
+ * A cleaner starts writeback this far past what it has dropped, no further
+ * in one look: catching up with what an appender wrote before attach (half a
+ * GiB) is one short system call a look, not one that queues it all at once.
+ */
+#define PCO_CLEAN_AHEAD (PCL_FLUSHER_POLL_LAG * (uint64_t)PCL_DROP_BATCH)
 
 void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_fdinfo *fi)
 {
@@ -376,15 +382,17 @@ static int clean_look(struct pco_stream *s)
 
 	if (c->wb && c->started < c->hi) {
 		uint64_t from = c->started > c->lo ? c->started : c->lo;
+		uint64_t to = c->hi - c->lo > PCO_CLEAN_AHEAD ? c->lo + PCO_CLEAN_AHEAD : c->hi;
 
 		s->syscalls++;
 		/* Counted once: the last pass starts again from lo. */
-		if (!sync_file_range(s->own, from, c->hi - from, SYNC_FILE_RANGE_WRITE) &&
-		    c->hi > s->flushed_to) {
-			s->flushed += c->hi - (from > s->flushed_to ? from : s->flushed_to);
-			s->flushed_to = c->hi;
+		if (to > from && !sync_file_range(s->own, from, to - from, SYNC_FILE_RANGE_WRITE) &&
+		    to > s->flushed_to) {
+			s->flushed += to - (from > s->flushed_to ? from : s->flushed_to);
+			s->flushed_to = to;
 		}
-		c->started = c->hi;
+		if (to > c->started)
+			c->started = to;
 	}
 	while (c->lo < c->hi) {
 		uint64_t len = c->hi - c->lo < batch ? c->hi - c->lo : batch;
