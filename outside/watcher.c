@@ -63,6 +63,7 @@ struct pco_target {
 	double added;			/* when it was first looked at (0: not yet) */
 	uint64_t read_left;		/* read from storage before then, not yet claimed */
 	struct pco_exec_id exec;	/* its program, as last seen */
+	int exec_known;			/* exec was read while it had a stream acted on */
 	double exec_seen;		/* when that was read */
 	double ended_rate, ended_at;	/* the last stream that ended: its rate, when */
 	uint64_t mapped[PCO_MAPPED_MAX];	/* inodes said to be mapped */
@@ -493,11 +494,7 @@ static void look_maps(struct pco_watcher *w, struct pco_target *t, double now)
 	pco_maps(t->pid, on_mapped, &m);
 }
 
-/*
- * Say once per exec, with --stats, that the process runs another program
- * (where it had streams the watcher acted on: `run` may look at its child
- * before the child executed the program).
- */
+/* Say once per exec, with --stats, that the process runs another program. */
 static void say_exec(struct pco_watcher *w, const struct pco_target *t)
 {
 	char path[64], exe[4096], line[4400];
@@ -520,45 +517,57 @@ static void say_exec(struct pco_watcher *w, const struct pco_target *t)
 		return;
 }
 
+/* A stream of @t is read or written behind (not a candidate, not left alone). */
+static int acting(const struct pco_target *t)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->streams[i].state == PCO_READER || t->streams[i].state == PCO_WRITER)
+			return 1;
+	return 0;
+}
+
 /*
  * Did @t execute another program since the last check?  Its streams end
  * there (their --stats lines are the old program's), the descriptors that
  * survived the exec are followed afresh from where they stand, and what was
- * said of its mappings is said again of the new program's.
+ * said of its mappings is said again of the new program's.  Asked only
+ * while the watcher acts on one of its streams (the host guard follows
+ * hundreds of idle processes), from the program that had when the first
+ * began: a candidate's file replaced by the new program is told by its
+ * inode, the same file opened again by a seek.
  */
 static void look_exec(struct pco_watcher *w, struct pco_target *t, double now)
 {
 	struct pco_exec_id id;
-	int acting = 0;
 
+	if (!acting(t)) {
+		t->exec_known = 0;
+		return;
+	}
 	if (now - t->exec_seen < PCO_EXEC_EVERY || pco_exec_id(t->pid, &id))
 		return;
 	t->exec_seen = now;
-	if (id.code == t->exec.code && id.stack == t->exec.stack &&
-	    !strcmp(id.comm, t->exec.comm))
+	if (!t->exec_known || (id.code == t->exec.code && id.stack == t->exec.stack &&
+			       !strcmp(id.comm, t->exec.comm))) {
+		t->exec = id;
+		t->exec_known = 1;
 		return;
-	t->exec = id;
-	for (int i = 0; i < t->n; i++) {
-		acting |= t->streams[i].state == PCO_READER || t->streams[i].state == PCO_WRITER;
-		end_stream(w, &t->streams[i]);
 	}
+	t->exec = id;
+	t->exec_known = 0;	/* read again once a stream of the new program acts */
+	for (int i = 0; i < t->n; i++)
+		end_stream(w, &t->streams[i]);
 	t->n = 0;
 	t->nmapped = 0;
-	if (acting)
-		say_exec(w, t);
+	say_exec(w, t);
 }
 
-/*
- * The first look at @t: what it read from storage so far (its streams under
- * way may claim it) and its program.
- */
+/* The first look at @t: what it read from storage so far (its streams under way may claim it). */
 static void first_look(struct pco_target *t, double now)
 {
 	t->added = now;
 	if (pco_read_bytes(t->pid, &t->read_left))
 		t->read_left = 0;
-	if (!pco_exec_id(t->pid, &t->exec))
-		t->exec_seen = now;
 }
 
 static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
