@@ -407,7 +407,15 @@ static int make_backing(struct testbed *tb, struct testbed_dev *d)
 	return ret;
 }
 
-/* Bind a free loop device to @d's backing file (AUTOCLEAR). */
+/*
+ * The kernel's default readahead, 128 KiB, in the 512-byte sectors of
+ * BLKRASET.  A loop device keeps the read_ahead_kb its last user set (binding
+ * it again does not reset it): a testbed left with another's 256 MiB reads
+ * ahead the whole of a small memory cap, and runs stop being comparable.
+ */
+#define TESTBED_RA_SECTORS 256
+
+/* Bind a free loop device to @d's backing file (AUTOCLEAR), default readahead. */
 static int make_loop(struct testbed *tb, struct testbed_dev *d)
 {
 	struct loop_config cfg;
@@ -442,6 +450,8 @@ static int make_loop(struct testbed *tb, struct testbed_dev *d)
 		       strnlen(d->backing, LO_NAME_SIZE - 1));
 		state_record(tb->journal, "loop", d->loopdev);
 		ret = ioctl(d->loop_fd, LOOP_CONFIGURE, &cfg) ? -errno : 0;
+		if (!ret && ioctl(d->loop_fd, BLKRASET, (unsigned long)TESTBED_RA_SECTORS))
+			ret = -errno;	/* unbound below: AUTOCLEAR at our close */
 		if (ret) {
 			close(d->loop_fd);
 			d->loop_fd = -1;

@@ -12,7 +12,11 @@ needs_root "for a loop device"
 command -v mkfs.ext4 >/dev/null || { echo "SKIP: no mkfs.ext4"; exit 77; }
 make_tmpdir dir "${TMPDIR:-/var/tmp}"
 loopfs "$dir/mnt" ext4 600M
-echo 262144 > "/sys/class/bdi/$(mountpoint -d "$dir/mnt")/read_ahead_kb" || fail "read_ahead_kb"
+# The loop device keeps its read_ahead_kb after it is detached and bound
+# again (a later test's testbed would read 256 MiB ahead): put it back.
+ra=/sys/class/bdi/$(mountpoint -d "$dir/mnt")/read_ahead_kb
+at_exit "echo $(cat "$ra") > '$ra'"
+echo 262144 > "$ra" || fail "read_ahead_kb"
 f=$dir/mnt/f
 head -c 384M /dev/urandom > "$f" || fail "cannot write $f"
 # DAMON (docs/MACHINES.md) may page the 64 KiB out as soon as it is read: tries.
