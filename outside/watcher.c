@@ -532,9 +532,10 @@ static int acting(const struct pco_target *t)
  * survived the exec are followed afresh from where they stand, and what was
  * said of its mappings is said again of the new program's.  Asked only
  * while the watcher acts on one of its streams (the host guard follows
- * hundreds of idle processes), from the program that had when the first
- * began: a candidate's file replaced by the new program is told by its
- * inode, the same file opened again by a seek.
+ * hundreds of idle processes), against the program it ran when the first
+ * of them began to be acted on.  Without that, a candidate's file replaced
+ * by the new program is still told by its inode, and the same file opened
+ * again looks like a seek.
  */
 static void look_exec(struct pco_watcher *w, struct pco_target *t, double now)
 {
