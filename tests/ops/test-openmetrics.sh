@@ -114,13 +114,19 @@ mkdir "$tmp/tf" || exit 1
 "$pc" watch --no-trace --textfile "$tmp/tf/pagecliff.prom" -n 60 -i 20ms >"$tmp/out" 2>"$tmp/err" &
 wpid=$!
 $py - "$tmp/tf/pagecliff.prom" $wpid <<'PY' || exit 1
-import os, sys
+import sys
 from prometheus_client.parser import text_string_to_metric_families
 path, pid = sys.argv[1], int(sys.argv[2])
 reads = seen = 0
 texts = set()
+def running(pid):
+    # the shell reaps watch as soon as it exits: its /proc files may go at any moment
+    try:
+        return "zombie" not in open("/proc/%d/status" % pid).read()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
 while True:
-    alive = os.path.exists("/proc/%d" % pid) and "zombie" not in open("/proc/%d/status" % pid).read()
+    alive = running(pid)
     try:
         text = open(path).read()
     except FileNotFoundError:
