@@ -276,14 +276,22 @@ int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, uint64_t ino), v
 	return 0;
 }
 
+/* /proc/@pid/@name, a small file, whole into @buf; bytes or -errno. */
+static int read_pid_file(pid_t pid, const char *name, char *buf, size_t size)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	return read_small(path, buf, size);
+}
+
 int pco_proc_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start)
 {
-	char path[64], buf[1024], *p;
+	char buf[1024], *p;
 	unsigned long long start;
 	int ppid, n;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	n = read_small(path, buf, sizeof(buf));
+	n = read_pid_file(pid, "stat", buf, sizeof(buf));
 	if (n < 0)
 		return n;
 	/* After the name: state is field 3, ppid field 4, starttime field 22. */
@@ -304,12 +312,11 @@ int pco_proc_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start)
  */
 int pco_exec_id(pid_t pid, struct pco_exec_id *ret)
 {
-	char path[64], buf[1024], *name, *p;
+	char buf[1024], *name, *p;
 	unsigned long long code, stack;
 	int n;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	n = read_small(path, buf, sizeof(buf));
+	n = read_pid_file(pid, "stat", buf, sizeof(buf));
 	if (n < 0)
 		return n;
 	name = strchr(buf, '(');
@@ -327,11 +334,10 @@ int pco_exec_id(pid_t pid, struct pco_exec_id *ret)
 
 int pco_read_bytes(pid_t pid, uint64_t *ret)
 {
-	char path[64], buf[512], *p;
+	char buf[512], *p;
 	int n;
 
-	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
-	n = read_small(path, buf, sizeof(buf));
+	n = read_pid_file(pid, "io", buf, sizeof(buf));
 	if (n < 0)
 		return n;
 	p = strstr(buf, "\nread_bytes: ");
