@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -256,9 +258,11 @@ static int is_code(const char *perms, const char *path)
 	       strstr(path, ".so") != NULL;
 }
 
-int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, uint64_t ino), void *arg)
+int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, unsigned int dev, uint64_t ino),
+	     void *arg)
 {
 	char path[64], line[4400], perms[8], file[4097];
+	unsigned int major, minor;
 	unsigned long long ino;
 	FILE *f;
 
@@ -267,13 +271,26 @@ int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, uint64_t ino), v
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*x-%*x %7s %*x %*x:%*x %llu %4096[^\n]", perms, &ino, file) != 3)
+		if (sscanf(line, "%*x-%*x %7s %*x %x:%x %llu %4096[^\n]", perms, &major, &minor,
+			   &ino, file) != 5)
 			continue;
 		if (ino && file[0] == '/' && !is_code(perms, file))
-			fn(arg, file, ino);
+			fn(arg, file, makedev(major, minor), ino);
 	}
 	fclose(f);
 	return 0;
+}
+
+uint64_t pco_mntns(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/ns/mnt");
+	return stat(path, &st) ? 0 : st.st_ino;
 }
 
 /* /proc/@pid/@name, a small file, whole into @buf; bytes or -errno. */

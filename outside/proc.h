@@ -55,9 +55,17 @@ int pco_pid_list(const char *path, pid_t *pids, int max);
 
 /*
  * Call @fn for each data file @pid maps (inode set, not executable, an
- * absolute path outside /usr and /lib, not a .so); 0 or -errno.
+ * absolute path outside /usr and /lib, not a .so), with its device
+ * (makedev()) and inode; 0 or -errno.
  */
-int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, uint64_t ino), void *arg);
+int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, unsigned int dev, uint64_t ino),
+	     void *arg);
+
+/*
+ * The inode of @pid's mount namespace (0: ours); 0 when it cannot be read.
+ * Two processes with the same one see the same paths.
+ */
+uint64_t pco_mntns(pid_t pid);
 
 /*
  * @pid's parent and when it started, in clock ticks since boot

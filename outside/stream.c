@@ -44,14 +44,15 @@
  */
 #define PCO_CLEAN_AHEAD (PCL_FLUSHER_POLL_LAG * (uint64_t)PCL_DROP_BATCH)
 
-void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_fdinfo *fi)
+void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_fdinfo *fi,
+		     const struct pco_mount *m, int foreign)
 {
 	struct stat st;
 	char path[64];
 	ssize_t n;
 
 	*s = (struct pco_stream){ .pid = pid, .fd = fd, .info = -1, .fi = *fi, .own = -1,
-				  .seen = 1 };
+				  .anchor = -1, .foreign = foreign, .seen = 1 };
 	s->first = s->last = s->raw_last = fi->pos;
 	/*
 	 * A reader's run begins where it is first seen: a position can be
@@ -61,7 +62,9 @@ void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_f
 	if ((fi->flags & O_ACCMODE) == O_RDONLY)
 		s->run_start = fi->pos;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
-	if (stat(path, &st) || !S_ISREG(st.st_mode) || (fi->flags & O_DIRECT)) {
+	/* Even a stat is a request to the file system's server: none unless local. */
+	if (m->class != PCO_FS_LOCAL || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    (fi->flags & O_DIRECT)) {
 		s->state = PCO_SKIP;
 		return;
 	}
@@ -171,6 +174,11 @@ static int open_closed(const struct pco_stream *s)
 	char dir[sizeof(s->path)], *slash;
 	int at, fd;
 
+	if (s->foreign) {
+		/* its paths are its namespace's: a walk here could end anywhere */
+		at = s->anchor >= 0 ? fcntl(s->anchor, F_DUPFD_CLOEXEC, 0) : -1;
+		return at < 0 ? -ESTALE : reopen_checked(s, at);
+	}
 	at = open(s->path, O_PATH | O_CLOEXEC);
 	if (at >= 0) {
 		fd = reopen_checked(s, at);
@@ -214,13 +222,34 @@ static int own_get(struct pco_stream *s, int pidfd)
 	return 0;
 }
 
-/* The look is done: close our description, nothing of the file stays held. */
+static int end_work(const struct pco_stream *s);
+
+/*
+ * A process in another mount namespace: once the stream has work for after
+ * its close, an O_PATH of the file is kept to reach it then (an O_PATH's
+ * close calls nothing of the file system).
+ */
+static void keep_anchor(struct pco_stream *s)
+{
+	char path[64];
+
+	if (!s->foreign || s->anchor >= 0 || s->own < 0 || !end_work(s))
+		return;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", s->own);
+	s->anchor = open(path, O_PATH | O_CLOEXEC);
+}
+
+/*
+ * The look is done: close our description.  Nothing of the file stays held
+ * (but the anchor of a process in another mount namespace).
+ */
 static void own_put(struct pco_stream *s)
 {
 	if (s->have_fl)
 		pcl_flusher_rebind(&s->fl, -1);
 	if (s->own >= 0) {
 		note_handle(s);
+		keep_anchor(s);
 		close(s->own);
 	}
 	s->own = -1;
@@ -861,6 +890,9 @@ void pco_stream_release(struct pco_stream *s, const struct pco_ctx *c)
 	if (s->info >= 0)
 		close(s->info);
 	s->info = -1;
+	if (s->anchor >= 0)
+		close(s->anchor);
+	s->anchor = -1;
 }
 
 double pco_stream_interval(const struct pco_stream *s, const struct pco_ctx *c)

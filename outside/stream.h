@@ -17,13 +17,15 @@
 
 #include "dropper.h"
 #include "flusher.h"
+#include "mounts.h"
 #include "proc.h"
 
 enum pco_state {
 	PCO_CANDIDATE,		/* regular file, run not past the minimum yet */
 	PCO_READER,
 	PCO_WRITER,
-	PCO_SKIP,		/* not a regular file, O_DIRECT, too small, refused */
+	PCO_SKIP,		/* not a regular file, O_DIRECT, too small, refused, */
+				/* or on a file system the watcher never touches */
 };
 
 /*
@@ -48,6 +50,10 @@ struct pco_stream {
 	int seen;		/* in this look's listing */
 	unsigned int skipped;	/* looks a PCO_SKIP stream was not read */
 	int own;		/* our own read-only description, during a look; or -1 */
+	int anchor;		/* an O_PATH of the file, for a process in another
+				 * mount namespace (its paths are not ours to walk);
+				 * held from activation to the end's work; or -1 */
+	int foreign;		/* its process is in another mount namespace */
 	int c0_set;		/* c0 was counted (a reader followed by residency) */
 	int held;		/* a writer candidate's file was looked at once */
 	int have_handle;	/* handle names the file (name_to_handle_at) */
@@ -87,10 +93,13 @@ struct pco_ctx {
 };
 
 /*
- * A new stream of @pid's @fd, as @fi says: a candidate, or left alone (not
- * a regular file, O_DIRECT).
+ * A new stream of @pid's @fd, as @fi says, on mount @m: a candidate, or
+ * left alone (not a regular file, O_DIRECT, a file system that is not
+ * local: then nothing of the file is looked at, not even its type).
+ * @foreign: the process is in another mount namespace than the watcher.
  */
-void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_fdinfo *fi);
+void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_fdinfo *fi,
+		     const struct pco_mount *m, int foreign);
 
 /*
  * A reader found far into its file at its process's first look (attach to

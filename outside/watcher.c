@@ -22,6 +22,7 @@
 #include "units.h"
 #include "outside.h"
 #include "hot.h"
+#include "mounts.h"
 #include "stream.h"
 
 /* Ticks are at most this far apart, and at least this close. */
@@ -59,6 +60,7 @@ struct pco_target {
 	int pidfd;
 	int fd_dir;			/* /proc/PID/fd kept open, or -1 (--all) */
 	int dead;
+	int foreign;			/* in another mount namespace than ours */
 	double maps_seen;		/* when /proc/PID/maps was read last */
 	double added;			/* when it was first looked at (0: not yet) */
 	uint64_t read_left;		/* read from storage before then, not yet claimed */
@@ -84,6 +86,9 @@ struct pco_watcher {
 	int cgroup_gone;
 	int keep_open;			/* fdinfo and fd folders kept open (see read_fdinfo) */
 	pid_t self;
+	uint64_t mntns;			/* our mount namespace's inode */
+	struct pco_mounts *mounts;	/* which file systems may be touched */
+	int stopping;			/* a signal asked us to end: no long drain */
 	int fds[PCO_MAX_FDS];
 	pid_t *pids;
 	struct pco_hot *hot;	/* --all: kernel events name the candidates */
@@ -120,8 +125,14 @@ int pco_watcher_new(const struct pco_opts *o, struct pco_watcher **ret_w)
 		free(w);
 		return -ENOMEM;
 	}
+	if (pco_mounts_new(&w->mounts)) {
+		free(w->pids);
+		free(w);
+		return -ENOMEM;
+	}
 	w->o = *o;
 	w->self = getpid();
+	w->mntns = pco_mntns(0);
 	w->keep_open = !o->all && !geteuid();
 	w->ctx = (struct pco_ctx){ .min_size = o->min_size, .budget = o->budget,
 				   .stats_fd = o->stats_fd };
@@ -215,25 +226,22 @@ static int refusal(pid_t pid, int err, char *why, size_t size)
 }
 
 /*
- * Try what acting will need: the descriptor list and an open of one through
- * /proc/PID/fd (an O_PATH one: nothing of the file is opened).  No
- * pidfd_getfd(2) duplicate: its close would run the file system's ->flush
- * on the program's description (NFS, FUSE).
+ * Try what acting will need: the descriptor list and one descriptor's
+ * fdinfo (the same ptrace check as /proc/PID/fd/N, and nothing of the file
+ * is opened or asked: it may be on a file system that never answers).
  */
 static int probe(int pidfd, pid_t pid)
 {
-	int fds[8], n = pco_fds(pid, fds, 8), fd;
-	char path[64];
+	int fds[8], n = pco_fds(pid, fds, 8), err;
+	struct pco_fdinfo fi;
 
 	(void)pidfd;
 	if (n <= 0)
 		return n == -EACCES ? -EPERM : n;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fds[0]);
-	fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : errno == EACCES ? -EPERM : -errno;
-	close(fd);
-	return 0;
+	err = pco_fdinfo_read(pid, fds[0], &fi);
+	if (err == -ENOENT || err == -EPROTO)
+		return 0;	/* closed meanwhile; or an fdinfo of a kind not parsed */
+	return err == -EACCES ? -EPERM : err;
 }
 
 /*
@@ -289,7 +297,8 @@ static int add_target(struct pco_watcher *w, pid_t pid, pid_t parent, uint64_t l
 		w->cap = cap;
 	}
 	t = &w->t[w->n++];
-	*t = (struct pco_target){ .pid = pid, .pidfd = pidfd, .fd_dir = -1 };
+	*t = (struct pco_target){ .pid = pid, .pidfd = pidfd, .fd_dir = -1,
+				  .foreign = pco_mntns(pid) != w->mntns };
 	if (w->keep_open)
 		t->fd_dir = pco_fds_open(pid);
 	return 0;
@@ -418,6 +427,36 @@ static int read_fdinfo(struct pco_watcher *w, struct pco_target *t, struct pco_s
 }
 
 /*
+ * Say once per file system, with --stats, that its files are left alone:
+ * every call on them would be a request to a server that a user runs or
+ * that a network answers, and one that never answers would hold the
+ * watcher (and every other stream it follows) for good.
+ */
+static void say_served(struct pco_watcher *w, const struct pco_mount *m)
+{
+	char line[1400];
+	int n;
+
+	if (w->ctx.stats_fd < 0 || pco_mount_said(w->mounts, m))
+		return;
+	n = snprintf(line, sizeof(line), "pagecliff: %s (%s): left alone: its files are served by "
+		     "a program or a network that could make the watcher wait\n", m->point, m->fstype);
+	if (n > 0 && n < (int)sizeof(line) && write(w->ctx.stats_fd, line, n) < 0)
+		return;
+}
+
+/* @s is @t's descriptor @fd, newly seen naming the file @fi says. */
+static void new_file(struct pco_watcher *w, struct pco_target *t, struct pco_stream *s,
+		     int fd, const struct pco_fdinfo *fi, double now)
+{
+	const struct pco_mount *m = pco_mount_by_id(w->mounts, t->pid, fi->mnt_id, now);
+
+	pco_stream_init(s, t->pid, fd, fi, m, t->foreign);
+	if (m->class == PCO_FS_SERVED)
+		say_served(w, m);
+}
+
+/*
  * One descriptor of @t as fdinfo says now; @first: in the first look at @t,
  * where a stream found already under way may claim what it read before.
  */
@@ -440,7 +479,7 @@ static void look_fd(struct pco_watcher *w, struct pco_target *t, int fd, double 
 		return;		/* closed since the listing: swept as unseen */
 	if (s && (s->fi.mnt_id != fi.mnt_id || s->fi.ino != fi.ino)) {
 		end_stream(w, s);	/* the number was reused for another file */
-		pco_stream_init(s, t->pid, fd, &fi);
+		new_file(w, t, s, fd, &fi, now);
 		s->t_last = now;
 		return;
 	}
@@ -448,7 +487,7 @@ static void look_fd(struct pco_watcher *w, struct pco_target *t, int fd, double 
 		s = new_stream(t);
 		if (!s)
 			return;
-		pco_stream_init(s, t->pid, fd, &fi);
+		new_file(w, t, s, fd, &fi, now);
 		s->t_last = now;
 		if (first)
 			pco_stream_claim(s, t->pidfd, &t->read_left, &w->ctx);
@@ -463,7 +502,7 @@ struct mapped_ctx {
 };
 
 /* A file mapped: out of reach; said once per process in --stats. */
-static void on_mapped(void *arg, const char *path, uint64_t ino)
+static void on_mapped(void *arg, const char *path, unsigned int dev, uint64_t ino)
 {
 	struct mapped_ctx *m = arg;
 	struct pco_target *t = m->t;
@@ -474,7 +513,10 @@ static void on_mapped(void *arg, const char *path, uint64_t ino)
 	for (int i = 0; i < t->nmapped; i++)
 		if (t->mapped[i] == ino)
 			return;
-	if (t->nmapped == PCO_MAPPED_MAX || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	/* A path is walked only in our own namespace, to a file of a local file system. */
+	if (t->nmapped == PCO_MAPPED_MAX || t->foreign ||
+	    pco_mount_by_dev(m->w->mounts, t->pid, dev, mono())->class != PCO_FS_LOCAL ||
+	    stat(path, &st) || !S_ISREG(st.st_mode) ||
 	    st.st_ino != ino || (uint64_t)st.st_size < m->w->o.min_size)
 		return;
 	t->mapped[t->nmapped++] = ino;
@@ -729,8 +771,11 @@ void pco_watcher_free(struct pco_watcher *w)
 	for (int i = 0; i < w->n; i++)
 		if (!w->t[i].dead)
 			target_gone(w, &w->t[i]);
-	/* Writers' tails: their writeback was started; a few seconds at most. */
-	for (int i = 0; i < 300 && w->ndrain; i++) {
+	/*
+	 * Writers' tails: their writeback was started; a few seconds at most,
+	 * a few tenths when a signal asked us to end (systemd's stop).
+	 */
+	for (int i = 0; i < (w->stopping ? 30 : 300) && w->ndrain; i++) {
 		const struct timespec tick = { 0, 10000000 };
 
 		drain(w);
@@ -743,6 +788,7 @@ void pco_watcher_free(struct pco_watcher *w)
 	free(w->t);
 	free(w->pids);
 	pco_hot_free(w->hot);
+	pco_mounts_free(w->mounts);
 	free(w);
 }
 
@@ -754,8 +800,10 @@ int pco_watcher_loop(struct pco_watcher *w, pid_t child, double secs,
 	for (;;) {
 		double next = pco_watcher_tick(w);
 
-		if (*stop)
+		if (*stop) {
+			w->stopping = 1;
 			return 1;
+		}
 		if (child > 0 && waitpid(child, ret_status, WNOHANG) == child)
 			return 0;
 		if (child <= 0 && !pco_watcher_alive(w))
