@@ -108,7 +108,7 @@ void pcl_dropper_before(struct pcl_dropper *d, int fd, uint64_t off, uint64_t le
  * (known with cachestat only) or nothing at all.  When residency cannot be
  * told it goes anyway, and is counted as dropped without knowing.
  */
-static void drop_range(struct pcl_dropper *d, int fd, uint64_t off, uint64_t len)
+static void drop_now(struct pcl_dropper *d, int fd, uint64_t off, uint64_t len)
 {
 	struct pcl_cachestat cs;
 	int known;
@@ -130,6 +130,30 @@ static void drop_range(struct pcl_dropper *d, int fd, uint64_t off, uint64_t len
 	d->bytes_dropped += len;
 	if (!known)
 		d->bytes_unknown += len;
+}
+
+struct drop_arg {
+	struct pcl_dropper *d;
+	int fd;
+};
+
+static void drop_gap(void *arg, uint64_t off, uint64_t len)
+{
+	struct drop_arg *a = arg;
+
+	drop_now(a->d, a->fd, off, len);
+}
+
+/* drop_now() outside what the follower keeps (pcl_dropper.keep). */
+static void drop_range(struct pcl_dropper *d, int fd, uint64_t off, uint64_t len)
+{
+	struct drop_arg a = { d, fd };
+
+	if (!d->keep) {
+		drop_now(d, fd, off, len);
+		return;
+	}
+	d->bytes_kept += pcl_extents_split(d->keep, off, len, drop_gap, &a);
 }
 
 /* Drop [off, end) inside one batch, skipping pages its snapshot has cached. */
@@ -181,12 +205,13 @@ static void drop_upto(struct pcl_dropper *d, int fd, uint64_t to)
 static void second_chance(struct pcl_dropper *d, int fd)
 {
 	uint64_t from = d->dropped_to > d->batch ? d->dropped_to - d->batch : 0;
-	uint64_t counted = d->bytes_dropped, unknown = d->bytes_unknown;
+	uint64_t counted = d->bytes_dropped, unknown = d->bytes_unknown, kept = d->bytes_kept;
 
 	if (!d->warm && d->dropped_to > from)
 		drop_range(d, fd, from, d->dropped_to - from);
 	d->bytes_dropped = counted;	/* counted the first time */
 	d->bytes_unknown = unknown;
+	d->bytes_kept = kept;
 }
 
 void pcl_dropper_advance(struct pcl_dropper *d, int fd, uint64_t pos, int all)

@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "extents.h"
 #include "internal.h"
 
 #define PCL_DROPPER_NWIN 12
@@ -44,6 +45,12 @@ struct pcl_dropper {
 	uint64_t dropped_to;		/* pages below were dealt with */
 	uint64_t snapped_to;		/* batches below this index are snapped */
 	int warm;			/* the file had cached pages at init */
+	/*
+	 * Or, set by a follower that saw the reader late (the watcher):
+	 * what was cached when it first saw it, never dropped; the file is
+	 * then dropped as a cold one outside these.  NULL: none.
+	 */
+	const struct pcl_extents *keep;
 	struct {
 		uint64_t index;
 		int valid;

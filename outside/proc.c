@@ -364,6 +364,24 @@ int pco_read_bytes(pid_t pid, uint64_t *ret)
 	return 0;
 }
 
+int pco_io_sum(pid_t pid, uint64_t *ret)
+{
+	char buf[512], *p, *end;
+	uint64_t sum = 0;
+	int n;
+
+	n = read_pid_file(pid, "io", buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	for (p = strchr(buf, ':'); p; p = strchr(end, ':')) {
+		sum += strtoull(p + 1, &end, 10);
+		if (end == p + 1)
+			return -EPROTO;
+	}
+	*ret = sum;
+	return 0;
+}
+
 uint64_t pco_boot_ticks(void)
 {
 	long hz = sysconf(_SC_CLK_TCK);

@@ -92,6 +92,13 @@ int pco_exec_id(pid_t pid, struct pco_exec_id *ret);
  */
 int pco_read_bytes(pid_t pid, uint64_t *ret);
 
+/*
+ * The sum of @pid's I/O counters (/proc/PID/io: characters and system calls
+ * read and written, bytes from and to storage): a change means it read or
+ * wrote anything, through any call or a page fault; 0 or -errno.
+ */
+int pco_io_sum(pid_t pid, uint64_t *ret);
+
 /* Now, in the same clock ticks since boot (CLOCK_BOOTTIME); 0 when unknown. */
 uint64_t pco_boot_ticks(void);
 

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -268,12 +269,17 @@ static int warm_ahead(int fd, uint64_t pos, uint64_t size)
 
 static void start_reader(struct pco_stream *s, uint64_t pos, uint64_t size)
 {
-	int warm = warm_ahead(s->own, pos, size);
+	int warm = !s->keep && warm_ahead(s->own, pos, size);
 
 	s->state = PCO_READER;
 	s->have_drop = !pcl_dropper_init(&s->drop, s->own, 0, pos);
 	if (!s->have_drop)
 		return;
+	/*
+	 * What was cached at the first sight is known page by page: all
+	 * else from there on the reader brought in.  Otherwise, as follows.
+	 */
+	s->drop.keep = s->keep;
 	/*
 	 * Cold beyond the cursor: what is cached behind it since the first
 	 * look the stream read itself; drop it (never what is dirty) and
@@ -399,6 +405,24 @@ static void activate(struct pco_stream *s, int pidfd, uint64_t pos, const struct
 		s->runs = 1;
 }
 
+static void clean_gap(void *arg, uint64_t off, uint64_t len)
+{
+	struct pco_stream *s = arg;
+
+	s->syscalls++;
+	if (!posix_fadvise(s->own, off, len, POSIX_FADV_DONTNEED))
+		s->dropped += len;
+}
+
+/* Drop [@off, @off + @len), but what was cached at the first sight. */
+static void clean_drop(struct pco_stream *s, uint64_t off, uint64_t len)
+{
+	if (s->keep && !s->clean.wb)
+		s->kept += pcl_extents_split(s->keep, off, len, clean_gap, s);
+	else
+		clean_gap(s, off, len);
+}
+
 /*
  * One look of a cleaner: batch by batch from lo, drop what is clean, keep
  * what someone dirtied (or start its writeback and wait for it, @wb).
@@ -436,9 +460,7 @@ static int clean_look(struct pco_stream *s)
 		if (cs.nr_dirty || cs.nr_writeback) {
 			s->kept += len;
 		} else if (cs.nr_cache) {
-			s->syscalls++;
-			if (!posix_fadvise(s->own, c->lo, len, POSIX_FADV_DONTNEED))
-				s->dropped += len;
+			clean_drop(s, c->lo, len);
 		}
 		c->lo += len;
 	}
@@ -582,8 +604,10 @@ static uint64_t residency_cursor(struct pco_stream *s, int pidfd, double now,
 		s->runs = 1;
 		/* The prefix cached before we looked is not its own: kept. */
 		s->have_drop = !pcl_dropper_init(&s->drop, s->own, 0, s->c0);
-		if (s->have_drop)
+		if (s->have_drop) {
 			s->drop.warm = 0;
+			s->drop.keep = s->keep;
+		}
 	}
 	frontier = s->drop.dropped_to + cached_from(s->own, s->drop.dropped_to);
 	frontier = frontier > PCO_READAHEAD ? frontier - PCO_READAHEAD : 0;
@@ -646,9 +670,46 @@ static uint64_t cursor(struct pco_stream *s, int pidfd, const struct pco_fdinfo 
 }
 
 /*
+ * Which pages of [@from, size) are cached at the first sight: the reader
+ * will not have brought those in, whatever it does next, and they stay.
+ * Where residency cannot be told, none is known (NULL).
+ */
+static void first_keep(struct pco_stream *s, uint64_t from)
+{
+	struct pcl_residency res;
+	uint64_t calls = 0;
+
+	s->keep = calloc(1, sizeof(*s->keep));
+	if (!s->keep)
+		return;
+	pcl_residency_init(&res, s->own);
+	if (pcl_extents_scan(s->keep, &res, s->own, from, s->size, &calls)) {
+		free(s->keep);
+		s->keep = NULL;
+	}
+	s->syscalls += calls + res.calls;
+}
+
+/*
+ * The pages cached below the first position stay (but the stretch claimed
+ * as the process's own reading): counted as kept, for they were passed and
+ * not dropped.  Cached now less the claim: what the process read from
+ * storage before it was seen is all the watcher can know of them.
+ */
+static void below_kept(struct pco_stream *s)
+{
+	uint64_t first = pcl_align_down(s->first, pcl_page_size());
+	uint64_t below = s->c0 - cached_from(s->own, first);
+
+	if (s->c0 >= below && below > s->own_below)
+		s->kept += below - s->own_below;
+}
+
+/*
  * What a reader's file holds cached at the first sight of the stream: where
  * its position then stands (pread, one long copy_file_range), all cached
- * beyond this prefix later is the reader's.  Taken at once, not once the
+ * beyond this prefix later is the reader's; and which pages, from its
+ * position on, stay whatever it reads.  Taken at once, not once the
  * position has stood a while: by then the reader has added to it.
  */
 static void first_sight(struct pco_stream *s, int pidfd, const struct pco_ctx *c)
@@ -661,6 +722,8 @@ static void first_sight(struct pco_stream *s, int pidfd, const struct pco_ctx *c
 		return;
 	s->c0 = cached_from(s->own, 0);
 	s->c0_set = 1;
+	first_keep(s, pcl_align_down(s->first, pcl_page_size()));
+	below_kept(s);
 }
 
 /*
@@ -893,6 +956,10 @@ void pco_stream_release(struct pco_stream *s, const struct pco_ctx *c)
 	if (s->anchor >= 0)
 		close(s->anchor);
 	s->anchor = -1;
+	if (s->keep)
+		pcl_extents_release(s->keep);
+	free(s->keep);
+	s->keep = NULL;
 }
 
 double pco_stream_interval(const struct pco_stream *s, const struct pco_ctx *c)

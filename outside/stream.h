@@ -84,6 +84,13 @@ struct pco_stream {
 	uint64_t dropped, kept, flushed, syscalls;	/* the cleaner's */
 	uint64_t flushed_to;	/* flushed counts what was started below this */
 	int unknown;		/* the cleaner could not tell residency */
+	/*
+	 * A reader's file as cached at the stream's first sight, from its
+	 * position on: never dropped (the dropper's and the cleaner's keep);
+	 * NULL where residency could not be told.  On the heap: streams are
+	 * copied.
+	 */
+	struct pcl_extents *keep;
 	char path[256];
 };
 

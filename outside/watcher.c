@@ -50,6 +50,15 @@
 #define PCO_SKIP_LOOKS 8
 #define PCO_MAX_PIDS 65536
 
+/*
+ * A target that did no I/O since its last look (its /proc/PID/io the
+ * same) and has no stream acted on is not looked at again before this: a
+ * descriptor moves only by a read or a write, so an idle process with
+ * thousands of files costs one small read a tick.  What such a look would
+ * still find late is a descriptor closed meanwhile.
+ */
+#define PCO_QUIET_FULL 2.0
+
 #define PCO_MAPPED_MAX 32
 /* Mappings are looked at this often per process, and whether it executed. */
 #define PCO_MAPS_EVERY 0.1
@@ -68,6 +77,9 @@ struct pco_target {
 	int exec_known;			/* exec was read while it had a stream acted on */
 	double exec_seen;		/* when that was read */
 	double ended_rate, ended_at;	/* the last stream that ended: its rate, when */
+	uint64_t io_sum;		/* its I/O counters' sum at the last full look */
+	int quiet;			/* no I/O at the last look: its streams wait */
+	double full_at;			/* when its descriptors were last looked at */
 	uint64_t mapped[PCO_MAPPED_MAX];	/* inodes said to be mapped */
 	int nmapped;
 	struct pco_stream *streams;
@@ -613,14 +625,66 @@ static void first_look(struct pco_target *t, double now)
 		t->read_left = 0;
 }
 
+enum { LOOK_FULL, LOOK_NONE, LOOK_LIST };
+
+/*
+ * How much of @t to look at (see PCO_QUIET_FULL): all of it; nothing (it
+ * did no I/O since); or, now and then, only which descriptors it still
+ * has (what a quiet process changes is which files it holds open).
+ */
+static int how_much(struct pco_target *t, double now)
+{
+	uint64_t sum;
+
+	if (pco_io_sum(t->pid, &sum))
+		return LOOK_FULL;	/* no task I/O accounting: every time */
+	if (!t->added || sum != t->io_sum || acting(t)) {
+		t->io_sum = sum;
+		t->full_at = now;
+		return LOOK_FULL;
+	}
+	if (now - t->full_at < PCO_QUIET_FULL)
+		return LOOK_NONE;
+	t->full_at = now;
+	return LOOK_LIST;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* End the streams of @t whose descriptors are not among the @n in w->fds. */
+static void look_list(struct pco_watcher *w, struct pco_target *t, int n)
+{
+	qsort(w->fds, n, sizeof(w->fds[0]), cmp_int);
+	for (int i = 0; i < t->n; i++)
+		t->streams[i].seen = !!bsearch(&t->streams[i].fd, w->fds, n, sizeof(w->fds[0]),
+					       cmp_int);
+	sweep(w, t);
+}
+
 static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 {
-	int n = t->fd_dir >= 0 ? pco_fds_at(t->fd_dir, w->fds, PCO_MAX_FDS) :
-		pco_fds(t->pid, w->fds, PCO_MAX_FDS);
-	int first = !t->added;
+	int first = !t->added, how = how_much(t, now), n;
+
+	t->quiet = how != LOOK_FULL;
+	if (how == LOOK_NONE) {
+		if (pco_pidfd_alive(t->pidfd))
+			target_gone(w, t);
+		return;
+	}
+	n = t->fd_dir >= 0 ? pco_fds_at(t->fd_dir, w->fds, PCO_MAX_FDS) :
+	    pco_fds(t->pid, w->fds, PCO_MAX_FDS);
 
 	if (n < 0 || pco_pidfd_alive(t->pidfd)) {
 		target_gone(w, t);
+		return;
+	}
+	if (how == LOOK_LIST) {
+		look_list(w, t, n);
 		return;
 	}
 	if (first)
@@ -725,7 +789,7 @@ double pco_watcher_tick(struct pco_watcher *w)
 		look_target(w, &w->t[i], now);
 		if (!w->t[i].dead)
 			next = target_interval(w, &w->t[i], now, next);
-		for (int j = 0; j < w->t[i].n; j++) {
+		for (int j = 0; !w->t[i].quiet && j < w->t[i].n; j++) {
 			double iv = pco_stream_interval(&w->t[i].streams[j], &w->ctx);
 
 			if (iv < next)
