@@ -206,7 +206,8 @@ static Py_ssize_t reader_into(struct pyc_reader *r, char *buf, size_t len, int o
 			n = read_straight(r, buf + done, want);
 			if (n > 0)
 				done += n;
-			if (n <= 0 || (size_t)n < want || once)
+			/* a short read is the end of a file, not of a pipe */
+			if (n <= 0 || once || (r->regular && (size_t)n < want))
 				break;
 			continue;
 		}
@@ -380,7 +381,7 @@ static PyObject *reader_readinto_common(struct pyc_reader *r, PyObject *arg, int
 	Py_buffer b;
 	Py_ssize_t n;
 
-	if (PyObject_GetBuffer(arg, &b, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS))
+	if (!PyArg_Parse(arg, "w*:readinto", &b))
 		return NULL;
 	if (reader_enter(r))
 		goto out_buf;

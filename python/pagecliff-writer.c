@@ -129,7 +129,8 @@ static int writer_put(struct pyc_writer *w, const char *buf, size_t len)
 {
 	int ret;
 
-	if (w->lent && w->fill + len > w->lent_size && writer_commit(w))
+	/* what was gathered goes first, and no other call may come while it is lent */
+	if (w->lent && (len >= LARGE_WRITE || w->fill + len > w->lent_size) && writer_commit(w))
 		return -1;
 	if (len >= LARGE_WRITE) {
 		Py_BEGIN_ALLOW_THREADS
