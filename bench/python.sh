@@ -11,9 +11,9 @@
 # Usage: sudo bench/python.sh   (after ninja -C build; SIZE, RUNS, DIR to change)
 set -u
 NAME=python
+SIZE=${SIZE:-1g}		# before lib.sh, whose default is 4g
 . "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-3}
-SIZE=${SIZE:-1g}
 DIR=${DIR:-/var/tmp}
 PY=${PY:-/usr/bin/python3}
 MOD=${PAGECLIFF_PYMOD:-$(cd "$(dirname "$0")/.." && pwd)/build/python}
