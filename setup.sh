@@ -16,12 +16,14 @@ cd "$(dirname "$0")" || exit 1
 # rendering in a real browser).
 packages=(build-essential meson ninja-build pkg-config liburing-dev
 	  xfsprogs e2fsprogs util-linux python3
+	  python3-dev			# the Python module (meson -Dpython=auto)
 	  libbpf-dev clang bpftool	# kernel-event tracing (meson -Dbpf=auto)
 	  libopenmpi-dev openmpi-bin)	# pagecliff-mpi and tests/mpi (meson -Dmpi=auto)
 test_packages=(fio libfuse3-dev fuse3 clang nocache valgrind chromium bc time rsync pv cpio git
 	btrfs-progs
 	dpkg-dev debhelper lintian fakeroot man-db	# tests/pkg: build, check, install the .debs
 	python3-prometheus-client	# tests/ops: watch's OpenMetrics, by a strict parser
+	python3-pytest dh-python	# tests/python; python3-pagecliff's package
 	qemu-system-x86 busybox-static kmod xz-utils zstd	# tests/vm: Debian's 6.1 and 6.12 kernels
 	golang-go restic)	# tests/outside: a Go program and restic under the watcher
 

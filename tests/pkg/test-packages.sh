@@ -6,7 +6,8 @@
 # symbols file matches the version script (dh_makeshlibs -c4 fails the build
 # otherwise).  Installed, they work from the installed files alone: doctor
 # --json, run --stats -- cat of a file, a C program built with pkg-config
-# that streams a file and checks its bytes, man pages, bash completion.
+# that streams a file and checks its bytes, man pages, bash completion,
+# `import pagecliff` reading the file's bytes with Debian's python3.
 # Purged, they leave nothing behind: no file that was not there before.
 # Packages are purged on any failure or signal.
 set -u
@@ -17,7 +18,7 @@ needs_root "to install packages"
 for t in dpkg-buildpackage dh lintian git cc pkg-config man; do
 	command -v $t >/dev/null || skip "$t is missing (./setup.sh test installs it)"
 done
-pkgs=(libpagecliff0 libpagecliff-dev pagecliff pagecliff-mpi)
+pkgs=(libpagecliff0 libpagecliff-dev pagecliff pagecliff-mpi python3-pagecliff)
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^.[^n]' &&
 		skip "$p is installed already; this test installs and purges its own"
@@ -148,6 +149,19 @@ run bash -c '. /usr/share/bash-completion/completions/pagecliff.bash &&
 	COMP_WORDS=(pagecliff ca); COMP_CWORD=1; _pagecliff; echo "${COMPREPLY[*]}"' >compl.txt
 [ "$(cat compl.txt)" = "cat" ] || fail "installed completion for 'pagecliff ca': $(cat compl.txt)"
 [ -x /usr/bin/pagecliff-mpi ] || fail "no /usr/bin/pagecliff-mpi"
+
+# the module from the package alone: Debian's python3, no PYTHONPATH
+run /usr/bin/python3 -c '
+import hashlib, sys, pagecliff
+assert pagecliff.__file__.startswith("/usr/lib/python3/dist-packages/"), pagecliff.__file__
+with pagecliff.open("data") as f:
+    got = hashlib.sha256(f.read()).hexdigest()
+print(got == hashlib.sha256(open("data", "rb").read()).hexdigest())' >py.txt 2>&1 ||
+	fail "import pagecliff from python3-pagecliff: $(cat py.txt)"
+[ "$(cat py.txt)" = True ] || fail "pagecliff.open read other bytes than the file's: $(cat py.txt)"
+dpkg -L python3-pagecliff | grep -q "/usr/lib/python3/dist-packages/pagecliff.pyi" ||
+	fail "python3-pagecliff has no type stubs"
+run sh -c 'man 3 pagecliff-python 2>&1' | grep -q "PAGECLIFF-PYTHON" || fail "man 3 pagecliff-python does not render"
 
 phase purge
 cd "$tmp" || exit 1
