@@ -236,6 +236,7 @@ const struct cmd_entry cmd_attach_entry = {
 	.options = attach_options,
 	.width = 19,
 	.operands = { 0, -1 },
+	.flags = CMD_PIDS,
 	.option = attach_option,
 	.exec = cmd_attach,
 };
