@@ -75,6 +75,8 @@ struct cmd_entry {
 		int min, max;	/* max -1: no limit; { 0, 0 }: none */
 	} operands;
 	const char *missing;	/* too few operands: "missing file operand" */
+	int missing_exit;	/* too few operands: this exit status (cp: 1, as
+				 * cp(1)); 0: 2, as any bad command line */
 	const char *extra;	/* after "unexpected argument 'x'; ", or NULL for
 				 * "see 'pagecliff NAME --help'" */
 	unsigned int flags;	/* CMD_IN_ORDER, CMD_PIDS */
