@@ -18,6 +18,7 @@
 
 #include "cmd.h"
 #include "outside.h"
+#include "sample.h"
 #include "util.h"
 
 struct attach_opts {
@@ -115,17 +116,67 @@ static int check_cgroup(const char *path)
 	return 0;
 }
 
-static int parse_pids(int argc, char **argv, pid_t *pids)
+/* One past the highest pid (/proc/sys/kernel/pid_max); 2^22, the kernel's
+ * limit, when it cannot be read. */
+static long pid_limit(void)
 {
-	char *end;
+	uint64_t max;
+
+	if (sample_read_u64(NULL, "/proc/sys/kernel/pid_max", &max) || max < 2 || max > INT_MAX)
+		return 1L << 22;
+	return (long)max;
+}
+
+/*
+ * The operands as pids: decimal digits only, 1 to pid_max - 1 (no sign,
+ * blank or base that strtol lets by); another is a bad command line.
+ */
+static void parse_pids(int argc, char **argv, pid_t *pids)
+{
+	const long limit = pid_limit();
 
 	for (int i = 0; i < argc; i++) {
-		long pid = strtol(argv[i], &end, 10);
+		const char *s = argv[i];
+		size_t digits = strspn(s, "0123456789");
+		long pid = 0;
 
-		if (*end || pid <= 0 || pid > INT_MAX)
-			return error("bad process id '%s'", argv[i]);
+		for (size_t j = 0; j < digits && pid < limit; j++)
+			pid = pid * 10 + (s[j] - '0');
+		if (!digits || s[digits] || pid < 1 || pid >= limit)
+			usage_error("bad process id '%s': a number from 1 to %ld", s, limit - 1);
 		pids[i] = (pid_t)pid;
 	}
+}
+
+/*
+ * Refuse a process that has nothing to follow, in one line: this one, a
+ * kernel thread (kthreadd and its children hold no files) or a zombie (it
+ * closed its files when it exited).  One whose stat cannot be read is left
+ * to the watcher, which says why.
+ */
+static int check_pid(pid_t pid)
+{
+	struct sample_task_kind k;
+
+	if (pid == getpid())
+		return error("cannot attach to process %d: it is this pagecliff attach itself",
+			     (int)pid);
+	if (sample_read_task_kind(NULL, pid, &k))
+		return 0;
+	if (k.flags & SAMPLE_PF_KTHREAD)
+		return error("cannot attach to process %d: it is a kernel thread: it has no files "
+			     "to follow", (int)pid);
+	if ((k.state == 'Z' || k.state == 'X') && k.threads <= 1)
+		return error("cannot attach to process %d: it is a zombie (it has exited, its "
+			     "parent has not reaped it): it has no files to follow", (int)pid);
+	return 0;
+}
+
+static int check_pids(int n, const pid_t *pids)
+{
+	for (int i = 0; i < n; i++)
+		if (check_pid(pids[i]))
+			return -1;
 	return 0;
 }
 
@@ -146,8 +197,8 @@ static int cmd_attach(int argc, char **argv)
 	pids = calloc(argc - first + 1, sizeof(*pids));
 	if (!pids)
 		return error("cannot attach: out of memory");
-	if (parse_pids(argc - first, argv + first, pids) ||
-	    (o.w.cgroup && check_cgroup(o.w.cgroup)))
+	parse_pids(argc - first, argv + first, pids);
+	if (check_pids(argc - first, pids) || (o.w.cgroup && check_cgroup(o.w.cgroup)))
 		goto out;
 	o.w.stats_fd = open_stats(o.stats);
 	if (o.w.stats_fd < -1)
@@ -179,10 +230,13 @@ const struct cmd_entry cmd_attach_entry = {
 		 "back first for writers), as `pagecliff run` does; pages cached before\n"
 		 "a stream reached them and pages others dirtied stay cached.  Runs until\n"
 		 "the processes exit, TIME has passed, or SIGINT/SIGTERM.  Children started\n"
-		 "later are followed.  Programs reading through mmap are out of reach.",
+		 "later are followed.  Programs reading through mmap are out of reach.\n\n"
+		 "A PID is decimal digits, 1 to pid_max - 1.  Kernel threads, zombies\n"
+		 "and attach itself, which have no files to follow, are refused.",
 	.options = attach_options,
 	.width = 19,
 	.operands = { 0, -1 },
+	.flags = CMD_PIDS,
 	.option = attach_option,
 	.exec = cmd_attach,
 };

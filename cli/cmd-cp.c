@@ -182,7 +182,7 @@ static int finish_dir(const char *dst, const struct stat *sst, int made,
 	if (made && ((sst->st_mode | S_IRWXU) & 07777 & ~mask) !=
 		    (sst->st_mode & 07777 & ~mask) &&
 	    chmod(dst, sst->st_mode & 07777 & ~mask))
-		return error("cannot set the mode of '%s': %s", dst, strerror(errno));
+		return error("setting permissions for '%s': %s", dst, strerror(errno));
 	return 0;
 }
 
@@ -206,7 +206,7 @@ static int copy_dir(const char *src, const char *dst, const struct stat *sst,
 		ret = copy_children(d, src, dst, &sub);
 		closedir(d);
 	} else {
-		ret = error("cannot open directory '%s': %s", src, strerror(errno));
+		ret = error("cannot access '%s': %s", src, strerror(errno));
 	}
 	return finish_dir(dst, sst, made, o) ? -1 : ret;
 }
@@ -303,7 +303,8 @@ static int cmd_cp(int argc, char **argv)
 	o.bs = o.lib.chunk_size;
 	nsrc = argc - first - 1;
 	if (nsrc == 0)
-		usage_error("missing destination file operand after '%s'", argv[argc - 1]);
+		usage_error_exit(cmd_cp_entry.missing_exit,
+				 "missing destination file operand after '%s'", argv[argc - 1]);
 	dst = argv[argc - 1];
 	if (stat(dst, &st))
 		into = -errno;
@@ -348,6 +349,7 @@ const struct cmd_entry cmd_cp_entry = {
 	.width = 15,
 	.operands = { 1, -1 },
 	.missing = "missing file operand",
+	.missing_exit = 1,
 	.option = cp_option,
 	.exec = cmd_cp,
 };

@@ -110,8 +110,9 @@ static void check_operands(const struct cmd_entry *e, int argc, char **argv, int
 	int n = argc - first, max = e->operands.max;
 
 	if (n < e->operands.min)
-		usage_error("%s; see 'pagecliff %s --help'",
-			    e->missing ? e->missing : "missing operand", e->name);
+		usage_error_exit(e->missing_exit ? e->missing_exit : EXIT_USAGE,
+				 "%s; see 'pagecliff %s --help'",
+				 e->missing ? e->missing : "missing operand", e->name);
 	if (max < 0 || n <= max)
 		return;
 	if (e->extra)

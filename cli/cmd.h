@@ -60,6 +60,8 @@ const char *cmd_help_text(const char *help, char *buf, size_t size);
 
 /* Options end at the first operand: what follows is another program's. */
 #define CMD_IN_ORDER 1u
+/* The operands are process ids (completion offers pids, not files). */
+#define CMD_PIDS 2u
 
 struct cmd_entry {
 	const char *name;
@@ -73,9 +75,11 @@ struct cmd_entry {
 		int min, max;	/* max -1: no limit; { 0, 0 }: none */
 	} operands;
 	const char *missing;	/* too few operands: "missing file operand" */
+	int missing_exit;	/* too few operands: this exit status (cp: 1, as
+				 * cp(1)); 0: 2, as any bad command line */
 	const char *extra;	/* after "unexpected argument 'x'; ", or NULL for
 				 * "see 'pagecliff NAME --help'" */
-	unsigned int flags;	/* CMD_IN_ORDER */
+	unsigned int flags;	/* CMD_IN_ORDER, CMD_PIDS */
 	/* Store one option's value; a bad value is a usage_error(). */
 	void (*option)(void *state, int key, const char *arg);
 	/* The command, from main(): argv[0] is its name. */

@@ -4,7 +4,7 @@
  * cannot drift from --help: the commands, each one's options (every
  * spelling), what an option's value is (its value text in the table: FILE,
  * PATH, DIR, MODE or LIST, words between '|'), and what the operands are
- * (files, none, or another program's command line).  The build runs
+ * (files, pids, none, or another program's command line).  The build runs
  * `pagecliff __completion bash` and installs what it prints.
  */
 #include <ctype.h>
@@ -16,6 +16,7 @@
 
 /* What follows an option or stands as an operand, in the script's words. */
 static const char *const kind_file = "@file", *const kind_dir = "@dir";
+static const char *const kind_pid = "@pid";
 
 /*
  * Whether the strategy name @name stands as a word in @help: a mode row
@@ -117,7 +118,8 @@ static void put_command(FILE *out, const struct cmd_entry *e)
 	}
 	fprintf(out, " --help -h';;\n\toperands) _pc_w='%s';;\n",
 		e->operands.max == 0 ? "@none" :
-		e->flags & CMD_IN_ORDER ? "@command" : kind_file);
+		e->flags & CMD_IN_ORDER ? "@command" :
+		e->flags & CMD_PIDS ? kind_pid : kind_file);
 	for (const struct cmd_option *o = e->options; o->key; o++) {
 		const struct cmd_option *m = main_row(e, o);
 
@@ -136,9 +138,9 @@ static void put_command(FILE *out, const struct cmd_entry *e)
  * The driver, the same for every command.  _pagecliff_cmd_X answers, for
  * "opts", the options (a long one that takes a value ends in '='); for
  * "operands", what an operand is; for an option, what its value is:
- * '' (none), @none (a value, nothing to offer), @file, @dir, @words W...,
- * @list W... (comma-separated), each after "@attached " when the value
- * can only be given as --name=VALUE.  Words split at '=' (bash's
+ * '' (none), @none (a value, nothing to offer), @file, @dir, @pid (the
+ * processes of /proc), @words W..., @list W... (comma-separated), each
+ * after "@attached " when the value can only be given as --name=VALUE.  Words split at '=' (bash's
  * COMP_WORDBREAKS) or not are both understood.
  */
 static const char driver[] =
@@ -148,6 +150,7 @@ static const char driver[] =
 	"\tcase $kind in\n"
 	"\t@file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\"));;\n"
 	"\t@dir) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\"));;\n"
+	"\t@pid) local pids=(/proc/[1-9]*); COMPREPLY=($(compgen -W \"${pids[*]#/proc/}\" -- \"$cur\"));;\n"
 	"\t@words\\ *) COMPREPLY=($(compgen -W \"${kind#@words }\" -- \"$cur\"));;\n"
 	"\t@list\\ *)\n"
 	"\t\t[[ $cur == *,* ]] && head=${cur%,*},\n"

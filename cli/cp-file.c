@@ -77,10 +77,23 @@ static int slash_not_dir(const struct cp_job *j)
 	return error("cannot create regular file '%s': %s", j->dst, strerror(ENOTDIR));
 }
 
+/* Is @path a symbolic link to nothing?  errno is kept. */
+static int dangling_link(const char *path)
+{
+	int err = errno, ret;
+	struct stat st;
+
+	ret = !lstat(path, &st) && S_ISLNK(st.st_mode);
+	errno = err;
+	return ret;
+}
+
 /*
  * Open @dst for writing: create it (mode of the source, less the umask) or
  * open an existing one, refuse it when it is the source or a file this run
- * made (cp(1)'s "just-created"), truncate it.
+ * made (cp(1)'s "just-created"), truncate it.  A symbolic link to nothing is
+ * refused as cp(1) refuses it (outside POSIXLY_CORRECT): the file it names
+ * is not made.
  */
 static int open_dst(struct cp_job *j)
 {
@@ -97,6 +110,8 @@ static int open_dst(struct cp_job *j)
 	}
 	if (errno == EEXIST)
 		j->dfd = open(j->dst, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (j->dfd < 0 && errno == ENOENT && dangling_link(j->dst))
+		return error("not writing through dangling symlink '%s'", j->dst);
 	if (j->dfd < 0 && errno == EISDIR && slash_not_dir(j))
 		return -1;
 	if (j->dfd < 0 && errno == EISDIR)
@@ -409,31 +424,34 @@ static int keep_owner(const char *dst, int dfd, int flags, const struct stat *ss
 	if (!chown_dst(dst, dfd, flags, sst->st_uid, sst->st_gid))
 		return 1;
 	if ((errno != EPERM && errno != EINVAL) || !geteuid())
-		return error("cannot keep the owner of '%s': %s", dst, strerror(errno));
+		return error("failed to preserve ownership for '%s': %s", dst, strerror(errno));
 	chown_dst(dst, dfd, flags, (uid_t)-1, sst->st_gid);	/* may fail: cp(1) ignores it */
 	return 0;
 }
 
 /*
- * Owner first (chown(2) clears set-ID bits), then the mode, less the set-ID
- * and sticky bits when the owner or group could not be kept: a set-user-ID
- * file must not become one of the user who copied it.  Then the times.
+ * In cp(1)'s order and words: the times first (a user who does not own the
+ * destination is refused there, and nothing else is tried), then the owner
+ * (chown(2) clears set-ID bits), then the mode, less the set-ID and sticky
+ * bits when the owner or group could not be kept: a set-user-ID file must
+ * not become one of the user who copied it.
  */
 int cp_keep(const char *dst, int dfd, const struct stat *sst, int is_link)
 {
 	struct timespec times[2] = { sst->st_atim, sst->st_mtim };
 	int flags = is_link ? AT_SYMLINK_NOFOLLOW : 0;
 	mode_t mode = sst->st_mode & 07777;
-	int owner = keep_owner(dst, dfd, flags, sst);
+	int owner;
 
+	if (dfd >= 0 ? futimens(dfd, times) : utimensat(AT_FDCWD, dst, times, flags))
+		return error("preserving times for '%s': %s", dst, strerror(errno));
+	owner = keep_owner(dst, dfd, flags, sst);
 	if (owner < 0)
 		return -1;
 	if (!owner)
 		mode &= ~(mode_t)(S_ISUID | S_ISGID | S_ISVTX);
 	if (!is_link && (dfd >= 0 ? fchmod(dfd, mode) : chmod(dst, mode)))
-		return error("cannot keep the mode of '%s': %s", dst, strerror(errno));
-	if (dfd >= 0 ? futimens(dfd, times) : utimensat(AT_FDCWD, dst, times, flags))
-		return error("cannot keep the times of '%s': %s", dst, strerror(errno));
+		return error("preserving permissions for '%s': %s", dst, strerror(errno));
 	return 0;
 }
 

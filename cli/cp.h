@@ -45,8 +45,9 @@ int cp_file(const char *src, int sfd, const struct stat *sst, const char *dst,
 
 /*
  * -p on @dst, by its open @dfd or (@dfd < 0) by name, @is_link for a link
- * itself: owner and group, the mode (without set-ID bits when the owner or
- * group could not be kept, as cp(1)), the times; 0 or -1 reported.
+ * itself, in cp(1)'s order and words: the times, owner and group, the mode
+ * (without set-ID bits when the owner or group could not be kept); 0 or -1
+ * reported.
  */
 int cp_keep(const char *dst, int dfd, const struct stat *sst, int is_link);
 

@@ -61,6 +61,16 @@ noreturn void usage_error(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 
+noreturn void usage_error_exit(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report("", fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
 double now_sec(void)
 {
 	struct timespec ts;

@@ -21,6 +21,9 @@ void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* die() with EXIT_USAGE, for bad command lines. */
 noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* usage_error() with another exit status: cp's missing operands, 1 as cp(1)'s. */
+noreturn void usage_error_exit(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Monotonic time in seconds. */
 double now_sec(void);

@@ -3,8 +3,10 @@
  * pagecliff bench's outputs: the report, the timeline and the chart, opened
  * before anything is made so that a path that cannot be written is a usage
  * error with nothing lost; truncated only when the report is written,
- * removed when bench made them and nothing came.  Each is written in the
- * job's format, by the cluster's report on rank 0 of a run across hosts.
+ * removed when bench made them and nothing came.  One bench made is in the
+ * run's journal (as root), so that --cleanup removes it, empty or partial,
+ * after a kill.  Each is written in the job's format, by the cluster's
+ * report on rank 0 of a run across hosts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -90,6 +92,7 @@ static noreturn void outputs_refuse(struct bench_run *run, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	bench_outputs_abandon(run);
+	state_close(&run->journal);
 	usage_error("%s", msg);
 }
 
@@ -116,6 +119,8 @@ void bench_open_outputs(struct bench_run *run, const struct bench_given *g)
 		if (o->fd < 0)
 			outputs_refuse(run, "cannot write %s '%s': %s", o->what, o->path,
 				       strerror(errno));
+		if (o->made)
+			state_record_output(&run->journal, o->path, o->fd);
 		if (fstat(o->fd, &st[i]))
 			outputs_refuse(run, "cannot write %s '%s': %s", o->what, o->path,
 				       strerror(errno));

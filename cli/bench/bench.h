@@ -453,7 +453,8 @@ int bench_run_capped(struct bench_run *run, const struct cgroup *cg);
 /* bench-output.c */
 /* The outputs closed: before anything else of them. */
 void bench_outputs_init(struct bench_run *run);
-/* Open (never truncate yet) each output the job names; exits 2 on failure. */
+/* Open (never truncate yet) each output the job names, each one made
+ * recorded in the run's journal; exits 2 on failure. */
 void bench_open_outputs(struct bench_run *run, const struct bench_given *g);
 /* The outputs the job names, checked as bench_open_outputs() would, nothing
  * made (pagecliff-mpi); exits 2 after one line if one cannot be written. */

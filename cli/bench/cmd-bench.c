@@ -3,9 +3,10 @@
  * pagecliff bench: reproduce the page-cache cliff, one phase per read mode
  * over the same files, sampled every interval, judged and charted.  This
  * file is the command: its entry in the command table, the signals, and
- * the order of a run: parse (bench-options.c), open the outputs
- * (bench-output.c), set up (bench-setup.c), lay out and run the phases,
- * always tear down, then report.
+ * the order of a run: parse (bench-options.c), open the journal (as root)
+ * and the outputs (bench-output.c), set up (bench-setup.c), lay out and run
+ * the phases, always tear down, then report; the journal holds the outputs
+ * until they are written.
  */
 #include <errno.h>
 #include <signal.h>
@@ -47,6 +48,27 @@ static void install_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/*
+ * After the teardown the journal holds only the outputs bench made, still
+ * to be written: a run killed while it writes its report leaves no partial
+ * report behind either.  The new journal is open before the old one goes.
+ */
+static void journal_outputs_only(struct bench_run *run)
+{
+	struct state_journal next = { 0 };
+
+	if (!run->journal.path[0])
+		return;
+	if (state_open(&next))
+		next.path[0] = '\0';
+	state_close(&run->journal);
+	run->journal = next;
+	for (int i = 0; i < BENCH_OUT_N; i++)
+		if (run->outputs[i].made && run->outputs[i].fd >= 0)
+			state_record_output(&run->journal, run->outputs[i].path,
+					    run->outputs[i].fd);
+}
+
 /* Set up, run, and tear down; teardown runs on every path.  The user's
  * directories are claimed (locked) before anything else is made. */
 static int run_job(struct bench_run *run)
@@ -57,12 +79,10 @@ static int run_job(struct bench_run *run)
 	unsigned int ndirs = run->job.ndirs;
 	int ret = 0;
 
-	if (!geteuid())
-		state_open(&run->journal);
 	bench_record_folders(run);
 	if (bench_claim(run, 0)) {
 		bench_release(run);
-		state_close(&run->journal);
+		journal_outputs_only(run);
 		return -EXIT_USAGE;
 	}
 	if (run->job.mem_limit && (ret = bench_make_cgroup(run, &cg)))
@@ -95,7 +115,7 @@ out:
 		if (err)
 			error("cannot tear down the testbed at '%s': %s", tb.base, strerror(-err));
 	}
-	state_close(&run->journal);
+	journal_outputs_only(run);
 	return ret;
 }
 
@@ -114,6 +134,8 @@ static int bench_main(struct bench_run *run, const struct bench_given *g)
 	if (run->hooks)
 		run->hooks->job_ready(run);
 	bench_check_job(run);
+	if (!geteuid())
+		state_open(&run->journal);
 	bench_open_outputs(run, g);
 	bench_cleanup_stale();
 	if (run->job.builtin && !run->job.testbed)
@@ -127,11 +149,13 @@ static int bench_main(struct bench_run *run, const struct bench_given *g)
 	ret = run_job(run);
 	if (ret == -EXIT_USAGE) {
 		bench_outputs_abandon(run);
+		state_close(&run->journal);
 		return EXIT_USAGE;
 	}
 	if (run->nrows || run->interrupted)
 		ret |= bench_report(run);
 	bench_outputs_abandon(run);	/* what got no rows */
+	state_close(&run->journal);
 	if (stop_signal) {
 		fprintf(stderr, "%s: interrupted by signal %d; cleaned up\n", progname,
 			(int)stop_signal);

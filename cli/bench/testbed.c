@@ -97,6 +97,20 @@ int state_record(struct state_journal *j, const char *what, const char *path)
 	return 0;
 }
 
+int state_record_output(struct state_journal *j, const char *path, int fd)
+{
+	char real[PATH_MAX], rec[PATH_MAX + 48];
+	struct stat st;
+
+	if (!j || !j->path[0])
+		return 0;
+	if (fstat(fd, &st) || !realpath(path, real))
+		return -errno;
+	snprintf(rec, sizeof(rec), "%llu:%llu %s", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino, real);
+	return state_record(j, STATE_OUTPUT, rec);
+}
+
 void state_close(struct state_journal *j)
 {
 	if (!j->path[0])
@@ -167,10 +181,33 @@ static int undo(const char *what, const char *path, const char *backing)
 	return 0;
 }
 
+/*
+ * Remove the output of record @rec ("DEV:INO PATH") while it is still the
+ * file the run made; its path into *@ret_path.  1 removed, 0 left alone
+ * (gone, or another file now), or -errno.
+ */
+static int undo_output(const char *rec, const char **ret_path)
+{
+	unsigned long long dev, ino;
+	struct stat st;
+	int n = 0;
+
+	*ret_path = rec;
+	if (sscanf(rec, "%llu:%llu %n", &dev, &ino, &n) != 2 || !n)
+		return 0;
+	*ret_path = rec + n;
+	if (lstat(*ret_path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISREG(st.st_mode) || st.st_dev != dev || st.st_ino != ino)
+		return 0;
+	return unlink(*ret_path) ? -errno : 1;
+}
+
 /* The most records one state file holds: a testbed of 16 devices makes 4
  * per device (a "loop" again for each busy loop device tried), beside its
- * folders, tmpfs and the cgroup; or a data folder per directory. */
-#define STATE_MAX_LINES (8 + 8 * TESTBED_MAX_DEVICES + BENCH_MAX_DIRS)
+ * folders, tmpfs and the cgroup; or a data folder per directory; and the
+ * outputs. */
+#define STATE_MAX_LINES (8 + 8 * TESTBED_MAX_DEVICES + BENCH_MAX_DIRS + BENCH_OUT_N)
 
 /* One record of a state file, with the backing file in effect for it. */
 struct record {
@@ -219,6 +256,15 @@ static int undo_file(const char *file, state_undo_fn fn, void *arg)
 		*sp = '\0';
 		if (!strcmp(recs[i].line, "backing"))
 			continue;
+		if (!strcmp(recs[i].line, STATE_OUTPUT)) {
+			const char *path;
+
+			ret = undo_output(sp + 1, &path);
+			if (ret && fn)
+				fn(recs[i].line, path, ret < 0 ? ret : 0, arg);
+			done += ret > 0;
+			continue;
+		}
 		if (!strncmp(recs[i].line, STATE_FOLDER, strlen(STATE_FOLDER))) {
 			/* says what it removed, file by file */
 			ret = bench_release_stale(sp + 1, !strcmp(recs[i].line, STATE_FOLDER_KEEP),

@@ -312,6 +312,20 @@ int sample_parse_task_stat(const char *text, struct sample_task *ret,
 	return 0;
 }
 
+int sample_parse_task_kind(const char *text, struct sample_task_kind *ret)
+{
+	/* fields 3 (state), 9 (flags) and 20 (num_threads), after comm as above */
+	static const char fields[] = " %c %*d %*d %*d %*d %*d %u"
+				     " %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %u";
+	const char *p = strrchr(text, ')');
+	struct sample_task_kind k;
+
+	if (!p || sscanf(p + 1, fields, &k.state, &k.flags, &k.threads) != 3)
+		return -EINVAL;
+	*ret = k;
+	return 0;
+}
+
 int sample_has_word(const char *list, const char *word)
 {
 	size_t len = strlen(word);

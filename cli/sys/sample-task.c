@@ -106,6 +106,15 @@ int sample_read_proc(const char *root, pid_t pid, struct sample_task *ret,
 	return 0;
 }
 
+int sample_read_task_kind(const char *root, pid_t pid, struct sample_task_kind *ret)
+{
+	char pdir[64], rel[80];
+
+	sample_proc_dir(pid, pdir, sizeof(pdir));
+	snprintf(rel, sizeof(rel), "%s/stat", pdir);
+	return SAMPLE_READ_WITH(root, rel, sample_parse_task_kind, ret);
+}
+
 struct kswapd_sum {
 	struct sample_task cpu;
 	unsigned int threads;

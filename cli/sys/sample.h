@@ -165,6 +165,19 @@ int sample_parse_memcg_stat(const char *text, int version, struct sample_cgroup 
 int sample_parse_diskstats(const char *text, struct sample_disks *ret);
 /* /proc/PID/stat or /proc/PID/task/TID/stat: CPU and state letter. */
 int sample_parse_task_stat(const char *text, struct sample_task *ret, char *ret_state);
+/*
+ * What kind of task /proc/PID/stat describes: its state letter (R, S, D, Z
+ * for a zombie...), the kernel's PF_* flags (SAMPLE_PF_KTHREAD: a kernel
+ * thread) and its process's number of threads (a leader that exited before
+ * its other threads is a Z with more than one).
+ */
+#define SAMPLE_PF_KTHREAD 0x00200000u
+struct sample_task_kind {
+	char state;
+	unsigned int flags;
+	unsigned int threads;
+};
+int sample_parse_task_kind(const char *text, struct sample_task_kind *ret);
 
 /*
  * Readers (sample.c, sample-task.c): @root is a directory prefix (NULL means
@@ -181,6 +194,8 @@ int sample_read_cgroup(const char *dir, struct sample_cgroup *ret);
 /* CPU of process @pid (0 = self) and how many of its threads are in D state. */
 int sample_read_proc(const char *root, pid_t pid, struct sample_task *ret,
 		     unsigned int *ret_dstate, unsigned int *ret_threads);
+/* What kind of task process @pid is (sample_parse_task_kind). */
+int sample_read_task_kind(const char *root, pid_t pid, struct sample_task_kind *ret);
 /*
  * Sum of the CPU of all kswapd* kernel threads: those in @known when it
  * holds some and all of them still are, else found by a scan of /proc,

@@ -64,6 +64,9 @@ check_nothing_left() {
 		losetup -a 2>/dev/null | grep -q "/run/pagecliff/testbed-$pid/" && left="$left loop:$pid"
 		[ -e "/run/pagecliff/testbed-$pid" ] && left="$left testbed-dir:$pid"
 		[ -e "/run/pagecliff/bench-$pid.state" ] && left="$left state-file:$pid"
+		for p in /run/pagecliff/bench-"$pid"-*.state; do
+			[ -e "$p" ] && left="$left state-file:${p#/run/pagecliff/}"
+		done
 		[ -e "/run/pagecliff/bench-$pid.new" ] && left="$left state-file:$pid.new"
 	done
 	[ -z "$left" ] || fail "left behind:$left"

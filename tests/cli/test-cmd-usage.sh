@@ -12,12 +12,14 @@ make_tmpdir tmp
 n=0
 
 # refused WANT ARGS...: exit 2, nothing on stdout, stderr exactly WANT
-refused() {
-	want=$1; shift
+refused() { refused_with 2 "$@"; }
+# refused_with RC WANT ARGS...: the same with exit RC
+refused_with() {
+	want_rc=$1 want=$2; shift 2
 	n=$((n + 1))
 	(cd "$tmp" && "$pc" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null)
 	rc=$?
-	[ $rc = 2 ] || fail "pagecliff $*: exit $rc, want 2 ($(cat "$tmp/err"))"
+	[ $rc = "$want_rc" ] || fail "pagecliff $*: exit $rc, want $want_rc ($(cat "$tmp/err"))"
 	[ ! -s "$tmp/out" ] || fail "pagecliff $*: wrote to stdout: $(head -c 200 "$tmp/out")"
 	[ "$(cat "$tmp/err")" = "$want" ] ||
 		fail "pagecliff $*: said '$(cat "$tmp/err")', want '$want'"
@@ -64,9 +66,10 @@ refused "pagecliff: unknown option '-Z'; see 'pagecliff bench --help'" bench --q
 refused "pagecliff: unexpected argument 'x'; see 'pagecliff watch --help'" watch x
 refused "pagecliff: unexpected argument 'x'; see 'pagecliff doctor --help'" doctor --json x
 refused "pagecliff: unexpected argument 'x'; directories go in --directory" bench x
-refused "pagecliff: missing file operand; see 'pagecliff cp --help'" cp
-refused "pagecliff: missing file operand; see 'pagecliff cp --help'" cp -R
-refused "pagecliff: missing destination file operand after 'one'" cp one
+# cp's missing operands exit 1, as cp(1)'s do
+refused_with 1 "pagecliff: missing file operand; see 'pagecliff cp --help'" cp
+refused_with 1 "pagecliff: missing file operand; see 'pagecliff cp --help'" cp -R
+refused_with 1 "pagecliff: missing destination file operand after 'one'" cp one
 refused "pagecliff: no command to run; see 'pagecliff run --help'" run --mode off
 refused "pagecliff: unknown command 'nope'; see 'pagecliff --help'" nope
 refused "pagecliff: unknown command 'nope'; see 'pagecliff --help'" help nope

@@ -2,10 +2,11 @@
 /*
  * libFuzzer target for the /proc and /sys parsers (cli/sys/sample-parse.c).  The first
  * byte picks the parser (its value mod 16: stat, meminfo, vmstat, psi,
- * memory.stat v1, v2, diskstats, task stat, /proc/PID/cgroup, /proc/mounts;
- * the rest none), the rest is the file's text.  Besides the sanitizers: the
- * result is 0 or a negative errno, the disk table never claims more than it
- * holds, and a cgroup path or mount point found is a string that fits.
+ * memory.stat v1, v2, diskstats, task stat, /proc/PID/cgroup, /proc/mounts,
+ * task kind; the rest none), the rest is the file's text.  Besides the
+ * sanitizers: the result is 0 or a negative errno, the disk table never
+ * claims more than it holds, and a cgroup path or mount point found is a
+ * string that fits.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sample_cgroup cg;
 	struct sample_disks *disks;
 	struct sample_task task;
+	struct sample_task_kind kind;
 	char state = 0, *text, path[64];
 	int ret = 0;
 
@@ -61,6 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(ret <= 0 && ret > -4096);
 		}
 		break;
+	case 10: ret = sample_parse_task_kind(text, &kind); break;
 	}
 	CHECK(ret <= 0 && ret > -4096);
 out:

@@ -5,7 +5,7 @@
 # command's options (every one --help lists, and nothing the parser does not
 # know); for each option with a value, files, directories or exactly the
 # words the parser's own error message lists for a bad value; operands
-# (files, none, or a command after run's --).  The completion function is
+# (files, pids, none, or a command after run's --).  The completion function is
 # driven as bash drives it, through COMP_WORDS and COMP_CWORD, with words
 # split at '=' as bash's COMP_WORDBREAKS splits them and not.
 set -u
@@ -115,6 +115,14 @@ expect "zdir zfile" cat z
 expect "zdir zfile" cp -r zfile z
 expect "zdir zfile" cat --mode direct z
 expect "" watch ""
+# attach's operands are pids: the processes of /proc that start with what
+# is typed (this shell's among them), never file names
+got=$(complete_words attach "$$")
+checks=$((checks + 1))
+echo "$got" | grep -qx "$$" || fail "attach $$ <TAB>: got [$(echo $got)], want $$ among them"
+echo "$got" | grep -vqx "$$[0-9]*" && fail "attach $$ <TAB>: got [$(echo $got)], not only pids from $$"
+expect "" attach z
+expect "" attach --for 5s "$$" z
 expect "" doctor ""
 compgen -c -- pagecliff-no-such- | grep -q . && fail "compgen -c finds pagecliff-no-such-"
 expect "$(compgen -c -- base64 | sort -u)" run -- base64

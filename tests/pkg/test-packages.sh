@@ -8,6 +8,10 @@
 # --json, run --stats -- cat of a file, a C program built with pkg-config
 # that streams a file and checks its bytes, man pages, bash completion,
 # `import pagecliff` reading the file's bytes with Debian's python3.
+# The guard's unit is installed, neither enabled nor started, with its links
+# recorded for purge; `systemctl enable` links it, removing pagecliff stops
+# a running guard (under systemd for real, otherwise the prerm's own code run
+# with systemd's tools stubbed), and purge takes the link away.
 # Purged, they leave nothing behind: no file that was not there before.
 # Packages are purged on any failure or signal.
 set -u
@@ -24,10 +28,22 @@ for p in "${pkgs[@]}"; do
 		skip "$p is installed already; this test installs and purges its own"
 done
 
+unit=pagecliff-guard.service
+unitfile=/usr/lib/systemd/system/$unit
+wants=/etc/systemd/system/multi-user.target.wants
+link=$wants/$unit
+dsh=/var/lib/systemd/deb-systemd-helper-enabled/$unit.dsh-also
+[ -L "$link" ] && skip "$link is there already (left by an earlier install?); remove it to run this test"
+[ -e "$dsh" ] && skip "$dsh is there already (left by an earlier install?); remove it to run this test"
+[ -d "$wants" ]; had_wants=$?
+
 make_tmpdir tmp /tmp
 installed=0
+enabled=0
 cleanup() {
 	[ $installed = 1 ] && dpkg --purge "${pkgs[@]}" >/dev/null 2>&1
+	# what the test's own `systemctl enable` made, should purge have left it
+	[ $enabled = 1 ] && { rm -f "$link" "$dsh"; [ $had_wants = 0 ] || rmdir "$wants" 2>/dev/null; }
 	rm -rf "$tmp"
 }
 at_exit cleanup
@@ -143,6 +159,12 @@ got=$(run ./stream data) || fail "stream: exit $?"
 
 run sh -c 'MANWIDTH=80 man pagecliff-bench 2>&1' >man.txt || fail "man pagecliff-bench: exit $?"
 grep -q "PAGECLIFF-BENCH" man.txt && grep -q "SYNOPSIS" man.txt || fail "man pagecliff-bench: $(head -5 man.txt)"
+# (-l: the page itself, not a page man-db cached from an earlier install of
+# the same version: dpkg gives both the changelog's date)
+run sh -c 'MANWIDTH=80 man -l "$(man -w pagecliff-attach)" 2>&1' >man.txt ||
+	fail "man pagecliff-attach: exit $?"
+grep -qx " *$unitfile" man.txt ||
+	fail "pagecliff-attach(1) does not name the unit where it is installed, $unitfile: $(grep -i systemd/system man.txt)"
 run sh -c 'man 3 pc_stream_open 2>&1' | grep -q "pc_stream_open" || fail "man 3 pc_stream_open does not render"
 run sh -c 'man pagecliff-mpi 2>&1' | grep -q "PAGECLIFF-MPI" || fail "man pagecliff-mpi does not render"
 run bash -c '. /usr/share/bash-completion/completions/pagecliff.bash &&
@@ -163,10 +185,84 @@ dpkg -L python3-pagecliff | grep -q "/usr/lib/python3/dist-packages/pagecliff.py
 	fail "python3-pagecliff has no type stubs"
 run sh -c 'man 3 pagecliff-python 2>&1' | grep -q "PAGECLIFF-PYTHON" || fail "man 3 pagecliff-python does not render"
 
-phase purge
+phase "the guard's unit"
 cd "$tmp" || exit 1
+[ -f "$unitfile" ] || fail "no $unitfile"
+[ -L "$link" ] && fail "installing enabled the guard; it is opt-in: $link"
+systemd=0
+[ -d /run/systemd/system ] && systemd=1
+if [ $systemd = 1 ]; then
+	systemctl is-active --quiet "$unit" && fail "installing started the guard; it is opt-in"
+fi
+# the links `systemctl enable` makes are recorded, so that purge can remove them
+[ "$(cat "$dsh" 2>&1)" = "$link" ] ||
+	fail "deb-systemd-helper records no link of $unit for purge: $(cat "$dsh" 2>&1)"
+
+enabled=1
+systemctl enable "$unit" >"$tmp/enable.log" 2>&1 || { cat "$tmp/enable.log"; fail "systemctl enable $unit failed"; }
+[ -L "$link" ] && [ "$link" -ef "$unitfile" ] || fail "systemctl enable $unit made no $link"
+if [ $systemd = 1 ]; then
+	systemctl start "$unit" || fail "systemctl start $unit failed"
+	systemctl is-active --quiet "$unit" || fail "the guard did not start"
+fi
+
+# The maintainer scripts as dpkg runs them where systemd runs (a tmpfs /run
+# with /run/systemd/system, in a mount namespace of their own), systemd's
+# tools stubbed to log what they are asked; deb-systemd-helper says the unit
+# was never enabled.
+dpkg-deb -e "$tmp/pagecliff_${version}_$(dpkg --print-architecture).deb" "$tmp/control" ||
+	fail "cannot extract pagecliff's control files"
+for s in postinst prerm postrm; do
+	[ -x "$tmp/control/$s" ] || fail "pagecliff has no $s"
+done
+mkdir "$tmp/stubs" || exit 1
+for t in deb-systemd-helper deb-systemd-invoke systemctl; do
+	printf '#!/bin/sh\necho "%s $*" >>"%s"\ncase "$*" in *was-enabled*) exit 1;; esac\nexit 0\n' \
+		"$t" "$tmp/calls" >"$tmp/stubs/$t" && chmod +x "$tmp/stubs/$t" || exit 1
+done
+# as_systemd SCRIPT ARGS...: the calls SCRIPT made but deb-systemd-helper's,
+# one a line, then its exit status and output if it failed
+as_systemd() {
+	: >"$tmp/calls"
+	unshare -m sh -c 'mount -t tmpfs pkgtest /run && mkdir -p /run/systemd/system && exec "$@"' sh \
+		env PATH="$tmp/stubs:$PATH" DPKG_MAINTSCRIPT_PACKAGE=pagecliff \
+		sh "$tmp/control/$1" "${@:2}" >"$tmp/script.out" 2>&1 ||
+		echo "$*: exit $?: $(cat "$tmp/script.out")" >>"$tmp/calls"
+	grep -v "^deb-systemd-helper" "$tmp/calls"
+}
+# expect_calls WHAT SCRIPT ARGS...: SCRIPT ARGS makes the calls $want or fails with WHAT
+expect_calls() {
+	got=$(as_systemd "${@:2}")
+	[ "$got" = "$want" ] || fail "$1: $*: calls '$got', not '$want'"
+}
+want="deb-systemd-invoke stop $unit"
+expect_calls "removing pagecliff does not stop the guard" prerm remove
+want=
+expect_calls "an upgrade stops the guard in prerm (postinst restarts it)" prerm upgrade "$version"
+want="systemctl --system daemon-reload"
+expect_calls "a first install must only reload systemd" postinst configure
+grep -q "deb-systemd-helper enable" "$tmp/calls" &&
+	fail "postinst configure enabled a unit that was never enabled: $(cat "$tmp/calls")"
+want="systemctl --system daemon-reload
+deb-systemd-invoke try-restart $unit"
+expect_calls "an upgrade must restart a running guard" postinst configure "$version"
+want="systemctl --system daemon-reload"
+expect_calls "removing pagecliff does not reload systemd" postrm remove
+want=
+expect_calls "postrm purge" postrm purge
+grep -qx "deb-systemd-helper purge $unit" "$tmp/calls" ||
+	fail "postrm purge does not purge the unit's links: $(cat "$tmp/calls")"
+
+phase "remove, purge"
+dpkg --remove pagecliff >"$tmp/remove.log" 2>&1 || { cat "$tmp/remove.log"; fail "dpkg --remove pagecliff failed"; }
+if [ $systemd = 1 ]; then
+	systemctl is-active --quiet "$unit" && fail "removing pagecliff left the guard running"
+fi
 dpkg --purge "${pkgs[@]}" >"$tmp/purge.log" 2>&1 || { cat "$tmp/purge.log"; fail "dpkg --purge failed"; }
 installed=0
+[ -L "$link" ] && fail "purge left the link systemctl enable made: $link -> $(readlink "$link")"
+[ -e "$dsh" ] && fail "purge left deb-systemd-helper's record: $dsh"
+enabled=0
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^.[^n]' && fail "$p is still known to dpkg"
 done

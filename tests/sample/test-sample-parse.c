@@ -74,6 +74,31 @@ static void test_host_tasks(void)
 	T_CHECK(nk == 1 && k.utime == 12 && k.stime == 34, "kswapd %u", nk);
 }
 
+/* What kind of task a stat describes: kswapd0 is a kernel thread, bash is
+ * not; a zombie whose threads all ended, and a leader that exited first. */
+static void test_task_kind(void)
+{
+	struct sample_task_kind k;
+
+	T_CHECK(!sample_read_task_kind(root("host"), 45, &k), "kind of 45");
+	T_CHECK(k.state == 'S' && (k.flags & SAMPLE_PF_KTHREAD) && k.threads == 1,
+		"kswapd0: %c %#x %u", k.state, k.flags, k.threads);
+	T_CHECK(!sample_read_task_kind(root("host"), 46, &k), "kind of 46");
+	T_CHECK(k.state == 'S' && !(k.flags & SAMPLE_PF_KTHREAD) && k.threads == 1,
+		"bash: %c %#x %u", k.state, k.flags, k.threads);
+	T_CHECK(!sample_read_task_kind(root("host"), 0, &k), "kind of self");
+	T_CHECK(k.state == 'R' && k.flags == 4194304 && k.threads == 2,
+		"my (odd) reader: %c %#x %u", k.state, k.flags, k.threads);
+	T_CHECK(!sample_parse_task_kind("7 (a) b) Z 1 7 7 0 -1 4227084 0 0 0 0 0 0 0 0 20 0 1 0 9",
+					&k) && k.state == 'Z' && k.threads == 1,
+		"zombie: %c %u", k.state, k.threads);
+	T_CHECK(!sample_parse_task_kind("8 (t) Z 1 8 8 0 -1 4227084 0 0 0 0 0 0 0 0 20 0 3 0 9",
+					&k) && k.state == 'Z' && k.threads == 3,
+		"exited leader: %c %u", k.state, k.threads);
+	T_CHECK(sample_parse_task_kind("9 (short) S 1 9", &k) == -EINVAL, "short stat");
+	T_CHECK(sample_read_task_kind(root("host"), 999999, &k) == -ENOENT, "no such task");
+}
+
 /* Remembered kswapd threads: found by the first scan, read alone after it;
  * one that is no kswapd now, or gone, brings a new scan. */
 static void test_kswapd_known(void)
@@ -390,6 +415,7 @@ int main(int argc, char **argv)
 	snprintf(fx, sizeof(fx), "%s", argv[1]);
 	test_host();
 	test_host_tasks();
+	test_task_kind();
 	test_kswapd_known();
 	test_cgroup_v1();
 	test_cgroup_v2();
