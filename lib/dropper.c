@@ -103,6 +103,17 @@ void pcl_dropper_before(struct pcl_dropper *d, int fd, uint64_t off, uint64_t le
 		snap(d, fd, d->snapped_to);
 }
 
+/* Of @before pages cached in [off, off + len), the bytes no longer there. */
+static uint64_t evicted(struct pcl_dropper *d, int fd, uint64_t off, uint64_t len,
+			uint64_t before)
+{
+	struct pcl_cachestat cs;
+
+	if (cstat(d, fd, off, len, &cs))
+		return 0;
+	return before > cs.nr_cache ? (before - cs.nr_cache) * d->page : 0;
+}
+
 /*
  * fadvise [off, off + len) away unless it holds dirty or writeback pages
  * (known with cachestat only) or nothing at all.  When residency cannot be
@@ -130,6 +141,8 @@ static void drop_now(struct pcl_dropper *d, int fd, uint64_t off, uint64_t len)
 	d->bytes_dropped += len;
 	if (!known)
 		d->bytes_unknown += len;
+	else if (d->measure)
+		d->bytes_evicted += evicted(d, fd, off, len, cs.nr_cache);
 }
 
 struct drop_arg {

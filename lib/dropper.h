@@ -58,6 +58,8 @@ struct pcl_dropper {
 		unsigned char *vec;	/* one byte per page, bit 0 = cached */
 	} win[PCL_DROPPER_NWIN];
 	uint64_t bytes_dropped;		/* bytes handed to POSIX_FADV_DONTNEED */
+	int measure;			/* count bytes_evicted (a cachestat after each drop) */
+	uint64_t bytes_evicted;		/* with measure: bytes that left the cache in the drops */
 	uint64_t bytes_kept;		/* bytes left: cached before, or dirty */
 	uint64_t bytes_unknown;		/* of bytes_dropped, residency unknown */
 	uint64_t syscalls;

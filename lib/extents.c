@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "extents.h"
 
@@ -122,4 +123,33 @@ uint64_t pcl_extents_split(const struct pcl_extents *e, uint64_t off, uint64_t l
 	if (off < end)
 		drop(arg, off, end - off);
 	return kept;
+}
+
+/* The index of the extent that begins at @off, or -1. */
+static int at(const struct pcl_extents *e, uint64_t off)
+{
+	for (int i = 0; i < e->n && e->r[i][0] <= off; i++)
+		if (e->r[i][0] == off)
+			return i;
+	return -1;
+}
+
+uint64_t pcl_extents_front(const struct pcl_extents *e, uint64_t off)
+{
+	int i = at(e, off);
+
+	return i < 0 ? 0 : e->r[i][1] - e->r[i][0];
+}
+
+void pcl_extents_cut(struct pcl_extents *e, uint64_t off, uint64_t len)
+{
+	int i = at(e, off);
+
+	if (i < 0 || !len)
+		return;
+	e->r[i][0] += len;
+	if (e->r[i][0] < e->r[i][1])
+		return;
+	memmove(&e->r[i], &e->r[i + 1], (e->n - i - 1) * sizeof(e->r[0]));
+	e->n--;
 }

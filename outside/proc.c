@@ -364,21 +364,26 @@ int pco_read_bytes(pid_t pid, uint64_t *ret)
 	return 0;
 }
 
-int pco_io_sum(pid_t pid, uint64_t *ret)
+int pco_io_counts(pid_t pid, uint64_t *ret_sum, uint64_t *ret_read_bytes)
 {
 	char buf[512], *p, *end;
-	uint64_t sum = 0;
+	uint64_t sum = 0, v;
 	int n;
 
 	n = read_pid_file(pid, "io", buf, sizeof(buf));
 	if (n < 0)
 		return n;
+	*ret_read_bytes = 0;
 	for (p = strchr(buf, ':'); p; p = strchr(end, ':')) {
-		sum += strtoull(p + 1, &end, 10);
+		v = strtoull(p + 1, &end, 10);
 		if (end == p + 1)
 			return -EPROTO;
+		if (p - buf >= 10 && !strncmp(p - 10, "read_bytes", 10) &&
+		    (p - buf == 10 || p[-11] == '\n'))
+			*ret_read_bytes = v;
+		sum += v;
 	}
-	*ret = sum;
+	*ret_sum = sum;
 	return 0;
 }
 

@@ -95,9 +95,10 @@ int pco_read_bytes(pid_t pid, uint64_t *ret);
 /*
  * The sum of @pid's I/O counters (/proc/PID/io: characters and system calls
  * read and written, bytes from and to storage): a change means it read or
- * wrote anything, through any call or a page fault; 0 or -errno.
+ * wrote anything, through any call or a page fault; and its read_bytes
+ * (as pco_read_bytes()); 0 or -errno.
  */
-int pco_io_sum(pid_t pid, uint64_t *ret);
+int pco_io_counts(pid_t pid, uint64_t *ret_sum, uint64_t *ret_read_bytes);
 
 /* Now, in the same clock ticks since boot (CLOCK_BOOTTIME); 0 when unknown. */
 uint64_t pco_boot_ticks(void);

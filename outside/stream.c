@@ -280,11 +280,12 @@ static void start_reader(struct pco_stream *s, uint64_t pos, uint64_t size)
 	 * else from there on the reader brought in.  Otherwise, as follows.
 	 */
 	s->drop.keep = s->keep;
+	s->drop.measure = 1;
 	/*
 	 * Cold beyond the cursor: what is cached behind it since the first
 	 * look the stream read itself; drop it (never what is dirty) and
 	 * treat the file as cold.  Below the first position the watcher did
-	 * not see pages being added: only the stretch pco_stream_claim()
+	 * not see pages being added: only the stretch claim()
 	 * counted the program's own goes too, the rest stays.
 	 */
 	if (!warm) {
@@ -405,13 +406,21 @@ static void activate(struct pco_stream *s, int pidfd, uint64_t pos, const struct
 		s->runs = 1;
 }
 
+/*
+ * Drop [@off, @off + @len) and count what left the cache (cachestat before
+ * and after): --stats says what was dropped, not what was asked.
+ */
 static void clean_gap(void *arg, uint64_t off, uint64_t len)
 {
 	struct pco_stream *s = arg;
+	struct pcl_cachestat before, after;
 
-	s->syscalls++;
-	if (!posix_fadvise(s->own, off, len, POSIX_FADV_DONTNEED))
-		s->dropped += len;
+	s->syscalls += 3;
+	if (pcl_cachestat(s->own, off, len, &before) || !before.nr_cache ||
+	    posix_fadvise(s->own, off, len, POSIX_FADV_DONTNEED) ||
+	    pcl_cachestat(s->own, off, len, &after) || after.nr_cache >= before.nr_cache)
+		return;
+	s->dropped += (before.nr_cache - after.nr_cache) * pcl_page_size();
 }
 
 /* Drop [@off, @off + @len), but what was cached at the first sight. */
@@ -607,6 +616,7 @@ static uint64_t residency_cursor(struct pco_stream *s, int pidfd, double now,
 		if (s->have_drop) {
 			s->drop.warm = 0;
 			s->drop.keep = s->keep;
+			s->drop.measure = 1;
 		}
 	}
 	frontier = s->drop.dropped_to + cached_from(s->own, s->drop.dropped_to);
@@ -710,51 +720,55 @@ static void below_kept(struct pco_stream *s)
  * its position then stands (pread, one long copy_file_range), all cached
  * beyond this prefix later is the reader's; and which pages, from its
  * position on, stay whatever it reads.  Taken at once, not once the
- * position has stood a while: by then the reader has added to it.
+ * position has stood a while: by then the reader has added to it.  1 when
+ * it was taken.
  */
-static void first_sight(struct pco_stream *s, int pidfd, const struct pco_ctx *c)
+static int first_sight(struct pco_stream *s, int pidfd, const struct pco_ctx *c)
 {
 	if (s->looks || s->state != PCO_CANDIDATE || (s->fi.flags & O_ACCMODE) != O_RDONLY ||
 	    s->size < c->min_size)
-		return;
+		return 0;
 	s->own = open_own(s, pidfd);
 	if (s->own < 0)
-		return;
+		return 0;
 	s->c0 = cached_from(s->own, 0);
 	s->c0_set = 1;
 	first_keep(s, pcl_align_down(s->first, pcl_page_size()));
-	below_kept(s);
+	return 1;
 }
 
 /*
- * The process read *@read_left bytes from storage before the watcher first
- * looked, readahead included: pages it brought into the cache.  A reader
- * moves through its file in order, so what it brought in lies right below
- * its position and in its readahead beyond: that much below the position
- * counts as its own, taken from the count (first come, first served: a
- * process that read other files before is counted as if it read this one,
- * and so drops that much more of this file's clean pages, never more than
- * it read in all).  Pages cached before the program came keep their place
- * below what it read: a file whose first part was cached keeps that part.
+ * The process read *@read_left bytes from storage that no stream accounts
+ * for, readahead included: pages it brought into the cache.  A reader moves
+ * through its file in order, so they lie in its readahead right from its
+ * position (the extent cached from there, at most PCO_READAHEAD: not kept,
+ * if it read that much) and right below its position (that much below
+ * counts as its own, first come, first served: a process that read other
+ * files before is counted as if it read this one, and so drops that much
+ * more of this file's clean pages, never more than it read in all).  Pages
+ * cached before the program came keep their place below what it read: a
+ * file whose first part was cached keeps that part.  Called at the first
+ * sight, once first_sight() recorded what was cached.
  */
-void pco_stream_claim(struct pco_stream *s, int pidfd, uint64_t *read_left,
-		      const struct pco_ctx *c)
+static void claim(struct pco_stream *s, uint64_t *read_left, const struct pco_ctx *c)
 {
-	uint64_t first = pcl_align_down(s->first, pcl_page_size()), ahead, own;
+	uint64_t first = pcl_align_down(s->first, pcl_page_size()), ahead, front, own;
 
-	if (s->state != PCO_CANDIDATE || (s->fi.flags & O_ACCMODE) != O_RDONLY || !first ||
-	    s->size < c->min_size || !*read_left)
+	if (s->state != PCO_CANDIDATE || (s->fi.flags & O_ACCMODE) != O_RDONLY ||
+	    s->size < c->min_size || !*read_left || s->own < 0)
 		return;
-	s->own = open_own(s, pidfd);
-	if (s->own < 0) {
-		s->own = -1;
-		return;
-	}
+	/* Its readahead is in the count, in flight too: all cached ahead is taken off. */
 	ahead = cached_from(s->own, first);
+	if (s->keep) {
+		front = pcl_extents_front(s->keep, first);
+		if (front > PCO_READAHEAD)
+			front = PCO_READAHEAD;
+		if (front <= *read_left)	/* else read from the cache: someone's before it */
+			pcl_extents_cut(s->keep, first, front);
+	}
 	own = *read_left > ahead ? *read_left - ahead : 0;
 	s->own_below = pcl_align_down(own < first ? own : first, pcl_page_size());
 	*read_left -= *read_left < ahead + s->own_below ? *read_left : ahead + s->own_below;
-	own_put(s);
 }
 
 /* A stream that acts on its file at every look. */
@@ -764,7 +778,7 @@ static int active(const struct pco_stream *s)
 }
 
 void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *fi, double now,
-		     const struct pco_ctx *c)
+		     uint64_t *read_left, const struct pco_ctx *c)
 {
 	uint64_t pos;
 
@@ -772,7 +786,11 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 		s->own = -1;
 		return;		/* closed or replaced since the listing */
 	}
-	first_sight(s, pidfd, c);
+	if (first_sight(s, pidfd, c)) {
+		if (read_left)
+			claim(s, read_left, c);
+		below_kept(s);
+	}
 	pos = cursor(s, pidfd, fi, now, c);
 
 	s->fi.flags = fi->flags;
@@ -858,7 +876,7 @@ int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 		s->clean = (struct pco_cleaner){ .lo = own_from(s), .wb = 1 };
 	}
 	if (s->state == PCO_READER && s->have_drop) {
-		pcl_dropper_advance(&s->drop, s->own, reader_end(s, size), 1);
+		pcl_dropper_advance(&s->drop, s->own, s->cut ? s->last : reader_end(s, size), 1);
 	} else if (s->state == PCO_WRITER && s->append) {
 		/*
 		 * Once more over all it appended: a drop while pages were still
@@ -917,7 +935,7 @@ static void stats_line(const struct pco_stream *s, const struct pco_ctx *c)
 			     " 0 bytes read uncached, %" PRIu64 "%s bytes dropped, %" PRIu64
 			     " bytes kept cached, %" PRIu64 " syscalls\n",
 			     s->path, s->bytes, s->runs, s->seeks, (int)s->pid,
-			     s->drop.bytes_dropped + s->dropped,
+			     s->drop.bytes_evicted + s->dropped,
 			     s->drop.bytes_unknown ? " (residency unknown)" : "",
 			     s->drop.bytes_kept + s->kept, s->drop.syscalls + s->syscalls);
 	else if (s->state == PCO_WRITER)

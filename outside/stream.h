@@ -84,6 +84,8 @@ struct pco_stream {
 	uint64_t dropped, kept, flushed, syscalls;	/* the cleaner's */
 	uint64_t flushed_to;	/* flushed counts what was started below this */
 	int unknown;		/* the cleaner could not tell residency */
+	int cut;		/* ended by an exec: its descriptor lives on, its
+				 * readahead is the next program's */
 	/*
 	 * A reader's file as cached at the stream's first sight, from its
 	 * position on: never dropped (the dropper's and the cleaner's keep);
@@ -109,17 +111,14 @@ void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_f
 		     const struct pco_mount *m, int foreign);
 
 /*
- * A reader found far into its file at its process's first look (attach to
- * a running program): count part of the cached pages below its position as
- * its own, to be dropped once it is found cold ahead, from *@read_left, the
- * bytes its process read from storage before that look and not yet counted.
+ * The position moved to @fi->pos at @now: act.  @read_left, for a stream
+ * new in this look: the bytes its process read from storage that no stream
+ * accounts for (see the watcher's claimable()); a reader found far into its
+ * file (attach to a running program, a look that came late) counts part of
+ * the cached pages around its position as its own, and takes them off.
  */
-void pco_stream_claim(struct pco_stream *s, int pidfd, uint64_t *read_left,
-		      const struct pco_ctx *c);
-
-/* The position moved to @fi->pos at @now: act. */
 void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *fi, double now,
-		     const struct pco_ctx *c);
+		     uint64_t *read_left, const struct pco_ctx *c);
 
 /*
  * The descriptor is gone (closed, reused, the process exited): finish behind

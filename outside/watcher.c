@@ -72,7 +72,9 @@ struct pco_target {
 	int foreign;			/* in another mount namespace than ours */
 	double maps_seen;		/* when /proc/PID/maps was read last */
 	double added;			/* when it was first looked at (0: not yet) */
-	uint64_t read_left;		/* read from storage before then, not yet claimed */
+	uint64_t read_left;		/* read from storage before this look, not yet claimed */
+	uint64_t read_bytes;		/* its read_bytes at this look, and the last full one */
+	uint64_t read_last;
 	struct pco_exec_id exec;	/* its program, as last seen */
 	int exec_known;			/* exec was read while it had a stream acted on */
 	double exec_seen;		/* when that was read */
@@ -421,6 +423,12 @@ static void target_gone(struct pco_watcher *w, struct pco_target *t)
 	t->dead = 1;
 }
 
+/* A process first looked at less than PCO_YOUNG ago (or not yet). */
+static int young(const struct pco_target *t, double now)
+{
+	return !t->added || now - t->added < PCO_YOUNG;
+}
+
 /*
  * @t's descriptor @fd as fdinfo says now: through the stream's fdinfo kept
  * open where it has one (a pread a look).  --all keeps none: every
@@ -472,18 +480,20 @@ static void new_file(struct pco_watcher *w, struct pco_target *t, struct pco_str
  * One descriptor of @t as fdinfo says now; @first: in the first look at @t,
  * where a stream found already under way may claim what it read before.
  */
-static void look_fd(struct pco_watcher *w, struct pco_target *t, int fd, double now, int first)
+static void look_fd(struct pco_watcher *w, struct pco_target *t, int fd, double now)
 {
 	struct pco_fdinfo fi;
 	struct pco_stream *s = find_stream(t, fd);
+	int fresh = 0;
 
 	/*
 	 * A descriptor left alone (a pipe, a socket, a tty) is read again
 	 * only every PCO_SKIP_LOOKS looks: whether its number now names a
 	 * regular file is found a few looks late, and what the new stream
-	 * passed meanwhile is caught up behind it.
+	 * passed meanwhile is caught up behind it.  But at every look of a
+	 * young process: it opens its files now (dd reopens its input on 0).
 	 */
-	if (s && s->state == PCO_SKIP && ++s->skipped % PCO_SKIP_LOOKS) {
+	if (s && s->state == PCO_SKIP && ++s->skipped % PCO_SKIP_LOOKS && !young(t, now)) {
 		s->seen = 1;
 		return;
 	}
@@ -493,7 +503,7 @@ static void look_fd(struct pco_watcher *w, struct pco_target *t, int fd, double 
 		end_stream(w, s);	/* the number was reused for another file */
 		new_file(w, t, s, fd, &fi, now);
 		s->t_last = now;
-		return;
+		fresh = 1;
 	}
 	if (!s) {
 		s = new_stream(t);
@@ -501,11 +511,10 @@ static void look_fd(struct pco_watcher *w, struct pco_target *t, int fd, double 
 			return;
 		new_file(w, t, s, fd, &fi, now);
 		s->t_last = now;
-		if (first)
-			pco_stream_claim(s, t->pidfd, &t->read_left, &w->ctx);
+		fresh = 1;
 	}
 	s->seen = 1;
-	pco_stream_look(s, t->pidfd, &fi, now, &w->ctx);
+	pco_stream_look(s, t->pidfd, &fi, now, fresh ? &t->read_left : NULL, &w->ctx);
 }
 
 struct mapped_ctx {
@@ -610,19 +619,33 @@ static void look_exec(struct pco_watcher *w, struct pco_target *t, double now)
 	}
 	t->exec = id;
 	t->exec_known = 0;	/* read again once a stream of the new program acts */
-	for (int i = 0; i < t->n; i++)
+	for (int i = 0; i < t->n; i++) {
+		t->streams[i].cut = 1;
 		end_stream(w, &t->streams[i]);
+	}
 	t->n = 0;
 	t->nmapped = 0;
 	say_exec(w, t);
 }
 
-/* The first look at @t: what it read from storage so far (its streams under way may claim it). */
-static void first_look(struct pco_target *t, double now)
+/*
+ * What @t read from storage that a stream new in this look may claim as
+ * its own (pco_stream_look()): at the first look all it read so far; later
+ * what it read since the last look, when none of its streams was acted on
+ * (those read it, as far as the watcher can tell: nothing is claimed).  A
+ * stream found late (a loaded host, a reader fast through its first MiBs)
+ * so still drops what its process read before it was seen.
+ */
+static void claimable(struct pco_target *t, int was_acting, double now)
 {
-	t->added = now;
-	if (pco_read_bytes(t->pid, &t->read_left))
-		t->read_left = 0;
+	if (!t->added) {
+		t->added = now;
+		t->read_left = t->read_bytes;
+	} else {
+		t->read_left = was_acting || t->read_bytes < t->read_last ? 0 :
+			       t->read_bytes - t->read_last;
+	}
+	t->read_last = t->read_bytes;
 }
 
 enum { LOOK_FULL, LOOK_NONE, LOOK_LIST };
@@ -636,8 +659,10 @@ static int how_much(struct pco_target *t, double now)
 {
 	uint64_t sum;
 
-	if (pco_io_sum(t->pid, &sum))
+	if (pco_io_counts(t->pid, &sum, &t->read_bytes)) {
+		t->read_bytes = 0;
 		return LOOK_FULL;	/* no task I/O accounting: every time */
+	}
 	if (!t->added || sum != t->io_sum || acting(t)) {
 		t->io_sum = sum;
 		t->full_at = now;
@@ -687,14 +712,13 @@ static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 		look_list(w, t, n);
 		return;
 	}
-	if (first)
-		first_look(t, now);
-	else
+	claimable(t, acting(t), now);
+	if (!first)
 		look_exec(w, t, now);
 	for (int i = 0; i < t->n; i++)
 		t->streams[i].seen = 0;
 	for (int i = 0; i < n; i++)
-		look_fd(w, t, w->fds[i], now, first);
+		look_fd(w, t, w->fds[i], now);
 	sweep(w, t);
 	look_maps(w, t, now);
 	if (pco_pidfd_alive(t->pidfd))
@@ -768,7 +792,7 @@ static double target_interval(const struct pco_watcher *w, const struct pco_targ
 
 	if (w->o.all)
 		return next;
-	if (now - t->added < PCO_YOUNG)
+	if (young(t, now))
 		return PCO_FIRST;
 	if (t->ended_rate > 0 && now - t->ended_at < PCO_AFTER_STREAM) {
 		iv = PCO_NEW_STREAM / t->ended_rate;
