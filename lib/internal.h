@@ -175,16 +175,28 @@ struct io_uring;
 int pcl_ring_init(unsigned int entries, struct io_uring *ring);
 void pcl_ring_exit(struct io_uring *ring);
 
+/* The running kernel as 6 * 1000 + 12 (uname(2), asked once); 0 unknown. */
+int pcl_kernel_version(void);
+
 /*
  * auto (strategy/auto.c): the strategy for a read or a write stream from one
  * probe of its file (NULL: the probe failed), with why in @reason (@size
  * bytes).  Pure: it makes no system call.  @inflight is the direct reads a
- * stream would keep in flight; @append, the file is open with O_APPEND.
+ * stream would keep in flight; @append, the file is open with O_APPEND;
+ * @kver, the kernel as pcl_kernel_version() gives it (uncached writes are
+ * slow before PCL_DONTCACHE_WRITES_FAST).
  */
 enum pc_strategy pcl_auto_read(const struct pc_probe *p, unsigned int inflight,
 			       char *reason, size_t size);
-enum pc_strategy pcl_auto_write(const struct pc_probe *p, int append,
+enum pc_strategy pcl_auto_write(const struct pc_probe *p, int append, int kver,
 				char *reason, size_t size);
+
+/*
+ * The kernel whose RWF_DONTCACHE writes kick the flusher instead of writing
+ * their own range back inline (the series aimed at 7.2): before it they run
+ * at about 35% of buffered (docs/MACHINES.md).
+ */
+#define PCL_DONTCACHE_WRITES_FAST 7002
 
 /*
  * printf into @reason (@size bytes) at its start, or with @add after what it

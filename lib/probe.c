@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -16,6 +17,23 @@
 #include <liburing.h>
 
 #include "internal.h"
+
+/* uname(2)'s release as 6 * 1000 + 12, once a process; 0 when it does not parse. */
+int pcl_kernel_version(void)
+{
+	static int known = -1;
+	int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
+	struct utsname u;
+	int maj, min;
+
+	if (v >= 0)
+		return v;
+	v = 0;
+	if (!uname(&u) && sscanf(u.release, "%d.%d", &maj, &min) == 2)
+		v = maj * 1000 + min;
+	__atomic_store_n(&known, v, __ATOMIC_RELAXED);
+	return v;
+}
 
 /* pc_cached_bytes(), counting its system calls in *calls. */
 static int cached_bytes(int fd, uint64_t offset, uint64_t length,

@@ -86,14 +86,14 @@ static enum pc_strategy wstrategy_auto(void *stream, char *reason, size_t size)
 	int fd, ret;
 
 	if (s->append)
-		return pcl_auto_write(NULL, 1, reason, size);
+		return pcl_auto_write(NULL, 1, pcl_kernel_version(), reason, size);
 	fd = s->readable ? s->fd : pcl_wreopen(s, O_RDONLY);
 	ret = pcl_probe_cache(fd >= 0 ? fd : s->fd, &p, &s->stats.syscalls);
 	if (fd >= 0 && fd != s->fd) {
 		s->stats.syscalls++;
 		close(fd);
 	}
-	return pcl_auto_write(ret ? NULL : &p, 0, reason, size);
+	return pcl_auto_write(ret ? NULL : &p, 0, pcl_kernel_version(), reason, size);
 }
 
 static const struct pcl_setup write_setup = {

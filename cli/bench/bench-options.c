@@ -64,10 +64,13 @@ const struct cmd_option bench_options[] = {
 	{ "mem-align", OPT_MEM_ALIGN, CMD_ARG_REQUIRED, "N",
 	  "buffer offset from a page, 0-4095 (default 0)" },
 	{ "numa", OPT_NUMA, CMD_ARG_NONE, NULL,
-	  "pin each directory's threads to its device's node" },
+	  "pin each directory's threads to its device's node\n"
+	  "(sysfs numa_node above the block device)" },
 	{ "mem-limit", OPT_MEM_LIMIT, CMD_ARG_REQUIRED, "SIZE",
 	  "run the workers in a memory cgroup of SIZE; buffers\n"
-	  "over half of it are refused (see the man page)" },
+	  "over half of it are refused; on cgroup v2 as root,\n"
+	  "a systemd scope or its own tree moved to a leaf\n"
+	  "where its cgroup holds more (see the man page)" },
 	{ "testbed", OPT_TESTBED, CMD_ARG_REQUIRED, "ram:[COUNTx]SIZE",
 	  "(root) COUNT devices (default 1), each XFS on a\n"
 	  "loop device over SIZE of tmpfs, one directory each\n"

@@ -79,24 +79,33 @@ static int node_cpus(int node, cpu_set_t *set)
 	return CPU_COUNT(set) ? 0 : -ENOENT;
 }
 
-/* NUMA node of the block device under @dir, or -1 when it has none. */
+/*
+ * NUMA node of the block device under @dir, or -1 when it has none: the
+ * numa_node of the nearest device above the block device in sysfs that has
+ * one (an NVMe controller, a PCI function: a virtio disk's is its PCI
+ * function's, the virtio device between them has none).  Firmware sets it
+ * (ACPI _PXM); "-1", or none up to /sys/devices (a loop device), is none.
+ */
 static int dir_node(const char *dir)
 {
-	char path[128];
+	char link[128], path[PATH_MAX + 16], *slash;
 	struct stat st;
 	uint64_t node;
 
 	if (stat(dir, &st))
 		return -1;
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/device/numa_node",
-		 major(st.st_dev), minor(st.st_dev));
-	if (sample_read_u64(NULL, path, &node)) {
-		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../device/numa_node",
-			 major(st.st_dev), minor(st.st_dev));
-		if (sample_read_u64(NULL, path, &node))
-			return -1;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+	if (!realpath(link, path))
+		return -1;
+	while ((slash = strrchr(path, '/')) && slash - path > (ptrdiff_t)strlen("/sys/devices")) {
+		size_t len = strlen(path);
+
+		snprintf(path + len, sizeof(path) - len, "/numa_node");
+		if (!sample_read_u64(NULL, path, &node))
+			return node > 4096 ? -1 : (int)node;
+		*slash = '\0';
 	}
-	return node > 4096 ? -1 : (int)node;
+	return -1;
 }
 
 /* Describe the topology into run->numa_desc; returns per-dir nodes. */

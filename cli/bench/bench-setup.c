@@ -17,6 +17,8 @@
 
 #include "bench.h"
 #include "cgroup.h"
+#include "sample.h"
+#include "scope.h"
 #include "testbed.h"
 #include "util.h"
 
@@ -74,12 +76,102 @@ int bench_setup_testbed(struct bench_run *run, struct testbed *tb)
 	return 0;
 }
 
+/*
+ * Whether systemd owns the cgroup @own: systemd runs the host, and neither
+ * put bench in a scope of its own nor delegated @own.  Processes there are
+ * systemd's to place, never bench's to move.
+ */
+static int systemd_owns(const char *own)
+{
+	return scope_systemd_booted(NULL) && !getenv(SCOPE_ENV) && !cgroup_delegated(own);
+}
+
+/* Whether bench is alone in @own, or @own is the hierarchy's root. */
+static int cgroup_free(const char *own)
+{
+	char mnt[PATH_MAX];
+	int version;
+
+	if (!sample_memcg_hierarchy(NULL, &version, mnt, sizeof(mnt)) && !strcmp(mnt, own))
+		return 1;
+	return cgroup_v2_others(own, getpid()) == 0;
+}
+
+/* Run @argv (systemd-run's) in place of bench; returns on failure, said. */
+static void exec_scope(const char *srun, const char *own, int argc, char **argv)
+{
+	char exe[PATH_MAX], unit[128];
+	const char **cmd = calloc((size_t)argc + 16, sizeof(*cmd));
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int ret;
+
+	if (!cmd || n <= 0) {
+		error("cannot run again in a systemd scope: %s", !cmd ? "out of memory" :
+		      "/proc/self/exe is unreadable");
+		free(cmd);
+		return;
+	}
+	exe[n] = '\0';
+	ret = scope_command(cmd, (size_t)argc + 16, unit, sizeof(unit), srun, exe, "bench",
+			    getpid(), argc, argv);
+	if (!ret && !setenv(SCOPE_ENV, unit + strlen("--unit="), 1)) {
+		fprintf(stderr, "memory cap: %s is systemd's and holds other processes: running "
+			"again in the transient scope %s (systemd-run --scope -p Delegate=yes)\n",
+			own, unit + strlen("--unit="));
+		fflush(NULL);
+		execv(srun, (char **)cmd);
+		ret = -errno;
+		unsetenv(SCOPE_ENV);
+	}
+	error("cannot run again in a systemd scope through %s: %s", srun, strerror(-ret));
+	free(cmd);
+}
+
+void bench_scope_reexec(struct bench_run *run)
+{
+	char own[PATH_MAX], srun[PATH_MAX];
+	int version;
+
+	if (!run->argv || !run->job.mem_limit || geteuid())
+		return;
+	if (cgroup_detect(&version, own) || version != 2 || !systemd_owns(own) ||
+	    cgroup_free(own) || scope_find_systemd_run(srun))
+		return;		/* bench_make_cgroup() says why it cannot */
+	exec_scope(srun, own, run->argc, run->argv);
+}
+
+/* The advice after a refusal to make the cgroup on v2, for @own. */
+static const char *v2_advice(const char *own)
+{
+	char srun[PATH_MAX];
+
+	if (geteuid())
+		return "; on cgroup v2 it needs a cgroup delegated to it that holds no other "
+		       "process: run it as root, or under `systemd-run --user --scope -p "
+		       "Delegate=yes`";
+	if (systemd_owns(own) && scope_find_systemd_run(srun))
+		return "; systemd runs this host and no systemd-run is in PATH to give bench a "
+		       "scope of its own (systemd-run --scope -p Delegate=yes)";
+	return "; on cgroup v2 bench needs a cgroup that holds no other process than its "
+	       "own tree (the shell or script that started it and their children), or "
+	       "systemd as PID 1 with systemd-run";
+}
+
 int bench_make_cgroup(struct bench_run *run, struct cgroup *cg)
 {
+	char own[PATH_MAX] = "";
+	int version = 0;
+	unsigned int flags;
 	char a[32];
 	int ret;
 
-	ret = cgroup_create(cg, run->job.mem_limit, 0);
+	cgroup_detect(&version, own);
+	/* the own tree moves to the leaf "leader" only where systemd does not own it */
+	flags = version == 2 && own[0] && !systemd_owns(own) ? CGROUP_OWN_TREE : 0;
+	ret = cgroup_create_flags(cg, run->job.mem_limit, 0, flags);
+	if (!ret && cg->moved_tree)
+		fprintf(stderr, "memory cap: moved this process's own tree (the processes of %s) "
+			"to %s until bench ends\n", cg->home, cg->leader);
 	if (!ret) {
 		state_record(&run->journal, "cgroup", cg->top);
 		run->cgroup_version = cg->version;
@@ -94,9 +186,8 @@ int bench_make_cgroup(struct bench_run *run, struct cgroup *cg)
 	/* v2: only below the own cgroup, so the answer says how to get one */
 	error("cannot create a memory cgroup of %s: %s%s",
 	      bench_size(run->job.mem_limit, a, sizeof(a)), cg->why,
-	      ret == -ENOENT ? "" : "; --mem-limit needs root on cgroup v1, on v2 a cgroup "
-	      "delegated to it that holds no other process: run it under `systemd-run --scope "
-	      "-p Delegate=yes`, or as root in such a cgroup");
+	      ret == -ENOENT ? "" : version == 2 ? v2_advice(own) :
+	      "; --mem-limit needs root on cgroup v1");
 	return -EXIT_USAGE;
 }
 

@@ -185,6 +185,8 @@ struct bench_output {
 /* A run: job, rows, phases and what the environment gave it. */
 struct bench_run {
 	struct bench_job job;
+	int argc;			/* the command line from "bench" on, to run */
+	char **argv;			/* again in a systemd scope; NULL from MPI */
 	struct bench_row *rows;
 	size_t nrows, cap_rows;
 	struct bench_phase phases[BENCH_MAX_MODES];
@@ -440,6 +442,14 @@ int bench_setup_testbed(struct bench_run *run, struct testbed *tb);
  * -EXIT_USAGE.
  */
 int bench_make_cgroup(struct bench_run *run, struct cgroup *cg);
+/*
+ * Root on a host systemd runs, where the own cgroup v2 (a login session's
+ * scope) holds other processes and systemd did not delegate it: run this
+ * command again in a transient scope with delegation (systemd-run --scope
+ * -p Delegate=yes), before anything is made, so that bench_make_cgroup()
+ * finds a cgroup holding bench alone.  Returns only when it does not.
+ */
+void bench_scope_reexec(struct bench_run *run);
 /*
  * v1: move this process into the cgroup, after the layout: the data set's
  * own pages are not charged to it.  v2: cgroup_create() moved it to its

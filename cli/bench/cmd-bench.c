@@ -134,6 +134,7 @@ static int bench_main(struct bench_run *run, const struct bench_given *g)
 	if (run->hooks)
 		run->hooks->job_ready(run);
 	bench_check_job(run);
+	bench_scope_reexec(run);	/* before anything is made: it may not return */
 	if (!geteuid())
 		state_open(&run->journal);
 	bench_open_outputs(run, g);
@@ -222,6 +223,10 @@ int bench_run_hooked(int argc, char **argv, const struct bench_hooks *hooks)
 	struct bench_run *run = run_parse(argc, argv, hooks, &g);
 	int ret;
 
+	if (!hooks) {		/* a rank of pagecliff-mpi is not run again */
+		run->argc = argc;
+		run->argv = argv;
+	}
 	install_signals();
 	ret = bench_main(run, &g);
 	run_free(run);

@@ -90,8 +90,9 @@ static void check_version(struct doctor *d, const char *rel, int v)
 	if (v >= 6014) {
 		f = doctor_add(d, DOCTOR_OK, "kernel", "kernel.version",
 			       "Linux %s has RWF_DONTCACHE (6.14+)", rel);
-		finding_evidence(f, "osrelease %s; file systems opt in: XFS 6.15, ext4 6.17, "
-				 "NFS client 6.18", rel);
+		finding_evidence(f, "osrelease %s; file systems opt in: XFS 6.16 (not 6.15: "
+				 "switched off before it shipped), ext4 6.17, NFS client 6.18, "
+				 "btrfs never", rel);
 		finding_action(f, "stream big files with `pagecliff cat` or the library's auto "
 			       "mode, or fio 3.40+ --uncached=1 (fio 3.33's `uncached` sets 0x40, "
 			       "now RWF_ATOMIC: do not use it)");
@@ -101,7 +102,7 @@ static void check_version(struct doctor *d, const char *rel, int v)
 		       "Linux %s has no RWF_DONTCACHE (needs 6.14+)", rel);
 	finding_evidence(f, "osrelease %s", rel);
 	finding_action(f, "stream with drop-behind (`pagecliff cat --mode dropbehind`, "
-		       "dd iflag=nocache) or O_DIRECT; XFS gets DONTCACHE in 6.15, ext4 in 6.17");
+		       "dd iflag=nocache) or O_DIRECT; XFS gets DONTCACHE in 6.16, ext4 in 6.17");
 }
 
 /* Features known by kernel version alone, for fixtures; live runs probe them. */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -174,18 +175,141 @@ static int make_leaves(struct cgroup *cg)
 	return ret;
 }
 
+/* The parent of process @pid (/proc/PID/stat), or -1. */
+static long parent_pid(long pid)
+{
+	char path[64], text[1024], *close;
+	long ppid;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (sample_read_text(NULL, path, text, sizeof(text)))
+		return -1;
+	close = strrchr(text, ')');	/* the name may hold spaces and ')' */
+	if (!close || sscanf(close + 1, " %*c %ld", &ppid) != 1)
+		return -1;
+	return ppid;
+}
+
+/* The processes of the cgroup @dir, up to @max into @pids; how many, or -errno. */
+static int list_procs(const char *dir, long *pids, int max)
+{
+	char ctl[PATH_MAX], num[32];
+	int n = 0, ret = join(ctl, dir, "cgroup.procs");
+	FILE *f;
+
+	if (ret)
+		return ret;
+	f = fopen(ctl, "re");
+	if (!f)
+		return -errno;
+	while (fgets(num, sizeof(num), f))
+		if (n < max)
+			pids[n++] = strtol(num, NULL, 10);
+		else
+			n = -E2BIG;
+	fclose(f);
+	return n;
+}
+
+static int listed(const long *pids, int n, long pid)
+{
+	for (int i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return 1;
+	return 0;
+}
+
+#define TREE_MAX 4096
+
+/*
+ * Whether the cgroup @dir holds only @pid's own process tree: the topmost
+ * of @pid's ancestors that lives in @dir with its descendants (a container's
+ * or a batch job's processes, the script that started bench).  0 when so;
+ * -EBUSY with the first other process in *ret_other (0: one this PID
+ * namespace cannot see, or a cgroup too crowded to check).
+ */
+static int own_tree(const char *dir, pid_t pid, long *pids, long *ret_other)
+{
+	long top = pid, up, q;
+	int n = list_procs(dir, pids, TREE_MAX);
+
+	*ret_other = 0;
+	if (n < 0)
+		return n == -E2BIG ? -EBUSY : n;
+	while ((up = parent_pid(top)) > 0 && listed(pids, n, up))
+		top = up;
+	for (int i = 0; i < n; i++) {
+		for (q = pids[i]; q > 0 && q != top; q = parent_pid(q))
+			;
+		if (q != top) {
+			*ret_other = pids[i];
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+/* The name of process @pid for a message, or "?". */
+static const char *proc_name(long pid, char *buf, size_t size)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	if (pid <= 0 || sample_read_text(NULL, path, buf, size))
+		snprintf(buf, size, "?");
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/*
+ * Move every process of @cg->home into its leader, when they all are the
+ * caller's own tree (own_tree()): the cgroup is then free to delegate.
+ * Undone by cgroup_v2_unplace(), which moves the leader's tasks home.
+ */
+static int move_own_tree(struct cgroup *cg, pid_t pid)
+{
+	char name[64];
+	long other, *pids = malloc(TREE_MAX * sizeof(*pids));
+	int ret;
+
+	if (!pids)
+		return -ENOMEM;
+	ret = own_tree(cg->home, pid, pids, &other);
+	if (ret == -EBUSY)
+		why(cg, ret, "%s holds process %ld (%s), which is not this one's own tree, and a "
+		    "cgroup v2 with processes delegates no controller", cg->home, other,
+		    proc_name(other, name, sizeof(name)));
+	else if (ret)
+		why(cg, ret, "cannot list the processes of %s", cg->home);
+	else if ((ret = move_tasks(cg->home, cg->leader)))
+		why(cg, ret, "cannot move this process's own tree from %s to %s", cg->home,
+		    cg->leader);
+	else
+		cg->moved_tree = 1;
+	free(pids);
+	return ret;
+}
+
 /*
  * Enable @controller for own's children, now that @pid left own: EBUSY when
  * other processes are still there (a cgroup with processes delegates no
- * controller).  Already enabled, it is left as it was, and on removal too.
+ * controller).  With CGROUP_OWN_TREE, processes that are all @pid's own tree
+ * go to the leader too, a few times over for the ones they fork meanwhile.
+ * Already enabled, it is left as it was, and on removal too.
  */
-static int delegate_home(struct cgroup *cg, const char *controller)
+static int delegate_home(struct cgroup *cg, const char *controller, pid_t pid,
+			 unsigned int flags)
 {
 	int ret;
 
 	if (lists(cg->home, "/cgroup.subtree_control", controller))
 		return 0;
 	ret = subtree(cg->home, 1, controller);
+	for (int i = 0; ret == -EBUSY && (flags & CGROUP_OWN_TREE) && i < 3; i++) {
+		if (move_own_tree(cg, pid))
+			return -EBUSY;
+		ret = subtree(cg->home, 1, controller);
+	}
 	if (ret == -EBUSY)
 		return why(cg, ret, "%s holds other processes than this one, and a cgroup v2 "
 			   "with processes delegates no controller", cg->home);
@@ -196,14 +320,15 @@ static int delegate_home(struct cgroup *cg, const char *controller)
 	return 0;
 }
 
-int cgroup_v2_place(struct cgroup *cg, const char *own, const char *controller, pid_t tag,
-		    pid_t pid)
+static int v2_place(struct cgroup *cg, const char *own, const char *controller, pid_t tag,
+		    pid_t pid, unsigned int flags)
 {
 	char num[32];
 	int ret;
 
 	cg->lock_fd = -1;
 	cg->enabled_home = 0;
+	cg->moved_tree = 0;
 	cg->why[0] = '\0';
 	cg->leader[0] = cg->path[0] = '\0';
 	snprintf(cg->home, sizeof(cg->home), "%s", own);
@@ -230,7 +355,7 @@ int cgroup_v2_place(struct cgroup *cg, const char *own, const char *controller, 
 		why(cg, ret, "cannot move this process to %s", cg->leader);
 		goto out_undo;
 	}
-	ret = delegate_home(cg, controller);
+	ret = delegate_home(cg, controller, pid, flags);
 	if (!ret && (ret = subtree(cg->top, 1, controller)))
 		why(cg, ret, "cannot enable the controller in %s/cgroup.subtree_control",
 		    cg->top);
@@ -239,6 +364,40 @@ int cgroup_v2_place(struct cgroup *cg, const char *own, const char *controller, 
 out_undo:
 	cgroup_v2_unplace(cg, controller);
 	return ret;
+}
+
+int cgroup_v2_place(struct cgroup *cg, const char *own, const char *controller, pid_t tag,
+		    pid_t pid)
+{
+	return v2_place(cg, own, controller, tag, pid, 0);
+}
+
+int cgroup_v2_others(const char *dir, pid_t pid)
+{
+	long *pids = malloc(TREE_MAX * sizeof(*pids));
+	int n, others = 0;
+
+	if (!pids)
+		return -ENOMEM;
+	n = list_procs(dir, pids, TREE_MAX);
+	for (int i = 0; i < n; i++)
+		others += pids[i] != pid;
+	free(pids);
+	return n == -E2BIG ? TREE_MAX : n < 0 ? n : others;
+}
+
+int cgroup_delegated(const char *dir)
+{
+	static const char *const names[] = { "trusted.delegate", "user.delegate" };
+	char value[8];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		ssize_t n = getxattr(dir, names[i], value, sizeof(value) - 1);
+
+		if (n > 0 && value[0] == '1')
+			return 1;
+	}
+	return 0;
 }
 
 /* rmdir @path when it is set; 0 also when it is not there. */
@@ -277,6 +436,11 @@ int cgroup_v2_unplace(struct cgroup *cg, const char *controller)
 
 int cgroup_create(struct cgroup *ret_cg, uint64_t limit, pid_t tag)
 {
+	return cgroup_create_flags(ret_cg, limit, tag, 0);
+}
+
+int cgroup_create_flags(struct cgroup *ret_cg, uint64_t limit, pid_t tag, unsigned int flags)
+{
 	char own[PATH_MAX];
 	struct cgroup cg = { .lock_fd = -1 };
 	int ret;
@@ -290,7 +454,7 @@ int cgroup_create(struct cgroup *ret_cg, uint64_t limit, pid_t tag)
 	cg.limit = limit;
 	tag = tag ? tag : getpid();
 	if (cg.version == 2) {
-		ret = cgroup_v2_place(&cg, own, "memory", tag, getpid());
+		ret = v2_place(&cg, own, "memory", tag, getpid(), flags);
 		if (ret)
 			goto out_fail;
 	} else {

@@ -31,6 +31,7 @@ struct cgroup {
 	uint64_t limit;			/* bytes, as written */
 	int lock_fd;			/* top's directory, flock held while it lives */
 	int enabled_home;		/* v2: this run enabled the controller in home */
+	int moved_tree;			/* v2: the caller's own tree moved to leader */
 	char why[PATH_MAX + 256];			/* on failure, why in words (names the cgroup) */
 };
 
@@ -72,6 +73,17 @@ int cgroup_detect(int *ret_version, char *ret_dir);
 int cgroup_create(struct cgroup *ret_cg, uint64_t limit, pid_t tag);
 
 /*
+ * cgroup_create() with @flags.  CGROUP_OWN_TREE: on v2, where the own cgroup
+ * holds other processes, and all of them are the caller's own tree (the
+ * topmost of its ancestors in that cgroup and that one's descendants: a
+ * container's, a batch job's, the script that started it), move them all
+ * into the leader too; cgroup_remove() moves them back.  Processes of
+ * another tree are still -EBUSY, the first of them named in why.
+ */
+#define CGROUP_OWN_TREE 1u
+int cgroup_create_flags(struct cgroup *ret_cg, uint64_t limit, pid_t tag, unsigned int flags);
+
+/*
  * The v2 part of cgroup_create() for any domain controller @controller:
  * below the cgroup directory @own, make pagecliff-<@tag> (0: @pid) with the leaves
  * "leader" and "workers", move process @pid to the leader, and enable
@@ -81,6 +93,16 @@ int cgroup_create(struct cgroup *ret_cg, uint64_t limit, pid_t tag);
  */
 int cgroup_v2_place(struct cgroup *cg, const char *own, const char *controller, pid_t tag,
 		    pid_t pid);
+
+/* How many processes other than @pid the v2 cgroup @dir holds, or -errno. */
+int cgroup_v2_others(const char *dir, pid_t pid);
+
+/*
+ * Whether systemd delegated the cgroup @dir (a unit with Delegate=yes: it
+ * marks the directory with the xattr trusted.delegate or user.delegate "1"),
+ * so that what is below it is the caller's to make.
+ */
+int cgroup_delegated(const char *dir);
 
 /* Undo cgroup_v2_place() for @controller: tasks back home, the tree removed. */
 int cgroup_v2_unplace(struct cgroup *cg, const char *controller);

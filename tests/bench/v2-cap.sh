@@ -103,7 +103,8 @@ wait "$other" 2>/dev/null
 [ $rc -eq 2 ] || fail "with a neighbour: exit $rc, want 2: $(cat "$T/err2")"
 drop_cleanup_lines "$T/err2"
 [ "$(wc -l <"$T/err2")" = 1 ] || fail "refusal is not one line: $(cat "$T/err2")"
-grep -q "holds other processes" "$T/err2" && grep -q "systemd-run --scope -p Delegate=yes" "$T/err2" ||
+grep -q "holds process $other (sleep), which is not this one's own tree" "$T/err2" &&
+	grep -q "systemd as PID 1 with systemd-run" "$T/err2" ||
 	fail "refusal says neither why nor what to do: $(cat "$T/err2")"
 nothing_left "refused run"
 

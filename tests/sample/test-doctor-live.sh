@@ -76,10 +76,10 @@ mkfs_loop xfs 320M || { echo "FAIL: cannot make an XFS file system"; exit 1; }
 mkfs_loop ext4 64M || { echo "FAIL: cannot make an ext4 file system"; exit 1; }
 "$pc" doctor --path "$tmp/xfs.mnt" --path "$tmp/ext4.mnt" --json --sample-ms 0 \
 	>"$tmp/fs.json" || exit 1
-# RWF_DONTCACHE: XFS since 6.15, ext4 since 6.17
+# RWF_DONTCACHE: XFS since 6.16 (off again before 6.15 shipped), ext4 since 6.17
 kv=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
 xfs_want=warn; ext4_want=warn
-[ "$kv" -ge 6015 ] && xfs_want=ok
+[ "$kv" -ge 6016 ] && xfs_want=ok
 [ "$kv" -ge 6017 ] && ext4_want=ok
 python3 - "$tmp/fs.json" "$tmp" "$xfs_want" "$ext4_want" <<'PY' || exit 1
 import json, sys

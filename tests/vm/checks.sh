@@ -250,6 +250,8 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 prog "bench's cgroup inside its own subtree (test-cgroup-v2)" "$build/tests/bench/test-cgroup-v2"
 prog "bench --mem-limit on v2: sampler outside the cap, cleanup (v2-cap.sh)" \
 	env PAGECLIFF="$pc" PAGECLIFF_BUILDDIR="$build" PAGECLIFF_SRCDIR="$src" "$src/tests/bench/v2-cap.sh"
+prog "bench's cap where its cgroup holds its own tree, another's, or systemd's (v2-hosts.sh)" \
+	env PAGECLIFF="$pc" PAGECLIFF_BUILDDIR="$build" PAGECLIFF_SRCDIR="$src" "$src/tests/bench/v2-hosts.sh"
 prog "the own cgroup below a second cgroup2 mount (test-v2-mounts.sh)" \
 	env PAGECLIFF="$pc" PAGECLIFF_BUILDDIR="$build" PAGECLIFF_SRCDIR="$src" "$src/tests/sample/test-v2-mounts.sh"
 

@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# What runs inside the many-CPU guest (tests/vm/scale.sh boots it: 16 CPUs,
+# 4 NUMA nodes, 4 data disks, disk i on node i % 4): the disks' nodes as
+# sysfs gives them, bench --numa with one directory per disk placing each
+# directory's threads on its disk's node, and bench/at-scale.sh end to end
+# (all four modes; dontcache falls back on kernels without RWF_DONTCACHE)
+# started in a cgroup v2 that holds its own shell.  Small sizes: the guest
+# is emulated.  TAP output; exit 1 when any check failed.
+#   tests/vm/scale-checks.sh BUILDDIR
+set -u
+build=${1:?usage: tests/vm/scale-checks.sh BUILDDIR}
+pc=$build/cli/pagecliff
+src=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d /tmp/pc-scale-XXXXXX) || exit 1
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+# The numa_node of the nearest device above disk $1's block device in sysfs.
+sys_node() {
+	local d
+
+	d=$(realpath "/sys/class/block/$(basename "$(findmnt -n -o SOURCE "$1")")")
+	while [ "$d" != /sys/devices ] && [ ! -e "$d/numa_node" ]; do d=$(dirname "$d"); done
+	cat "$d/numa_node" 2>/dev/null || echo -1
+}
+
+# Every disk on node i % nodes, as QEMU's expander bridges put them.
+disk_nodes() {
+	local i node
+
+	for ((i = 0; i < PC_DISKS; i++)); do
+		node=$(sys_node "/tmp/disk$i")
+		echo "# /tmp/disk$i: $(findmnt -n -o SOURCE "/tmp/disk$i"), numa_node $node"
+		[ "$node" = $((i % nodes)) ] || return 1
+	done
+}
+
+# bench --numa, a directory per disk: the report says each directory's node
+# and that its threads were pinned to that node's CPUs.
+numa_bench() {
+	local dirs=/tmp/disk0 i
+
+	for ((i = 1; i < PC_DISKS; i++)); do dirs+=":/tmp/disk$i"; done
+	"$pc" bench --numa -d "$dirs" --numjobs 2 --size 16m --mode buffered --runtime 10 \
+		--output-format json -o "$work/numa.json" 2>"$work/numa.err" ||
+		{ sed 's/^/# /' "$work/numa.err"; return 1; }
+	python3 - "$work/numa.json" "$PC_DISKS" "$nodes" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+disks, nodes = int(sys.argv[2]), int(sys.argv[3])
+numa = r["job"]["numa"]
+print("# numa: " + numa)
+for i in range(disks):
+    want = f"/tmp/disk{i}: node {i % nodes}, threads pinned to its CPUs"
+    assert want in numa, want
+assert r["modes"][0]["bytes"] == disks * 2 * (16 << 20), r["modes"][0]["bytes"]
+PY
+}
+
+# bench/at-scale.sh started by a shell in a cgroup of its own, which that
+# shell shares with the script, timeout and bench: bench moves that tree to
+# a leaf, caps its workers, and the script ends 0 with all four modes.
+at_scale() {
+	local cg=/sys/fs/cgroup/pc-scale-$$ rc
+
+	mkdir "$cg" || return 1
+	bash -c 'echo $$ >"$1/cgroup.procs" && cd "$2" &&
+		AT_SCALE_SIZE=64m AT_SCALE_TIME=${AT_SCALE_TIME:-3s} AT_SCALE_LIMIT=400 \
+		PAGECLIFF=$3 bash bench/at-scale.sh "$4"' sh "$cg" "$src" "$pc" "$work/at-scale" \
+		>"$work/at-scale.log" 2>&1
+	rc=$?
+	sed 's/^/# /' "$work/at-scale.log" | tail -8
+	grep -h "memory cap" "$work/at-scale/bench.log" | sed 's/^/# /'
+	rmdir "$cg" || { echo "# $cg left behind"; rc=1; }
+	[ $rc = 0 ] || return 1
+	grep -q "moved this process's own tree" "$work/at-scale/bench.log" || return 1
+	python3 - "$work/at-scale/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+modes = {m["mode"]: m for m in r["modes"]}
+assert sorted(modes) == ["auto", "buffered", "direct", "dontcache"], sorted(modes)
+assert r["job"]["cgroup_version"] == 2, r["job"]["cgroup_version"]
+for name, m in sorted(modes.items()):
+    print(f"# {name}: {m['bytes'] >> 20} MiB, error {m['error']}, {m.get('strategy', '')} {m.get('reason', '')}"[:200])
+    assert m["error"] == 0 and m["bytes"] > 0, m
+PY
+}
+
+echo "# kernel $(uname -r), $(nproc) CPUs, $nodes nodes, $PC_DISKS disks"
+check "each data disk on its node (sysfs numa_node)" disk_nodes
+check "bench --numa: each directory's threads on its disk's node" numa_bench
+check "bench/at-scale.sh in a cgroup that holds its own shell: all four modes" at_scale
+rm -rf "$work"
+echo "1..$n"
+echo "# $(uname -r) at $(nproc) CPUs: $((n - failed)) passed, $failed failed"
+[ $failed = 0 ]
