@@ -741,8 +741,8 @@ static int first_sight(struct pco_stream *s, int pidfd, const struct pco_ctx *c)
  * The process read *@read_left bytes from storage that no stream accounts
  * for, readahead included: pages it brought into the cache.  A reader moves
  * through its file in order, so they lie in its readahead right from its
- * position (the extent cached from there, at most PCO_READAHEAD: not kept,
- * if it read that much) and right below its position (that much below
+ * position (the extent cached from there: not kept, see below) and right
+ * below its position (that much below
  * counts as its own, first come, first served: a process that read other
  * files before is counted as if it read this one, and so drops that much
  * more of this file's clean pages, never more than it read in all).  Pages
@@ -759,11 +759,15 @@ static void claim(struct pco_stream *s, uint64_t *read_left, const struct pco_ct
 		return;
 	/* Its readahead is in the count, in flight too: all cached ahead is taken off. */
 	ahead = cached_from(s->own, first);
+	/*
+	 * The extent cached from its position is its readahead if the process
+	 * read that much from storage and no longer than readahead reaches: a
+	 * longer one runs into pages cached before it (a warm window right
+	 * ahead), which the readahead cannot be told from: all of it is kept.
+	 */
 	if (s->keep) {
 		front = pcl_extents_front(s->keep, first);
-		if (front > PCO_READAHEAD)
-			front = PCO_READAHEAD;
-		if (front <= *read_left)	/* else read from the cache: someone's before it */
+		if (front <= PCO_READAHEAD && front <= *read_left)
 			pcl_extents_cut(s->keep, first, front);
 	}
 	own = *read_left > ahead ? *read_left - ahead : 0;

@@ -46,7 +46,7 @@
 #define PCO_DISCOVER_ALL 1.0
 /* Children of the targets: at most this often, however often the looks. */
 #define PCO_DISCOVER_CHILDREN 0.01
-#define PCO_MAX_FDS 4096
+#define PCO_MAX_FDS 65536
 #define PCO_SKIP_LOOKS 8
 #define PCO_MAX_PIDS 65536
 
@@ -58,6 +58,12 @@
  * still find late is a descriptor closed meanwhile.
  */
 #define PCO_QUIET_FULL 2.0
+/*
+ * And a target found quiet again and again is asked less often: after n
+ * quiet looks, n x PCO_IDLE later, at most this.  A stream it starts is
+ * seen that much later, and what it read before claimed (claimable()).
+ */
+#define PCO_QUIET_MAX 0.25
 
 #define PCO_MAPPED_MAX 32
 /* Mappings are looked at this often per process, and whether it executed. */
@@ -81,6 +87,8 @@ struct pco_target {
 	double ended_rate, ended_at;	/* the last stream that ended: its rate, when */
 	uint64_t io_sum;		/* its I/O counters' sum at the last full look */
 	int quiet;			/* no I/O at the last look: its streams wait */
+	unsigned int quiet_looks;	/* looks in a row it was quiet */
+	double next_at;			/* a quiet target is asked again then */
 	double full_at;			/* when its descriptors were last looked at */
 	uint64_t mapped[PCO_MAPPED_MAX];	/* inodes said to be mapped */
 	int nmapped;
@@ -103,7 +111,7 @@ struct pco_watcher {
 	uint64_t mntns;			/* our mount namespace's inode */
 	struct pco_mounts *mounts;	/* which file systems may be touched */
 	int stopping;			/* a signal asked us to end: no long drain */
-	int fds[PCO_MAX_FDS];
+	int fds[PCO_MAX_FDS];		/* a listing of one target's descriptors */
 	pid_t *pids;
 	struct pco_hot *hot;	/* --all: kernel events name the candidates */
 };
@@ -439,7 +447,8 @@ static int young(const struct pco_target *t, double now)
 static int read_fdinfo(struct pco_watcher *w, struct pco_target *t, struct pco_stream *s,
 		       int fd, struct pco_fdinfo *ret)
 {
-	if (s && s->info < 0 && w->keep_open)
+	/* only for a file that may become a stream: not 20,000 of an idle database's */
+	if (s && s->info < 0 && w->keep_open && s->state != PCO_SKIP && s->size >= w->o.min_size)
 		s->info = pco_fdinfo_open(t->pid, fd);
 	if (s && s->info >= 0)
 		return pco_fdinfo_pread(s->info, ret);
@@ -666,8 +675,12 @@ static int how_much(struct pco_target *t, double now)
 	if (!t->added || sum != t->io_sum || acting(t)) {
 		t->io_sum = sum;
 		t->full_at = now;
+		t->quiet_looks = 0;
 		return LOOK_FULL;
 	}
+	t->quiet_looks++;
+	t->next_at = now + (t->quiet_looks * PCO_IDLE < PCO_QUIET_MAX ?
+			    t->quiet_looks * PCO_IDLE : PCO_QUIET_MAX);
 	if (now - t->full_at < PCO_QUIET_FULL)
 		return LOOK_NONE;
 	t->full_at = now;
@@ -693,7 +706,14 @@ static void look_list(struct pco_watcher *w, struct pco_target *t, int n)
 
 static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 {
-	int first = !t->added, how = how_much(t, now), n;
+	int first = !t->added, how, n;
+
+	if (t->quiet && now < t->next_at) {
+		if (pco_pidfd_alive(t->pidfd))
+			target_gone(w, t);
+		return;
+	}
+	how = how_much(t, now);
 
 	t->quiet = how != LOOK_FULL;
 	if (how == LOOK_NONE) {
@@ -747,11 +767,13 @@ static void discover(struct pco_watcher *w, double now)
 	listed = pco_boot_ticks();
 	for (int i = 0; i < n; i++)
 		add_target(w, w->pids[i], 0, listed, why, sizeof(why));
-	if (!w->o.follow_children || now - w->children_seen < PCO_DISCOVER_CHILDREN)
+	/* A cgroup's children are its members: found above. */
+	if (!w->o.follow_children || w->o.cgroup || now - w->children_seen < PCO_DISCOVER_CHILDREN)
 		return;
 	w->children_seen = now;
 	for (int i = 0; i < w->n; i++) {
-		if (w->t[i].dead)
+		/* a quiet one is asked for children as seldom as for its files */
+		if (w->t[i].dead || (w->t[i].quiet && now < w->t[i].next_at))
 			continue;
 		n = pco_children(w->t[i].pid, w->pids, PCO_MAX_PIDS);
 		listed = pco_boot_ticks();

@@ -6,7 +6,8 @@
 # attach, which must see the reader before it gets there) is read by dd
 # under run --via outside, --via both and the shim, and by a paced reader
 # under attach PID, attach --cgroup and attach --all; after each run the
-# window is cached whole, and of the rest at most the budget.  The
+# window is cached (all but what the kernel alone loses, see KERNEL_LOSS),
+# and of the rest at most the budget.  The
 # --stats line says the window's bytes were kept (its "bytes kept cached"
 # is at least the window's size).  PAGECLIFF_WARM_RUNS runs each (4).
 . "$(dirname "$0")/lib.sh"
@@ -26,6 +27,12 @@ for root in /sys/fs/cgroup/unified /sys/fs/cgroup/memory /sys/fs/cgroup; do
 done
 [ -n "$cg" ] || skip "no writable cgroup hierarchy"
 
+# The kernel alone loses a few pages of such a window to a reader passing
+# through it: a plain reader with no pagecliff at all (no shim, no watcher)
+# left 40 of its 13568 pages uncached in 1 run of 6 here.  Before the
+# watcher recorded the window at first sight, it lost 19-50 MiB.
+KERNEL_LOSS=$MIB
+
 # window OFF_MIB LEN_MIB: make that window of $f (and only it) cached.
 window() {
 	"$SHIM_PAGESTAT" evict "$f" || fail "cannot evict $f"
@@ -39,7 +46,7 @@ window() {
 # check WAY OFF LEN: the window is whole, the rest at most the budget, the line says kept.
 check() {
 	w=$(cached "$f" $(($2 * MIB)) $(($3 * MIB)))
-	if [ "$w" -ne $(($3 * MIB)) ]; then
+	if [ "$w" -lt $(($3 * MIB - KERNEL_LOSS)) ]; then
 		holes=
 		for m in $(seq "$2" $(($2 + $3 - 1))); do
 			[ "$(cached "$f" $((m * MIB)) $MIB)" -eq $MIB ] || holes="$holes $m"
