@@ -6,8 +6,10 @@
  * minimum size it drops pages (lib/dropper.c) or writes back and drops them
  * (lib/flusher.c, polling cachestat(2): no wait, no fsync, no error sequence
  * touched), through a read-only description of its own of the same file.
- * That description is opened afresh through /proc/PID/fd/N, checked first
- * with O_PATH (a regular file, the inode and mount fdinfo named): the
+ * That description is opened through /proc/PID/fd/N, checked first with
+ * O_PATH (a regular file, the inode and mount fdinfo named), and kept while
+ * the stream is acted on; only files of local file systems are touched
+ * (mounts.h), nothing of a FUSE or network file: the
  * program's descriptor table, offsets, flags and locks are never changed,
  * and no close of ours runs ->flush on its description.  Only where that
  * open is refused, a pidfd_getfd(2) duplicate, on file systems without

@@ -2,10 +2,11 @@
 /*
  * One followed descriptor: from its positions in /proc/PID/fdinfo to the
  * dropper and the flusher, acting through a read-only description of the
- * same file that the watcher opens through /proc/PID/fd for one look and
- * closes after it (once the program closed the file: by its path, or its
- * handle where it was renamed).  Holding nothing between looks, the watcher
- * never keeps a file system busy after the program is done with it.
+ * same file that the watcher opens through /proc/PID/fd once a stream is
+ * acted on and closes at the look that finds the program's descriptor gone
+ * (after that, for a writer's writeback: by its path, or its handle where
+ * it was renamed, a look at a time).  So the watcher keeps a file system
+ * busy after the program is done with it until its next look at most.
  * Nothing here touches the program's descriptor, offset, flags or the
  * file's writeback error sequence: the flusher never waits, it asks
  * cachestat(2) at each look which batches finished writeback
@@ -241,8 +242,8 @@ static void keep_anchor(struct pco_stream *s)
 }
 
 /*
- * The look is done: close our description.  Nothing of the file stays held
- * (but the anchor of a process in another mount namespace).
+ * Close our description: nothing of the file stays held (but the anchor
+ * of a process in another mount namespace).
  */
 static void own_put(struct pco_stream *s)
 {
@@ -254,6 +255,26 @@ static void own_put(struct pco_stream *s)
 		close(s->own);
 	}
 	s->own = -1;
+}
+
+static int active(const struct pco_stream *s);
+
+/*
+ * The look is done.  A stream acted on keeps its description to the next
+ * look: opening it afresh at every look (a path walk through /proc, a
+ * check, an open and a close) was most of the watcher's looking.  It is
+ * closed once the program's descriptor is gone and the end's work done,
+ * so a file system is busy after the program closed its file only until
+ * the next look (PCO_IDLE at most).  Others close theirs now.
+ */
+static void own_done(struct pco_stream *s)
+{
+	if (s->own >= 0 && active(s)) {
+		note_handle(s);
+		keep_anchor(s);
+		return;
+	}
+	own_put(s);
 }
 
 /* Pages cached where the reader has not been: the file was cached before it. */
@@ -834,7 +855,7 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 	    s->own >= 0)
 		clean_look(s);
 	s->last = pos;
-	own_put(s);
+	own_done(s);
 }
 
 /*
@@ -864,8 +885,18 @@ int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 	uint64_t size;
 	int more;
 
-	if (!end_work(s) || (s->own = open_closed(s)) < 0) {
+	if (!end_work(s)) {
+		own_put(s);
+		return 0;
+	}
+	/* the description kept since the last look, or the file again */
+	if (s->own < 0 && (s->own = open_closed(s)) < 0) {
 		s->own = -1;
+		return 0;
+	}
+	/* deleted: its pages go with our close, the last one: nothing to write back */
+	if (!fstat(s->own, &st) && !st.st_nlink) {
+		own_put(s);
 		return 0;
 	}
 	if (s->have_fl)

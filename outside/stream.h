@@ -4,9 +4,9 @@
  * until its sequential run passes the minimum size, then a reader (dropped
  * behind with lib/dropper.c) or a writer (written back and dropped behind
  * with lib/flusher.c), acting through a read-only description of its own,
- * opened for one look and closed after it: between looks the watcher holds
- * nothing of the file, so the file system can be unmounted once the program
- * closed it.
+ * kept while the stream is acted on and closed at the look that finds the
+ * program's descriptor gone: the file system can be unmounted a look after
+ * the program closed the file.
  */
 #ifndef PCO_OUTSIDE_STREAM_H
 #define PCO_OUTSIDE_STREAM_H

@@ -57,7 +57,7 @@
  * thousands of files costs one small read a tick.  What such a look would
  * still find late is a descriptor closed meanwhile.
  */
-#define PCO_QUIET_FULL 2.0
+#define PCO_QUIET_FULL 10.0
 /*
  * And a target found quiet again and again is asked less often: after n
  * quiet looks, n x PCO_IDLE later, at most this.  A stream it starts is
@@ -824,17 +824,36 @@ static double target_interval(const struct pco_watcher *w, const struct pco_targ
 	return next;
 }
 
+/*
+ * When every target is quiet, the next tick can wait for the first of
+ * them to be asked again (@soonest), up to the next discovery: an idle
+ * host is not woken 50 times a second.
+ */
+static double quiet_wait(const struct pco_watcher *w, double now, double next, double soonest)
+{
+	double most = w->o.all ? PCO_IDLE_ALL : w->o.cgroup ? PCO_DISCOVER_CGROUP : PCO_QUIET_MAX;
+
+	if (w->ndrain || soonest - now <= next)
+		return next;
+	return soonest - now < most ? soonest - now : most;
+}
+
 double pco_watcher_tick(struct pco_watcher *w)
 {
-	double now = mono(), next = w->o.all ? PCO_IDLE_ALL : PCO_IDLE;
+	double now = mono(), next = w->o.all ? PCO_IDLE_ALL : PCO_IDLE, soonest = 1e9;
+	int quiet = 1;
 
 	discover(w, now);
 	for (int i = 0; i < w->n; i++) {
 		if (w->t[i].dead)
 			continue;
 		look_target(w, &w->t[i], now);
-		if (!w->t[i].dead)
-			next = target_interval(w, &w->t[i], now, next);
+		if (w->t[i].dead)
+			continue;
+		next = target_interval(w, &w->t[i], now, next);
+		quiet &= w->t[i].quiet;
+		if (w->t[i].quiet && w->t[i].next_at < soonest)
+			soonest = w->t[i].next_at;
 		for (int j = 0; !w->t[i].quiet && j < w->t[i].n; j++) {
 			double iv = pco_stream_interval(&w->t[i].streams[j], &w->ctx);
 
@@ -844,6 +863,8 @@ double pco_watcher_tick(struct pco_watcher *w)
 	}
 	compact(w);
 	drain(w);
+	if (quiet)
+		next = quiet_wait(w, now, next, soonest);
 	if (w->ndrain && next > 0.01)
 		next = 0.01;
 	next -= mono() - now;
