@@ -49,6 +49,18 @@ int pcl_dropper_init(struct pcl_dropper *d, int fd, uint64_t batch, uint64_t pos
 	return 0;
 }
 
+void pcl_dropper_init_kept(struct pcl_dropper *d, int fd, uint64_t batch, uint64_t pos,
+			   const struct pcl_extents *keep)
+{
+	*d = (struct pcl_dropper){ 0 };
+	pcl_residency_init(&d->res, fd);
+	d->page = d->res.page;
+	d->batch = pcl_align_up(batch ? batch : PCL_DROP_BATCH, d->page);
+	d->dropped_to = pcl_align_down(pos, d->page);
+	d->snapped_to = pos / d->batch;
+	d->keep = keep;
+}
+
 void pcl_dropper_release(struct pcl_dropper *d)
 {
 	for (int i = 0; i < PCL_DROPPER_NWIN; i++) {

@@ -72,6 +72,15 @@ struct pcl_dropper {
  */
 int pcl_dropper_init(struct pcl_dropper *d, int fd, uint64_t batch, uint64_t pos);
 
+/*
+ * The same for a follower that knows what was cached (the watcher): no
+ * count of the whole file (it walks every cached page: 0.1 s for 4 GiB),
+ * no snapshots; everything read is dropped but @keep (NULL: nothing kept).
+ * @keep must outlive the dropper.  Never fails.
+ */
+void pcl_dropper_init_kept(struct pcl_dropper *d, int fd, uint64_t batch, uint64_t pos,
+			   const struct pcl_extents *keep);
+
 /* Free what pcl_dropper_init() allocated. */
 void pcl_dropper_release(struct pcl_dropper *d);
 

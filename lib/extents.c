@@ -73,9 +73,12 @@ int pcl_extents_scan(struct pcl_extents *e, const struct pcl_residency *res, int
 
 		(*calls)++;
 		err = pcl_residency_count(res, fd, off, len, &cs);
-		if (!err && cs.nr_cache && !vec && !(vec = malloc(PCL_EXTENTS_WINDOW / page)))
+		/* all of it cached (a warm file): one extent, no page-by-page look */
+		if (!err && cs.nr_cache == (len + page - 1) / page && res->how == PCL_RES_CACHESTAT)
+			err = add(e, off, off + (len + page - 1) / page * page);
+		else if (!err && cs.nr_cache && !vec && !(vec = malloc(PCL_EXTENTS_WINDOW / page)))
 			err = -ENOMEM;
-		if (!err && cs.nr_cache)
+		else if (!err && cs.nr_cache)
 			err = scan_pages(e, fd, off, len, page, vec, calls);
 		if (err == -E2BIG)	/* too many: keep the rest whole */
 			err = add(e, e->r[e->n - 1][1], (to + page - 1) / page * page);

@@ -293,14 +293,18 @@ static void start_reader(struct pco_stream *s, uint64_t pos, uint64_t size)
 	int warm = !s->keep && warm_ahead(s->own, pos, size);
 
 	s->state = PCO_READER;
-	s->have_drop = !pcl_dropper_init(&s->drop, s->own, 0, pos);
-	if (!s->have_drop)
-		return;
 	/*
 	 * What was cached at the first sight is known page by page: all
 	 * else from there on the reader brought in.  Otherwise, as follows.
 	 */
-	s->drop.keep = s->keep;
+	if (s->keep) {
+		pcl_dropper_init_kept(&s->drop, s->own, 0, pos, s->keep);
+		s->have_drop = 1;
+	} else {
+		s->have_drop = !pcl_dropper_init(&s->drop, s->own, 0, pos);
+	}
+	if (!s->have_drop)
+		return;
 	s->drop.measure = 1;
 	/*
 	 * Cold beyond the cursor: what is cached behind it since the first
@@ -727,13 +731,34 @@ static void first_keep(struct pco_stream *s, uint64_t from)
  * not dropped.  Cached now less the claim: what the process read from
  * storage before it was seen is all the watcher can know of them.
  */
-static void below_kept(struct pco_stream *s)
+static void below_kept(struct pco_stream *s, uint64_t below)
 {
-	uint64_t first = pcl_align_down(s->first, pcl_page_size());
-	uint64_t below = s->c0 - cached_from(s->own, first);
-
-	if (s->c0 >= below && below > s->own_below)
+	if (below > s->own_below)
 		s->kept += below - s->own_below;
+}
+
+/*
+ * Bytes cached in [@off, @off + @len), 0 when it cannot be told.  A count
+ * walks every page cached in its range: never the whole of a large warm
+ * file where a part will do.
+ */
+static uint64_t cached_in(int fd, uint64_t off, uint64_t len)
+{
+	struct pcl_cachestat cs;
+
+	if (!len)
+		return 0;
+	return pcl_cachestat(fd, off, len, &cs) ? 0 : cs.nr_cache * pcl_page_size();
+}
+
+/* The bytes the extents hold. */
+static uint64_t keep_bytes(const struct pcl_extents *e)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < e->n; i++)
+		sum += e->r[i][1] - e->r[i][0];
+	return sum;
 }
 
 /*
@@ -742,19 +767,23 @@ static void below_kept(struct pco_stream *s)
  * beyond this prefix later is the reader's; and which pages, from its
  * position on, stay whatever it reads.  Taken at once, not once the
  * position has stood a while: by then the reader has added to it.  1 when
- * it was taken.
+ * it was taken, with the bytes cached below the position in *@ret_below.
  */
-static int first_sight(struct pco_stream *s, int pidfd, const struct pco_ctx *c)
+static int first_sight(struct pco_stream *s, int pidfd, const struct pco_ctx *c,
+		       uint64_t *ret_below)
 {
 	if (s->looks || s->state != PCO_CANDIDATE || (s->fi.flags & O_ACCMODE) != O_RDONLY ||
 	    s->size < c->min_size)
 		return 0;
+	uint64_t first = pcl_align_down(s->first, pcl_page_size());
+
 	s->own = open_own(s, pidfd);
 	if (s->own < 0)
 		return 0;
-	s->c0 = cached_from(s->own, 0);
+	first_keep(s, first);
+	*ret_below = cached_in(s->own, 0, first);
+	s->c0 = *ret_below + (s->keep ? keep_bytes(s->keep) : cached_from(s->own, first));
 	s->c0_set = 1;
-	first_keep(s, pcl_align_down(s->first, pcl_page_size()));
 	return 1;
 }
 
@@ -778,8 +807,12 @@ static void claim(struct pco_stream *s, uint64_t *read_left, const struct pco_ct
 	if (s->state != PCO_CANDIDATE || (s->fi.flags & O_ACCMODE) != O_RDONLY ||
 	    s->size < c->min_size || !*read_left || s->own < 0)
 		return;
-	/* Its readahead is in the count, in flight too: all cached ahead is taken off. */
-	ahead = cached_from(s->own, first);
+	/*
+	 * Its readahead is in the count, in flight too: what is cached ahead,
+	 * as far as it read in all, is taken off.
+	 */
+	ahead = cached_in(s->own, first, first < s->size && s->size - first < *read_left ?
+					 s->size - first : *read_left);
 	/*
 	 * The extent cached from its position is its readahead if the process
 	 * read that much from storage and no longer than readahead reaches: a
@@ -805,16 +838,16 @@ static int active(const struct pco_stream *s)
 void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *fi, double now,
 		     uint64_t *read_left, const struct pco_ctx *c)
 {
-	uint64_t pos;
+	uint64_t pos, below;
 
 	if (active(s) && own_get(s, pidfd) < 0) {
 		s->own = -1;
 		return;		/* closed or replaced since the listing */
 	}
-	if (first_sight(s, pidfd, c)) {
+	if (first_sight(s, pidfd, c, &below)) {
 		if (read_left)
 			claim(s, read_left, c);
-		below_kept(s);
+		below_kept(s, below);
 	}
 	pos = cursor(s, pidfd, fi, now, c);
 
