@@ -486,8 +486,8 @@ static void new_file(struct pco_watcher *w, struct pco_target *t, struct pco_str
 }
 
 /*
- * One descriptor of @t as fdinfo says now; @first: in the first look at @t,
- * where a stream found already under way may claim what it read before.
+ * One descriptor of @t as fdinfo says now; a stream new in this look may
+ * claim what its process read before it was seen (claimable()).
  */
 static void look_fd(struct pco_watcher *w, struct pco_target *t, int fd, double now)
 {
