@@ -27,11 +27,14 @@ struct attach_opts {
 	const char *stats;
 };
 
-enum { ATTACH_STATS = CMD_LONG, ATTACH_CGROUP, ATTACH_ALL, ATTACH_FOR, ATTACH_NO_CHILDREN };
+enum { ATTACH_STATS = CMD_LONG, ATTACH_CGROUP, ATTACH_ALL, ATTACH_FOR, ATTACH_NO_CHILDREN,
+       ATTACH_UNTIL_EMPTY };
 
 static const struct cmd_option attach_options[] = {
 	{ "cgroup", ATTACH_CGROUP, CMD_ARG_REQUIRED, "PATH",
-	  "follow the processes of a cgroup (v1 or v2),\nalso those started in it later" },
+	  "follow the processes of a cgroup (v1 or v2),\nalso those started in it later, until the\ncgroup is removed" },
+	{ "until-empty", ATTACH_UNTIL_EMPTY, CMD_ARG_NONE, NULL,
+	  "with --cgroup: end once the cgroup, having\nhad processes, has none left" },
 	{ "all", ATTACH_ALL, CMD_ARG_NONE, NULL, "follow every process of the host" },
 	{ "for", ATTACH_FOR, CMD_ARG_REQUIRED, "TIME", "stop after TIME (30s, 5m, 2h)" },
 	{ "min-size", 's', CMD_ARG_REQUIRED, "SIZE",
@@ -54,6 +57,9 @@ static void attach_option(void *state, int key, const char *arg)
 		break;
 	case ATTACH_ALL:
 		o->w.all = 1;
+		break;
+	case ATTACH_UNTIL_EMPTY:
+		o->w.until_empty = 1;
 		break;
 	case ATTACH_FOR:
 		if (parse_duration(arg, &o->secs) || o->secs <= 0)
@@ -194,6 +200,8 @@ static int cmd_attach(int argc, char **argv)
 		usage_error("nothing to attach to: give PIDs, --cgroup PATH or --all");
 	if (!!o.w.cgroup + o.w.all + (first < argc) > 1)
 		usage_error("give PIDs, --cgroup PATH or --all, one of them");
+	if (o.w.until_empty && !o.w.cgroup)
+		usage_error("--until-empty goes with --cgroup");
 	pids = calloc(argc - first + 1, sizeof(*pids));
 	if (!pids)
 		return error("cannot attach: out of memory");

@@ -31,6 +31,7 @@ struct pco_opts {
 	int stats_fd;		/* a --stats line per stream at its end; -1: none */
 	const char *cgroup;	/* follow the processes of this cgroup, or NULL */
 	int all;		/* follow every process of the host */
+	int until_empty;	/* --cgroup: end once it has no process left */
 };
 
 /* The defaults: 8 MiB, PAGECLIFF_BUDGET or 64 MiB, children followed. */

@@ -105,7 +105,8 @@ struct pco_watcher {
 	int ndrain, capdrain;
 	double discovered;
 	double children_seen;		/* when children were looked for last */
-	int cgroup_gone;
+	int cgroup_gone;		/* removed, or (until_empty) emptied */
+	int cgroup_had;			/* it had a member once */
 	int keep_open;			/* fdinfo and fd folders kept open (see read_fdinfo) */
 	pid_t self;
 	uint64_t mntns;			/* our mount namespace's inode */
@@ -758,6 +759,9 @@ static void discover(struct pco_watcher *w, double now)
 		w->discovered = now;
 		if (n == -ENOENT || n == -ENODEV)
 			w->cgroup_gone = 1;	/* removed: its processes are gone */
+		w->cgroup_had |= n > 0;
+		if (w->o.until_empty && w->cgroup_had && !n)
+			w->cgroup_gone = 1;	/* emptied after it had members */
 	} else if (w->o.all && pco_hot_on(&w->hot, &w->o)) {
 		n = pco_hot_pids(w->hot, now, w->pids, PCO_MAX_PIDS);
 	} else if (w->o.all && now - w->discovered >= PCO_DISCOVER_ALL) {

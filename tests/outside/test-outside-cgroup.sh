@@ -48,6 +48,27 @@ for root in /sys/fs/cgroup/memory /sys/fs/cgroup/unified /sys/fs/cgroup; do
 	done_any="${done_any:-} $root"
 done
 [ -n "${done_any:-}" ] || skip "no writable cgroup hierarchy"
+# --until-empty: attach ends by itself once its cgroup's last process is gone
+for root in $done_any; do
+	cg=$root/pagecliff-outside-$$
+	mkdir "$cg" || fail "cannot make $cg"
+	mkfile "$dir/a" 64
+	"$PAGECLIFF" attach --cgroup "$cg" --until-empty 2>"$dir/err" & at=$!
+	bg="$at"
+	sleep 0.3
+	kill -0 $at 2>/dev/null || fail "$root: --until-empty ended before the cgroup had a process"
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" read "$3" 128' sh "$cg" "$P" "$dir/a" >/dev/null ||
+		fail "$root: the reader failed"
+	for _ in $(seq 20); do kill -0 $at 2>/dev/null || break; sleep 0.1; done
+	kill -0 $at 2>/dev/null && fail "$root: --until-empty still runs 2 s after the cgroup emptied"
+	wait $at || fail "$root: attach --until-empty exited $?: $(cat "$dir/err")"
+	bg=
+	rmdir "$cg"
+	cg=
+done
+"$PAGECLIFF" attach --until-empty 1 2>"$dir/err"; rc=$?
+[ $rc -eq 2 ] && grep -qxF "pagecliff: --until-empty goes with --cgroup" "$dir/err" ||
+	fail "--until-empty without --cgroup: $rc $(cat "$dir/err")"
 "$PAGECLIFF" attach --cgroup "$dir" 2>"$dir/err"; rc=$?
 [ $rc -eq 1 ] && grep -qxF "pagecliff: error: cannot follow cgroup '$dir': not a cgroup (no cgroup.procs)" "$dir/err" ||
 	fail "not a cgroup: $rc $(cat "$dir/err")"
