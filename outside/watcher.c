@@ -64,6 +64,8 @@
  * seen that much later, and what it read before claimed (claimable()).
  */
 #define PCO_QUIET_MAX 0.25
+/* With many targets, quiet ones are asked at most this often in all (per second). */
+#define PCO_QUIET_RATE 400.0
 
 #define PCO_MAPPED_MAX 32
 /* Mappings are looked at this often per process, and whether it executed. */
@@ -114,6 +116,7 @@ struct pco_watcher {
 	int stopping;			/* a signal asked us to end: no long drain */
 	int fds[PCO_MAX_FDS];		/* a listing of one target's descriptors */
 	pid_t *pids;
+	pid_t *known;			/* the live targets' pids, sorted (discover()) */
 	struct pco_hot *hot;	/* --all: kernel events name the candidates */
 };
 
@@ -665,8 +668,9 @@ enum { LOOK_FULL, LOOK_NONE, LOOK_LIST };
  * did no I/O since); or, now and then, only which descriptors it still
  * has (what a quiet process changes is which files it holds open).
  */
-static int how_much(struct pco_target *t, double now)
+static int how_much(const struct pco_watcher *w, struct pco_target *t, double now)
 {
+	double most = w->n / PCO_QUIET_RATE > PCO_QUIET_MAX ? w->n / PCO_QUIET_RATE : PCO_QUIET_MAX;
 	uint64_t sum;
 
 	if (pco_io_counts(t->pid, &sum, &t->read_bytes)) {
@@ -680,8 +684,7 @@ static int how_much(struct pco_target *t, double now)
 		return LOOK_FULL;
 	}
 	t->quiet_looks++;
-	t->next_at = now + (t->quiet_looks * PCO_IDLE < PCO_QUIET_MAX ?
-			    t->quiet_looks * PCO_IDLE : PCO_QUIET_MAX);
+	t->next_at = now + (t->quiet_looks * PCO_IDLE < most ? t->quiet_looks * PCO_IDLE : most);
 	if (now - t->full_at < PCO_QUIET_FULL)
 		return LOOK_NONE;
 	t->full_at = now;
@@ -709,12 +712,10 @@ static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 {
 	int first = !t->added, how, n;
 
-	if (t->quiet && now < t->next_at) {
-		if (pco_pidfd_alive(t->pidfd))
-			target_gone(w, t);
+	/* not even its pidfd: its exit is found when it is due */
+	if (t->quiet && now < t->next_at)
 		return;
-	}
-	how = how_much(t, now);
+	how = how_much(w, t, now);
 
 	t->quiet = how != LOOK_FULL;
 	if (how == LOOK_NONE) {
@@ -747,11 +748,35 @@ static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 }
 
 /* Children of the targets, members of the cgroup, processes of the host. */
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The live targets' pids into w->known, sorted; how many.  A listing of a
+ * thousand processes is then looked up, not compared with every target.
+ */
+static int known_pids(struct pco_watcher *w)
+{
+	int n = 0;
+
+	if (!w->known && !(w->known = calloc(PCO_MAX_PIDS, sizeof(pid_t))))
+		return 0;
+	for (int i = 0; i < w->n && n < PCO_MAX_PIDS; i++)
+		if (!w->t[i].dead)
+			w->known[n++] = w->t[i].pid;
+	qsort(w->known, n, sizeof(pid_t), cmp_pid);
+	return n;
+}
+
 static void discover(struct pco_watcher *w, double now)
 {
 	char why[256], path[4096];
 	uint64_t listed;
-	int n = 0;
+	int n = 0, n_known;
 
 	if (w->o.cgroup && now - w->discovered >= PCO_DISCOVER_CGROUP) {
 		snprintf(path, sizeof(path), "%s/cgroup.procs", w->o.cgroup);
@@ -769,8 +794,10 @@ static void discover(struct pco_watcher *w, double now)
 		w->discovered = now;
 	}
 	listed = pco_boot_ticks();
+	n_known = known_pids(w);
 	for (int i = 0; i < n; i++)
-		add_target(w, w->pids[i], 0, listed, why, sizeof(why));
+		if (!bsearch(&w->pids[i], w->known, n_known, sizeof(pid_t), cmp_pid))
+			add_target(w, w->pids[i], 0, listed, why, sizeof(why));
 	/* A cgroup's children are its members: found above. */
 	if (!w->o.follow_children || w->o.cgroup || now - w->children_seen < PCO_DISCOVER_CHILDREN)
 		return;
@@ -891,8 +918,9 @@ void pco_watcher_wait(struct pco_watcher *w, double secs)
 	struct timespec ts;
 	int n = 0;
 
+	/* a quiet target is asked when it is due, its exit with it */
 	for (int i = 0; i < w->n && n < 64; i++)
-		if (!w->t[i].dead)
+		if (!w->t[i].dead && !w->t[i].quiet)
 			p[n++] = (struct pollfd){ .fd = w->t[i].pidfd, .events = POLLIN };
 	ts.tv_sec = (time_t)secs;
 	ts.tv_nsec = (long)((secs - ts.tv_sec) * 1e9);
@@ -922,6 +950,7 @@ void pco_watcher_free(struct pco_watcher *w)
 	free(w->drain);
 	free(w->t);
 	free(w->pids);
+	free(w->known);
 	pco_hot_free(w->hot);
 	pco_mounts_free(w->mounts);
 	free(w);
