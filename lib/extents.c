@@ -156,3 +156,12 @@ void pcl_extents_cut(struct pcl_extents *e, uint64_t off, uint64_t len)
 	memmove(&e->r[i], &e->r[i + 1], (e->n - i - 1) * sizeof(e->r[0]));
 	e->n--;
 }
+
+uint64_t pcl_extents_bytes(const struct pcl_extents *e)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < e->n; i++)
+		sum += e->r[i][1] - e->r[i][0];
+	return sum;
+}

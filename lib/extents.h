@@ -38,6 +38,9 @@ void pcl_extents_release(struct pcl_extents *e);
 uint64_t pcl_extents_split(const struct pcl_extents *e, uint64_t off, uint64_t len,
 			   void (*drop)(void *arg, uint64_t off, uint64_t len), void *arg);
 
+/* The bytes the extents hold. */
+uint64_t pcl_extents_bytes(const struct pcl_extents *e);
+
 /* The length of the extent that begins at @off (0: none does). */
 uint64_t pcl_extents_front(const struct pcl_extents *e, uint64_t off);
 

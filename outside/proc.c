@@ -349,21 +349,6 @@ int pco_exec_id(pid_t pid, struct pco_exec_id *ret)
 	return 0;
 }
 
-int pco_read_bytes(pid_t pid, uint64_t *ret)
-{
-	char buf[512], *p;
-	int n;
-
-	n = read_pid_file(pid, "io", buf, sizeof(buf));
-	if (n < 0)
-		return n;
-	p = strstr(buf, "\nread_bytes: ");
-	if (!p)
-		return -EPROTO;
-	*ret = strtoull(p + 13, NULL, 10);
-	return 0;
-}
-
 int pco_io_counts(pid_t pid, uint64_t *ret_sum, uint64_t *ret_read_bytes)
 {
 	char buf[512], *p, *end;

@@ -86,17 +86,12 @@ struct pco_exec_id {
 int pco_exec_id(pid_t pid, struct pco_exec_id *ret);
 
 /*
- * The bytes @pid (all its threads, and the children it reaped) caused to be
- * read from storage, readahead included (/proc/PID/io read_bytes); 0 or
- * -errno (-ENOENT: no task I/O accounting in this kernel).
- */
-int pco_read_bytes(pid_t pid, uint64_t *ret);
-
-/*
  * The sum of @pid's I/O counters (/proc/PID/io: characters and system calls
  * read and written, bytes from and to storage): a change means it read or
- * wrote anything, through any call or a page fault; and its read_bytes
- * (as pco_read_bytes()); 0 or -errno.
+ * wrote anything, through any call or a page fault; and its read_bytes, the
+ * bytes it (all its threads, and the children it reaped) caused to be read
+ * from storage, readahead included.  0 or -errno (-ENOENT: no task I/O
+ * accounting in this kernel).
  */
 int pco_io_counts(pid_t pid, uint64_t *ret_sum, uint64_t *ret_read_bytes);
 

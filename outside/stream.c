@@ -751,15 +751,6 @@ static uint64_t cached_in(int fd, uint64_t off, uint64_t len)
 	return pcl_cachestat(fd, off, len, &cs) ? 0 : cs.nr_cache * pcl_page_size();
 }
 
-/* The bytes the extents hold. */
-static uint64_t keep_bytes(const struct pcl_extents *e)
-{
-	uint64_t sum = 0;
-
-	for (int i = 0; i < e->n; i++)
-		sum += e->r[i][1] - e->r[i][0];
-	return sum;
-}
 
 /*
  * What a reader's file holds cached at the first sight of the stream: where
@@ -782,7 +773,7 @@ static int first_sight(struct pco_stream *s, int pidfd, const struct pco_ctx *c,
 		return 0;
 	first_keep(s, first);
 	*ret_below = cached_in(s->own, 0, first);
-	s->c0 = *ret_below + (s->keep ? keep_bytes(s->keep) : cached_from(s->own, first));
+	s->c0 = *ret_below + (s->keep ? pcl_extents_bytes(s->keep) : cached_from(s->own, first));
 	s->c0_set = 1;
 	return 1;
 }
