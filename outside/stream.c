@@ -54,7 +54,8 @@ void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_f
 	ssize_t n;
 
 	*s = (struct pco_stream){ .pid = pid, .fd = fd, .info = -1, .fi = *fi, .own = -1,
-				  .anchor = -1, .foreign = foreign, .seen = 1 };
+				  .anchor = -1, .foreign = foreign, .seen = 1,
+				  .overlay = !strcmp(m->fstype, "overlay") };
 	s->first = s->last = s->raw_last = fi->pos;
 	/*
 	 * A reader's run begins where it is first seen: a position can be
@@ -78,15 +79,35 @@ void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_f
 /*
  * @fd is a regular file, the one fdinfo named (its mount and inode): the
  * number was not reused meanwhile for another file, a device or a pipe.
+ * Compared as fdinfo shows both, ours too: a stacking file system
+ * (overlayfs) reports the real file's inode number to stat(2) but its own
+ * in fdinfo, and the two never matched (an overlay's files were never
+ * followed).
  */
 static int same_file(const struct pco_stream *s, int fd)
 {
-	struct statx stx;
+	struct pco_fdinfo mine;
+	struct stat st;
 
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_MNT_ID, &stx))
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || pco_fdinfo_read(getpid(), fd, &mine))
 		return 0;
-	return S_ISREG(stx.stx_mode) && stx.stx_ino == s->fi.ino &&
-	       (!(stx.stx_mask & STATX_MNT_ID) || stx.stx_mnt_id == s->fi.mnt_id);
+	return mine.ino == s->fi.ino && mine.mnt_id == s->fi.mnt_id;
+}
+
+/*
+ * cachestat(2) of [@off, @off + @len) of @fd (@len 0: to the end); on
+ * overlayfs the overlay's own mapping is empty, and the count is taken
+ * through a mapping, which reaches the real file (lib/sys.c).
+ */
+static int count(const struct pco_stream *s, int fd, uint64_t off, uint64_t len,
+		 struct pcl_cachestat *ret)
+{
+	struct pcl_residency r = { .how = PCL_RES_MINCORE, .overlay = 1,
+				   .page = pcl_page_size() };
+
+	if (!s->overlay)
+		return pcl_cachestat(fd, off, len, ret);
+	return pcl_residency_count(&r, fd, off, len, ret);
 }
 
 /*
@@ -278,19 +299,19 @@ static void own_done(struct pco_stream *s)
 }
 
 /* Pages cached where the reader has not been: the file was cached before it. */
-static int warm_ahead(int fd, uint64_t pos, uint64_t size)
+static int warm_ahead(const struct pco_stream *s, int fd, uint64_t pos, uint64_t size)
 {
 	uint64_t from = pcl_align_up(pos + PCO_READAHEAD, pcl_page_size());
 	struct pcl_cachestat cs;
 
 	if (from >= size)
 		return 0;
-	return pcl_cachestat(fd, from, 0, &cs) || cs.nr_cache;
+	return count(s, fd, from, 0, &cs) || cs.nr_cache;
 }
 
 static void start_reader(struct pco_stream *s, uint64_t pos, uint64_t size)
 {
-	int warm = !s->keep && warm_ahead(s->own, pos, size);
+	int warm = !s->keep && warm_ahead(s, s->own, pos, size);
 
 	s->state = PCO_READER;
 	/*
@@ -441,9 +462,9 @@ static void clean_gap(void *arg, uint64_t off, uint64_t len)
 	struct pcl_cachestat before, after;
 
 	s->syscalls += 3;
-	if (pcl_cachestat(s->own, off, len, &before) || !before.nr_cache ||
+	if (count(s, s->own, off, len, &before) || !before.nr_cache ||
 	    posix_fadvise(s->own, off, len, POSIX_FADV_DONTNEED) ||
-	    pcl_cachestat(s->own, off, len, &after) || after.nr_cache >= before.nr_cache)
+	    count(s, s->own, off, len, &after) || after.nr_cache >= before.nr_cache)
 		return;
 	s->dropped += (before.nr_cache - after.nr_cache) * pcl_page_size();
 }
@@ -485,7 +506,7 @@ static int clean_look(struct pco_stream *s)
 		uint64_t len = c->hi - c->lo < batch ? c->hi - c->lo : batch;
 
 		s->syscalls++;
-		if (pcl_cachestat(s->own, c->lo, len, &cs)) {
+		if (count(s, s->own, c->lo, len, &cs)) {
 			s->unknown = 1;	/* hidden (EPERM) or no cachestat: nothing told */
 			break;
 		}
@@ -563,11 +584,11 @@ static void hold_writer(struct pco_stream *s, int pidfd, uint64_t pos)
 }
 
 /* Bytes of [@off, end of file) cached, or 0 when it cannot be told. */
-static uint64_t cached_from(int fd, uint64_t off)
+static uint64_t cached_from(const struct pco_stream *s, int fd, uint64_t off)
 {
 	struct pcl_cachestat cs;
 
-	return pcl_cachestat(fd, off, 0, &cs) ? 0 : cs.nr_cache * pcl_page_size();
+	return count(s, fd, off, 0, &cs) ? 0 : cs.nr_cache * pcl_page_size();
 }
 
 /*
@@ -619,17 +640,17 @@ static uint64_t residency_cursor(struct pco_stream *s, int pidfd, double now,
 			s->state = PCO_SKIP;
 			return s->last;
 		}
-		s->c0 = cached_from(s->own, 0);
+		s->c0 = cached_from(s, s->own, 0);
 		s->c0_set = 1;
 		return s->last;
 	}
 	if (s->own < 0 && (s->own = open_own(s, pidfd)) < 0)
 		return s->last;
 	if (s->state == PCO_CANDIDATE) {
-		cached = cached_from(s->own, 0);
+		cached = cached_from(s, s->own, 0);
 		if (cached < s->c0 + c->min_size)
 			return s->last;
-		if (cached_from(s->own, pcl_align_up(cached + PCO_READAHEAD, pcl_page_size()))) {
+		if (cached_from(s, s->own, pcl_align_up(cached + PCO_READAHEAD, pcl_page_size()))) {
 			s->state = PCO_SKIP;	/* cached before: hands off */
 			return s->last;
 		}
@@ -644,7 +665,7 @@ static uint64_t residency_cursor(struct pco_stream *s, int pidfd, double now,
 			s->drop.measure = 1;
 		}
 	}
-	frontier = s->drop.dropped_to + cached_from(s->own, s->drop.dropped_to);
+	frontier = s->drop.dropped_to + cached_from(s, s->own, s->drop.dropped_to);
 	frontier = frontier > PCO_READAHEAD ? frontier - PCO_READAHEAD : 0;
 	return frontier > s->last ? frontier : s->last;
 }
@@ -671,7 +692,7 @@ static int skipped_cold(const struct pco_stream *s, uint64_t from, uint64_t to)
 		if (fd < 0 || (fd = reopen_checked(s, fd)) < 0)
 			return 0;
 	}
-	ret = !pcl_cachestat(fd, lo, len, &cs) && 2 * cs.nr_cache * pcl_page_size() < len;
+	ret = !count(s, fd, lo, len, &cs) && 2 * cs.nr_cache * pcl_page_size() < len;
 	if (fd != s->own)
 		close(fd);
 	return ret;
@@ -742,13 +763,13 @@ static void below_kept(struct pco_stream *s, uint64_t below)
  * walks every page cached in its range: never the whole of a large warm
  * file where a part will do.
  */
-static uint64_t cached_in(int fd, uint64_t off, uint64_t len)
+static uint64_t cached_in(const struct pco_stream *s, int fd, uint64_t off, uint64_t len)
 {
 	struct pcl_cachestat cs;
 
 	if (!len)
 		return 0;
-	return pcl_cachestat(fd, off, len, &cs) ? 0 : cs.nr_cache * pcl_page_size();
+	return count(s, fd, off, len, &cs) ? 0 : cs.nr_cache * pcl_page_size();
 }
 
 
@@ -772,8 +793,8 @@ static int first_sight(struct pco_stream *s, int pidfd, const struct pco_ctx *c,
 	if (s->own < 0)
 		return 0;
 	first_keep(s, first);
-	*ret_below = cached_in(s->own, 0, first);
-	s->c0 = *ret_below + (s->keep ? pcl_extents_bytes(s->keep) : cached_from(s->own, first));
+	*ret_below = cached_in(s, s->own, 0, first);
+	s->c0 = *ret_below + (s->keep ? pcl_extents_bytes(s->keep) : cached_from(s, s->own, first));
 	s->c0_set = 1;
 	return 1;
 }
@@ -802,7 +823,7 @@ static void claim(struct pco_stream *s, uint64_t *read_left, const struct pco_ct
 	 * Its readahead is in the count, in flight too: what is cached ahead,
 	 * as far as it read in all, is taken off.
 	 */
-	ahead = cached_in(s->own, first, first < s->size && s->size - first < *read_left ?
+	ahead = cached_in(s, s->own, first, first < s->size && s->size - first < *read_left ?
 					 s->size - first : *read_left);
 	/*
 	 * The extent cached from its position is its readahead if the process

@@ -54,6 +54,7 @@ struct pco_stream {
 				 * mount namespace (its paths are not ours to walk);
 				 * held from activation to the end's work; or -1 */
 	int foreign;		/* its process is in another mount namespace */
+	int overlay;		/* on overlayfs: counted through a mapping */
 	int c0_set;		/* c0 was counted (a reader followed by residency) */
 	int held;		/* a writer candidate's file was looked at once */
 	int have_handle;	/* handle names the file (name_to_handle_at) */
