@@ -22,14 +22,16 @@ grep -q "^pagecliff: $dir/m/f: .* mode dropbehind (outside" "$dir/stats" ||
 at_most "$dir/lo/f"
 
 "$SHIM_PAGESTAT" evict "$dir/lo/f"
-warm "$dir/lo/f" $((64 * MIB)) $((53 * MIB)) dd if="$dir/m/f" of=/dev/null bs=1M skip=64 count=53 status=none
+# a window ahead of where attach first sees the reader (as in outside-warm):
+# below that point only the reader's read_bytes tells its pages from others'
+warm "$dir/lo/f" $((112 * MIB)) $((53 * MIB)) dd if="$dir/m/f" of=/dev/null bs=1M skip=112 count=53 status=none
 rm -f "$dir/stats"
-"$P" read "$dir/m/f" 256 >/dev/null & rd=$!
+"$P" read "$dir/m/f" 128 >/dev/null & rd=$!
 "$PAGECLIFF" attach --stats="$dir/stats" $rd 2>"$dir/err" || fail "attach: $(cat "$dir/err")"
 wait $rd || fail "the reader failed"
 grep -q "^pagecliff: $dir/m/f: .* mode dropbehind (outside" "$dir/stats" ||
 	fail "attach: not followed: $(cat "$dir/stats")"
-w=$(cached "$dir/lo/f" $((64 * MIB)) $((53 * MIB)))
+w=$(cached "$dir/lo/f" $((112 * MIB)) $((53 * MIB)))
 [ "$w" -ge $((52 * MIB)) ] || fail "attach: of the 53 MiB window $((w / MIB)) MiB are left"
 all=$(cached "$dir/lo/f")
 [ "$all" -le $((53 * MIB + LIMIT)) ] || fail "attach: $((all / MIB)) MiB cached after"
