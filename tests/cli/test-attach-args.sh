@@ -46,12 +46,15 @@ for k in $kthreads; do
 	said 1 "pagecliff: error: cannot attach to process $k: it is a kernel thread: it has no files to follow" "$k"
 done
 
-# a zombie: a child whose parent (sleep, after exec) never reaps it
-sh -c 'sleep 0 & echo $! >"$1"; exec sleep 30' sh "$tmp/zpid" &
+# a zombie: a child whose parent never reaps it (perl does not reap unless
+# asked; a shell may reap a background child before it execs)
+perl -e 'my $p = fork() // die "fork: $!"; exit 0 unless $p;
+	open(my $f, ">", "$ARGV[0].new") or die; print $f "$p\n"; close $f;
+	rename("$ARGV[0].new", $ARGV[0]) or die; sleep 30' "$tmp/zpid" &
 parent=$!
 at_exit "kill $parent 2>/dev/null"
 z=
-for _ in $(seq 100); do
+for _ in $(seq 400); do
 	z=$(cat "$tmp/zpid" 2>/dev/null)
 	[ -n "$z" ] && [ "$(cut -d' ' -f3 "/proc/$z/stat" 2>/dev/null)" = Z ] && break
 	z=
