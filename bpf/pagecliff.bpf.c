@@ -273,6 +273,7 @@ struct pid___pc {
 struct task_struct___pc {
 	unsigned int flags;
 	struct task_struct___pc *group_leader;
+	struct task_struct___pc *real_parent;
 	struct pid___pc *thread_pid;
 } __attribute__((preserve_access_index));
 
@@ -291,13 +292,13 @@ struct address_space___pc {
 
 struct folio___pc {
 	struct address_space___pc *mapping;
+	unsigned long index;
 	unsigned long _flags_1;		/* a large folio's order in its low byte */
 } __attribute__((preserve_access_index));
 
-/* The current process's id in the guard's namespace, 0 or HOT_OTHER_NS. */
-static __always_inline unsigned int adder_tgid(void)
+/* @task's process id in the guard's namespace, 0 (a kernel thread) or HOT_OTHER_NS. */
+static __always_inline unsigned int task_tgid(struct task_struct___pc *task)
 {
-	struct task_struct___pc *task = (void *)bpf_get_current_task();
 	struct pid___pc *pid;
 	struct upid___pc up;
 	unsigned int level;
@@ -311,6 +312,12 @@ static __always_inline unsigned int adder_tgid(void)
 		    BPF_CORE_READ(up.ns, ns.inum) == hot_ns_ino)
 			return (unsigned int)up.nr;
 	return HOT_OTHER_NS;
+}
+
+/* The current process's id in the guard's namespace, 0 or HOT_OTHER_NS. */
+static __always_inline unsigned int adder_tgid(void)
+{
+	return task_tgid((void *)bpf_get_current_task());
 }
 
 /*
@@ -351,5 +358,108 @@ int BPF_PROG(pc_filemap_add, struct folio___pc *folio)
 		return 0;
 	}
 	bpf_map_update_elem(&pc_hot, &k, &v, BPF_NOEXIST);	/* lost a race: a few pages */
+	return 0;
+}
+
+/*
+ * The kernel's view of streams: per thread and file, the runs of page
+ * indices it adds, sent to the watcher (outside/kview.c) as kv_rec through
+ * pc_kv_ring.  Only the watcher's targets (pc_kv_targets) and their
+ * descendants KV_PARENT_LEVELS deep are looked at, unless kv_all.
+ */
+const volatile unsigned int kv_all;
+__u64 kv_lost;				/* records the ring had no room for */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KV_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, __u8);
+} pc_kv_targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct kv_key);
+	__type(value, struct kv_run);
+} pc_kv_runs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+} pc_kv_ring SEC(".maps");
+
+/* The current process's id when it is followed, else 0. */
+static __always_inline unsigned int kv_wanted(void)
+{
+	struct task_struct___pc *task = (void *)bpf_get_current_task();
+	unsigned int tgid = task_tgid(task), up;
+
+	if (!tgid || tgid == HOT_OTHER_NS)
+		return 0;
+	if (kv_all || bpf_map_lookup_elem(&pc_kv_targets, &tgid))
+		return tgid;
+	for (int l = 0; l < KV_PARENT_LEVELS; l++) {
+		task = BPF_CORE_READ(task, group_leader, real_parent);
+		if (!task)
+			return 0;
+		up = task_tgid(task);
+		if (!up || up == HOT_OTHER_NS)
+			return 0;
+		if (bpf_map_lookup_elem(&pc_kv_targets, &up))
+			return tgid;
+	}
+	return 0;
+}
+
+/* Send what @r holds of @k's run; it then holds nothing. */
+static __always_inline void kv_send(const struct kv_key *k, struct kv_run *r)
+{
+	struct kv_rec rec = {
+		.ino = k->ino, .dev = k->dev, .tgid = r->tgid,
+		.start = r->start, .end = r->end, .run = r->end - r->run_start,
+	};
+
+	if (r->end <= r->start)
+		return;
+	if (bpf_ringbuf_output(&pc_kv_ring, &rec, sizeof(rec), 0))
+		__sync_fetch_and_add(&kv_lost, 1);
+	r->start = r->end;
+}
+
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(pc_kv_add, struct folio___pc *folio)
+{
+	struct inode___pc *host = BPF_CORE_READ(folio, mapping, host);
+	struct kv_key k = { 0 };
+	struct kv_run v = { 0 }, *r;
+	unsigned long long idx, nr;
+	unsigned int tgid;
+
+	if (!host || !(tgid = kv_wanted()))
+		return 0;
+	k.ino = BPF_CORE_READ(host, i_ino);
+	k.dev = BPF_CORE_READ(host, i_sb, s_dev);
+	k.tid = (__u32)bpf_get_current_pid_tgid();
+	idx = BPF_CORE_READ(folio, index);
+	nr = folio_pages(folio);
+	r = bpf_map_lookup_elem(&pc_kv_runs, &k);
+	if (r && r->end == idx) {
+		r->end += nr;
+		if (r->end - r->start >= KV_CHUNK)
+			kv_send(&k, r);
+		return 0;
+	}
+	if (r) {
+		kv_send(&k, r);
+		r->run_start = r->start = idx;
+		r->end = idx + nr;
+		r->tgid = tgid;
+		return 0;
+	}
+	v.run_start = v.start = idx;
+	v.end = idx + nr;
+	v.tgid = tgid;
+	bpf_map_update_elem(&pc_kv_runs, &k, &v, BPF_NOEXIST);
 	return 0;
 }

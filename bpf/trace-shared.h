@@ -63,4 +63,35 @@ struct hot_val {
 	unsigned int pad;
 };
 
+/*
+ * The kernel's view of streams (outside/kview.c): the page ranges each
+ * thread adds to the cache per file, sent as records through a ring buffer.
+ * A thread's contiguous run is sent every KV_CHUNK pages and when it breaks;
+ * @run says how long the run it belongs to was by then, which tells a
+ * stream from scattered reads.
+ */
+#define KV_CHUNK 64			/* pages */
+#define KV_MAX_TARGETS 8192
+#define KV_PARENT_LEVELS 4		/* a target's descendants this deep are followed */
+
+struct kv_key {
+	unsigned long long ino;
+	unsigned int dev;		/* the kernel's dev_t, as hot_key's */
+	unsigned int tid;
+};
+
+struct kv_run {
+	unsigned long long start, end;	/* pages not sent yet: [start, end) */
+	unsigned long long run_start;	/* where the contiguous run began */
+	unsigned int tgid, pad;
+};
+
+struct kv_rec {
+	unsigned long long ino;
+	unsigned long long start, end;	/* page indices added: [start, end) */
+	unsigned long long run;		/* pages in the run up to end */
+	unsigned int dev;
+	unsigned int tgid;		/* in the watcher's PID namespace */
+};
+
 #endif

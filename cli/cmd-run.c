@@ -558,6 +558,13 @@ static int run_outside(char **argv, const struct run_opts *o)
 		exec_child(argv);
 	}
 	wo.stats_fd = fd = stats_fd(o);
+	wo.own_children = 1;
+	/* Before the fork: the kernel's view follows CMD from its first page. */
+	err = pco_watcher_start(&wo, NULL, 0, &w, why, sizeof(why));
+	if (err) {
+		error("the watcher cannot act: %s; running '%s' without it", why, argv[0]);
+		exec_child(argv);
+	}
 	fflush(NULL);
 	run_child = fork_exec(argv);
 	if (run_child < 0)
@@ -571,12 +578,13 @@ static int run_outside(char **argv, const struct run_opts *o)
 		return pass_status(status);
 	}
 	/* After the fork: the watcher raises its own descriptor limit, not CMD's. */
-	err = pco_watcher_start(&wo, &run_child, 1, &w, why, sizeof(why));
-	if (err == -ENOSYS || err == -ENOMEM)
-		error("the watcher cannot act: %s", why);
+	err = pco_watcher_add(w, run_child, why, sizeof(why));
+	if (err == -ENOMEM)
+		error("the watcher cannot act: out of memory");
 	else if (err)
 		error("the watcher cannot act on %s", why);
 	if (err) {
+		pco_watcher_free(w);
 		waitpid(run_child, &status, 0);
 		return pass_status(status);
 	}

@@ -32,6 +32,8 @@ struct pco_opts {
 	const char *cgroup;	/* follow the processes of this cgroup, or NULL */
 	int all;		/* follow every process of the host */
 	int until_empty;	/* --cgroup: end once it has no process left */
+	int kernel_only;	/* beside the shim: only the kernel's view acts */
+	int own_children;	/* run: our children's pages are followed from their first */
 };
 
 /* The defaults: 8 MiB, PAGECLIFF_BUDGET or 64 MiB, children followed. */
@@ -78,6 +80,9 @@ int pco_watcher_loop(struct pco_watcher *w, pid_t child, double secs,
 
 /* Finish every stream (drop what was passed), print their stats, free all. */
 void pco_watcher_free(struct pco_watcher *w);
+
+/* Whether the kernel's view follows streams (else descriptor positions). */
+int pco_watcher_kernel_view(const struct pco_watcher *w);
 
 /* Can the watcher run here at all?  0, or -errno with @why. */
 int pco_check_kernel(char *why, size_t size);

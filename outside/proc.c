@@ -281,6 +281,29 @@ int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, unsigned int dev
 	return 0;
 }
 
+int pco_maps_of(pid_t pid, unsigned int dev, uint64_t ino, struct pco_map *maps, int max)
+{
+	char path[64], line[4400];
+	unsigned long long start, end, off, i;
+	unsigned int major, minor;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %*7s %llx %x:%x %llu", &start, &end, &off, &major,
+			   &minor, &i) != 6 || i != ino || makedev(major, minor) != dev)
+			continue;
+		maps[n++] = (struct pco_map){ .start = start, .end = end, .off = off, .dev = dev,
+					      .ino = ino };
+	}
+	fclose(f);
+	return n;
+}
+
 uint64_t pco_mntns(pid_t pid)
 {
 	char path[64];

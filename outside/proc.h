@@ -65,6 +65,20 @@ int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, unsigned int dev
  * The inode of @pid's mount namespace (0: ours); 0 when it cannot be read.
  * Two processes with the same one see the same paths.
  */
+/* One mapping of a file, as /proc/PID/maps lists it. */
+struct pco_map {
+	uint64_t start, end;		/* its addresses: [start, end) */
+	uint64_t off;			/* the file offset at start */
+	unsigned int dev;		/* makedev() */
+	uint64_t ino;
+};
+
+/*
+ * The mappings of file (@dev, @ino) by @pid into @maps (up to @max); how
+ * many, or -errno.
+ */
+int pco_maps_of(pid_t pid, unsigned int dev, uint64_t ino, struct pco_map *maps, int max);
+
 uint64_t pco_mntns(pid_t pid);
 
 /*

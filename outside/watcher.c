@@ -22,6 +22,7 @@
 #include "units.h"
 #include "outside.h"
 #include "hot.h"
+#include "kview.h"
 #include "mounts.h"
 #include "stream.h"
 
@@ -118,6 +119,9 @@ struct pco_watcher {
 	pid_t *pids;
 	pid_t *known;			/* the live targets' pids, sorted (discover()) */
 	struct pco_hot *hot;	/* --all: kernel events name the candidates */
+	struct pco_kview *kv;	/* the kernel's view of streams, or NULL */
+	struct pco_kview_env env;
+	int raised;		/* the descriptor limit was raised */
 };
 
 static double mono(void)
@@ -139,10 +143,11 @@ void pco_opts_init(struct pco_opts *o)
 		o->budget = v;
 }
 
+static void kview_on(struct pco_watcher *w);
+
 int pco_watcher_new(const struct pco_opts *o, struct pco_watcher **ret_w)
 {
 	struct pco_watcher *w = calloc(1, sizeof(*w));
-	struct rlimit rl;
 
 	if (!w)
 		return -ENOMEM;
@@ -157,16 +162,12 @@ int pco_watcher_new(const struct pco_opts *o, struct pco_watcher **ret_w)
 		return -ENOMEM;
 	}
 	w->o = *o;
+	kview_on(w);
 	w->self = getpid();
 	w->mntns = pco_mntns(0);
 	w->keep_open = !o->all && !geteuid();
 	w->ctx = (struct pco_ctx){ .min_size = o->min_size, .budget = o->budget,
 				   .stats_fd = o->stats_fd };
-	/* A pidfd per target: --all needs more than the usual 1024. */
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
 	*ret_w = w;
 	return 0;
 }
@@ -297,6 +298,19 @@ static int add_target(struct pco_watcher *w, pid_t pid, pid_t parent, uint64_t l
 
 	if (pid == w->self || find_target(w, pid))
 		return 0;
+	if (!w->raised) {
+		/*
+		 * A pidfd per target: --all needs more than the usual 1024.
+		 * Raised at the first target, after run's fork: ours, not CMD's.
+		 */
+		struct rlimit rl;
+
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+		w->raised = 1;
+	}
 	pidfd = pco_pidfd_open(pid);
 	if (pidfd < 0)
 		return refusal(pid, pidfd, why, size);
@@ -327,7 +341,69 @@ static int add_target(struct pco_watcher *w, pid_t pid, pid_t parent, uint64_t l
 				  .foreign = pco_mntns(pid) != w->mntns };
 	if (w->keep_open)
 		t->fd_dir = pco_fds_open(pid);
+	if (w->kv)
+		pco_kview_follow(w->kv, pid);
 	return 0;
+}
+
+/* The kernel view's way to a followed process (kview.h): its pidfd. */
+static int env_pidfd(void *arg, pid_t pid)
+{
+	struct pco_watcher *w = arg;
+	struct pco_target *t = find_target(w, pid);
+	char why[256];
+
+	/* the program vouched for it: a target's descendant, or --all */
+	if (!t && (w->o.all || w->o.cgroup || w->o.follow_children) &&
+	    !add_target(w, pid, 0, 0, why, sizeof(why)))
+		t = find_target(w, pid);
+	return t && t->pidfd >= 0 ? t->pidfd : -ESRCH;
+}
+
+/* Whether a position stream of @pid acts on file (@dev, @ino). */
+static int env_owned(void *arg, pid_t pid, unsigned int dev, uint64_t ino)
+{
+	struct pco_watcher *w = arg;
+	struct pco_target *t = find_target(w, pid);
+	double now = mono();
+
+	for (int i = 0; t && i < t->n; i++) {
+		const struct pco_stream *s = &t->streams[i];
+		const struct pco_mount *m;
+
+		if ((s->state != PCO_READER && s->state != PCO_WRITER) || s->fi.ino != ino)
+			continue;
+		m = pco_mount_by_id(w->mounts, pid, s->fi.mnt_id, now);
+		if (m && m->dev == dev)
+			return 1;
+	}
+	return 0;
+}
+
+/* Load the kernel's view where it can be, and say which view follows streams. */
+static void kview_on(struct pco_watcher *w)
+{
+	char why[256], line[400];
+	int n;
+
+	w->env = (struct pco_kview_env){ .arg = w, .pidfd = env_pidfd, .owned = env_owned,
+					 .mounts = w->mounts };
+	if (!pco_kview_open(&w->o, &w->kv, why, sizeof(why)) &&
+	    (!w->o.own_children || !pco_kview_follow(w->kv, getpid())))
+		n = snprintf(line, sizeof(line), "pagecliff: streams followed by the kernel's view "
+			     "(BPF: the pages each process adds to the page cache)%s\n",
+			     w->o.kernel_only ? ", beside the shim" : "");
+	else
+		n = snprintf(line, sizeof(line), "pagecliff: streams followed by descriptor "
+			     "positions (no kernel view: %s)\n", why);
+	if (w->o.stats_fd >= 0 && n > 0 && n < (int)sizeof(line) &&
+	    write(w->o.stats_fd, line, n) < 0)
+		return;
+}
+
+int pco_watcher_kernel_view(const struct pco_watcher *w)
+{
+	return w->kv != NULL;
 }
 
 int pco_watcher_add(struct pco_watcher *w, pid_t pid, char *why, size_t size)
@@ -422,6 +498,8 @@ static void sweep(struct pco_watcher *w, struct pco_target *t)
 
 static void target_gone(struct pco_watcher *w, struct pco_target *t)
 {
+	if (w->kv)
+		pco_kview_gone(w->kv, t->pid);
 	for (int i = 0; i < t->n; i++)
 		end_stream(w, &t->streams[i]);
 	t->n = 0;
@@ -564,7 +642,8 @@ static void look_maps(struct pco_watcher *w, struct pco_target *t, double now)
 {
 	struct mapped_ctx m = { w, t };
 
-	if (w->ctx.stats_fd < 0 || w->o.all || now - t->maps_seen < PCO_MAPS_EVERY)
+	/* the kernel's view follows readers through mappings */
+	if (w->ctx.stats_fd < 0 || w->o.all || w->kv || now - t->maps_seen < PCO_MAPS_EVERY)
 		return;
 	t->maps_seen = now;
 	pco_maps(t->pid, on_mapped, &m);
@@ -715,6 +794,12 @@ static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 	/* not even its pidfd: its exit is found when it is due */
 	if (t->quiet && now < t->next_at)
 		return;
+	if (w->o.kernel_only) {
+		/* the shim acts on its descriptors, the kernel's view on the rest */
+		if (pco_pidfd_alive(t->pidfd))
+			target_gone(w, t);
+		return;
+	}
 	how = how_much(w, t, now);
 
 	t->quiet = how != LOOK_FULL;
@@ -892,6 +977,12 @@ double pco_watcher_tick(struct pco_watcher *w)
 				next = iv;
 		}
 	}
+	if (w->kv) {
+		double iv = pco_kview_tick(w->kv, &w->env, now);
+
+		if (iv < next)
+			next = iv;
+	}
 	compact(w);
 	drain(w);
 	if (quiet)
@@ -938,13 +1029,16 @@ void pco_watcher_free(struct pco_watcher *w)
 	 * Writers' tails: their writeback was started; a few seconds at most,
 	 * a few tenths when a signal asked us to end (systemd's stop).
 	 */
-	for (int i = 0; i < (w->stopping ? 30 : 300) && w->ndrain; i++) {
+	for (int i = 0; i < (w->stopping ? 30 : 300) &&
+			(w->ndrain || (w->kv && pco_kview_busy(w->kv))); i++) {
 		const struct timespec tick = { 0, 10000000 };
 
 		drain(w);
-		if (w->ndrain)
-			nanosleep(&tick, NULL);
+		if (w->kv)
+			pco_kview_tick(w->kv, &w->env, mono());
+		nanosleep(&tick, NULL);
 	}
+	pco_kview_free(w->kv, &w->env);
 	for (int i = 0; i < w->ndrain; i++)
 		pco_stream_release(&w->drain[i], &w->ctx);
 	free(w->drain);

@@ -155,13 +155,17 @@ if [ -n "$timed" ]; then
 fi
 
 case $prog in
-git)	# git hash-object maps files it can: a documented limit
+git)	# git hash-object maps files it can: the shim's documented limit;
+	# the watcher follows mappings by the kernel's view where it loads
 	want="pagecliff: $src: mapped with mmap(2): reads through the map are not seen, the shim did not act on the file from then on"
 	[ "$way" = outside ] &&
 		want="pagecliff: $src: mapped with mmap(2) by pid [0-9]*: out of the watcher's reach, its pages are not dropped"
-	grep -qx "$want" "$dir/stats" || fail "no line '$want' in --stats: $(cat "$dir/stats")"
-	echo "PASS: $prog: same output; documented limit (mmap) said in --stats; $report"
-	exit 0 ;;
+	if ! grep -q "^pagecliff: streams followed by the kernel's view" "$dir/stats" ||
+		[ "$way" != outside ]; then
+		grep -qx "$want" "$dir/stats" || fail "no line '$want' in --stats: $(cat "$dir/stats")"
+		echo "PASS: $prog: same output; documented limit (mmap) said in --stats; $report"
+		exit 0
+	fi ;;
 esac
 while read -r f bytes; do
 	[ "$bytes" -le $MAX_FILE ] ||

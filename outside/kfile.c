@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One process's file as the kernel's view sees it: the pages it added, and
+ * the dropping behind them.  A way to the file is found once its runs pass
+ * the minimum: a descriptor of the process's on the same inode, else a
+ * mapping of it; either is reopened read-only through an O_PATH checked
+ * first (the inode, a regular file), and only on a local file system, whose
+ * mount is told from /proc before anything of the file is touched (nothing
+ * of a FUSE or network file).  Pages are dropped oldest first, as ranges
+ * merged from the pieces: counted with cachestat(2) before and after, dirty
+ * ones written back (SYNC_FILE_RANGE_WRITE only: nothing waits, no error of
+ * the program's is consumed) and dropped at a later tick, mapped ones paged
+ * out of the process's own mappings with process_madvise(2).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "kfile.h"
+
+#ifndef SYS_process_madvise
+#define SYS_process_madvise 440
+#endif
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+
+/* Runs at least this long (pages) are a stream's, not scattered reads. */
+#define PCO_KF_SEQ_RUN 32
+/* Pieces looked at in one tick, and the most a file keeps. */
+#define PCO_KF_BATCH 512
+#define PCO_KF_MAX_PIECES 65536
+/* Ticks the oldest pages may stay dirty or under writeback before giving up. */
+#define PCO_KF_TRIES 200
+/* Idle this long (s): all of it is dropped, our description closed. */
+#define PCO_KF_IDLE 1.0
+/* A way to a file not found is sought again this often (s). */
+#define PCO_KF_SEEK 0.5
+/* An idle file with nothing held is forgotten after this long (s). */
+#define PCO_KF_FORGET 10.0
+#define PCO_KF_MAX_FDS 65536
+
+static uint64_t page_size(void)
+{
+	static uint64_t page;
+
+	if (!page) {
+		long p = sysconf(_SC_PAGESIZE);
+
+		page = p > 0 ? (uint64_t)p : 4096;
+	}
+	return page;
+}
+
+static struct pco_kpiece *piece(struct pco_kfile *kf, unsigned int i)
+{
+	return &kf->pieces[(kf->head + i) % kf->cap];
+}
+
+static int grow(struct pco_kfile *kf)
+{
+	unsigned int cap = kf->cap ? 2 * kf->cap : 16;
+	struct pco_kpiece *p;
+
+	if (kf->cap >= PCO_KF_MAX_PIECES || !(p = malloc(cap * sizeof(*p))))
+		return -ENOMEM;
+	for (unsigned int i = 0; i < kf->n; i++)
+		p[i] = *piece(kf, i);
+	free(kf->pieces);
+	kf->pieces = p;
+	kf->cap = cap;
+	kf->head = 0;
+	return 0;
+}
+
+static void pop(struct pco_kfile *kf)
+{
+	struct pco_kpiece *p = piece(kf, 0);
+
+	kf->held -= p->hi - p->lo;
+	kf->head = (kf->head + 1) % kf->cap;
+	kf->n--;
+}
+
+void pco_kfile_add(struct pco_kfile *kf, uint64_t lo, uint64_t hi, uint64_t run, double now)
+{
+	struct pco_kpiece *tail = kf->n ? piece(kf, kf->n - 1) : NULL;
+	double dt = now - kf->last_add;
+
+	kf->added += hi - lo;
+	if (run >= PCO_KF_SEQ_RUN)
+		kf->seq += hi - lo;
+	if (kf->last_add > 0 && dt > 0.001)
+		kf->rate = 0.7 * kf->rate + 0.3 * (hi - lo) / dt;
+	kf->last_add = now;
+	kf->held += hi - lo;
+	if (tail && tail->hi == lo) {
+		tail->hi = hi;
+		return;
+	}
+	if (kf->n == kf->cap && grow(kf))
+		pop(kf);	/* the oldest is forgotten: never dropped by us */
+	*piece(kf, kf->n++) = (struct pco_kpiece){ lo, hi };
+}
+
+/* The O_PATH @at (closed here) reopened read-only if it is @kf's file. */
+static int reopen(const struct pco_kfile *kf, int at)
+{
+	char path[64];
+	struct stat st;
+	int fd = -ESTALE;
+
+	if (!fstat(at, &st) && S_ISREG(st.st_mode) && st.st_ino == kf->ino) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", at);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd < 0)
+			fd = -errno;
+	}
+	close(at);
+	return fd;
+}
+
+/* Whether mount @m may be touched; says once why not. */
+static int local(const struct pco_kfile *kf, const struct pco_kview_env *env,
+		 const struct pco_mount *m)
+{
+	if (!m || m->class == PCO_FS_UNLISTED)
+		return 0;
+	if (m->class == PCO_FS_LOCAL)
+		return 1;
+	pco_mount_said(env->mounts, m);
+	return 0;
+}
+
+/* A descriptor of @kf's process on its file, reopened; -errno when none. */
+static int by_descriptor(struct pco_kfile *kf, const struct pco_kview_env *env, double now)
+{
+	static int fds[PCO_KF_MAX_FDS];
+	struct pco_fdinfo fi;
+	char path[64];
+	int n, at;
+
+	n = pco_fds(kf->pid, fds, PCO_KF_MAX_FDS);
+	for (int i = 0; i < n; i++) {
+		const struct pco_mount *m;
+
+		if (pco_fdinfo_read(kf->pid, fds[i], &fi) || fi.ino != kf->ino)
+			continue;
+		m = pco_mount_by_id(env->mounts, kf->pid, fi.mnt_id, now);
+		if (!m || (m->dev != kf->dev && strcmp(m->fstype, "btrfs")))
+			continue;
+		if (!local(kf, env, m))
+			return -EPERM;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)kf->pid, fds[i]);
+		at = open(path, O_PATH | O_CLOEXEC);
+		if (at >= 0)
+			return reopen(kf, at);
+	}
+	return -ENOENT;
+}
+
+/* A mapping of @kf's file by its process, reopened; -errno when none. */
+static int by_mapping(struct pco_kfile *kf, const struct pco_kview_env *env, double now)
+{
+	const struct pco_mount *m;
+	char path[96];
+	int at;
+
+	kf->nmaps = pco_maps_of(kf->pid, kf->dev, kf->ino, kf->maps, PCO_KF_MAPS);
+	if (kf->nmaps <= 0) {
+		kf->nmaps = 0;
+		return -ENOENT;
+	}
+	m = pco_mount_by_dev(env->mounts, kf->pid, kf->dev, now);
+	if (!local(kf, env, m))
+		return -EPERM;
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)kf->pid,
+		 kf->maps[0].start, kf->maps[0].end);
+	at = open(path, O_PATH | O_CLOEXEC);
+	return at < 0 ? -errno : reopen(kf, at);
+}
+
+static void name_it(struct pco_kfile *kf)
+{
+	char link[64];
+	ssize_t n;
+
+	if (kf->path[0])
+		return;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", kf->fd);
+	n = readlink(link, kf->path, sizeof(kf->path) - 1);
+	if (n < 0)
+		snprintf(kf->path, sizeof(kf->path), "inode %" PRIu64, kf->ino);
+	else
+		kf->path[n] = 0;
+}
+
+/* Find a way to the file: ACTING, NOFD (again later) or ALONE. */
+static void resolve(struct pco_kfile *kf, const struct pco_kview_env *env, double now)
+{
+	int pidfd = env->pidfd(env->arg, kf->pid), fd;
+
+	kf->looked = now;
+	if (pidfd < 0) {
+		kf->state = PCO_KF_ALONE;
+		return;
+	}
+	fd = by_descriptor(kf, env, now);
+	if (fd == -ENOENT)
+		fd = by_mapping(kf, env, now);
+	else if (fd >= 0)
+		kf->nmaps = pco_maps_of(kf->pid, kf->dev, kf->ino, kf->maps, PCO_KF_MAPS);
+	if (kf->nmaps < 0)
+		kf->nmaps = 0;
+	if (fd >= 0 && pco_pidfd_alive(pidfd)) {
+		close(fd);	/* exited: the pid may name another process now */
+		fd = -ESRCH;
+	}
+	if (fd >= 0) {
+		kf->fd = fd;
+		kf->state = PCO_KF_ACTING;
+		name_it(kf);
+		return;
+	}
+	kf->state = fd == -ENOENT ? PCO_KF_NOFD : PCO_KF_ALONE;
+}
+
+/* Page out [@lo, @hi) of the process's own mappings of the file. */
+static void page_out(struct pco_kfile *kf, const struct pco_kview_env *env, uint64_t lo,
+		     uint64_t hi)
+{
+	uint64_t pg = page_size(), off = lo * pg, end = hi * pg;
+	struct iovec iov[PCO_KF_MAPS];
+	int n = 0, pidfd;
+
+	for (int i = 0; i < kf->nmaps; i++) {
+		const struct pco_map *m = &kf->maps[i];
+		uint64_t a = off > m->off ? off : m->off;
+		uint64_t b = end < m->off + (m->end - m->start) ? end : m->off + (m->end - m->start);
+
+		if (a < b)
+			iov[n++] = (struct iovec){ (void *)(uintptr_t)(m->start + (a - m->off)),
+						   b - a };
+	}
+	pidfd = n ? env->pidfd(env->arg, kf->pid) : -1;
+	if (pidfd < 0)
+		return;
+	syscall(SYS_process_madvise, pidfd, iov, (size_t)n, MADV_PAGEOUT, 0u);
+	kf->syscalls++;
+}
+
+/* Pages of [@lo, @hi) cached (dirty or under writeback in *@ret_busy); -1 unknown. */
+static int64_t count(struct pco_kfile *kf, uint64_t lo, uint64_t hi, uint64_t *ret_busy)
+{
+	struct pcl_cachestat cs;
+	uint64_t pg = page_size();
+
+	kf->syscalls++;
+	if (pcl_cachestat(kf->fd, lo * pg, (hi - lo) * pg, &cs)) {
+		kf->unknown = 1;
+		*ret_busy = 0;
+		return -1;
+	}
+	*ret_busy = cs.nr_dirty + cs.nr_writeback;
+	return (int64_t)cs.nr_cache;
+}
+
+enum { RANGE_DONE, RANGE_BUSY };
+
+/*
+ * Drop [@lo, @hi), pages this process added: write back what is dirty, drop
+ * what is clean, page out what its mappings hold.  RANGE_BUSY while dirty
+ * or writeback pages are left (dropped at a later tick).
+ */
+static int drop_range(struct pco_kfile *kf, const struct pco_kview_env *env, uint64_t lo,
+		      uint64_t hi)
+{
+	uint64_t pg = page_size(), busy;
+	int64_t before = count(kf, lo, hi, &busy), after;
+
+	if (before == 0)
+		return RANGE_DONE;	/* gone already (the shim, the kernel) */
+	if (busy) {
+		sync_file_range(kf->fd, lo * pg, (hi - lo) * pg, SYNC_FILE_RANGE_WRITE);
+		kf->syscalls++;
+		kf->wb = 1;
+	}
+	posix_fadvise(kf->fd, lo * pg, (hi - lo) * pg, POSIX_FADV_DONTNEED);
+	kf->syscalls++;
+	after = count(kf, lo, hi, &busy);
+	if (after > 0 && !busy && kf->nmaps && !kf->ended) {
+		page_out(kf, env, lo, hi);
+		posix_fadvise(kf->fd, lo * pg, (hi - lo) * pg, POSIX_FADV_DONTNEED);
+		kf->syscalls++;
+		after = count(kf, lo, hi, &busy);
+	}
+	if (before < 0 || after < 0)
+		return RANGE_DONE;	/* unknown: dropped once, not counted */
+	kf->dropped += (uint64_t)(before - after);
+	if (busy && kf->tries < PCO_KF_TRIES)
+		return RANGE_BUSY;
+	kf->left += (uint64_t)after;
+	return RANGE_DONE;
+}
+
+static int cmp_piece(const void *a, const void *b)
+{
+	const struct pco_kpiece *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/*
+ * The oldest @old pages' pieces into @out (up to PCO_KF_BATCH), sorted and
+ * merged where they touch: a pool of threads' chunks are one range.  How
+ * many ranges; *@ret_pieces: the whole pieces they took, *@ret_part: pages
+ * of the next one.
+ */
+static int oldest(struct pco_kfile *kf, uint64_t old, struct pco_kpiece *out,
+		  unsigned int *ret_pieces, uint64_t *ret_part)
+{
+	unsigned int i, n = 0, m = 0;
+
+	*ret_part = 0;
+	for (i = 0; i < kf->n && n < PCO_KF_BATCH && old; i++, n++) {
+		struct pco_kpiece p = *piece(kf, i);
+
+		if (p.hi - p.lo > old) {
+			p.hi = p.lo + old;
+			*ret_part = old;
+			out[n++] = p;
+			break;
+		}
+		old -= p.hi - p.lo;
+		out[n] = p;
+	}
+	*ret_pieces = *ret_part ? n - 1 : n;
+	qsort(out, n, sizeof(*out), cmp_piece);
+	for (i = 0; i < n; i++) {
+		if (m && out[m - 1].hi >= out[i].lo) {
+			if (out[i].hi > out[m - 1].hi)
+				out[m - 1].hi = out[i].hi;
+			continue;
+		}
+		out[m++] = out[i];
+	}
+	return m;
+}
+
+/* Drop the oldest @old pages it added; pieces done are taken off. */
+static void drop_oldest(struct pco_kfile *kf, const struct pco_kview_env *env, uint64_t old)
+{
+	static struct pco_kpiece ranges[PCO_KF_BATCH];
+	unsigned int whole;
+	uint64_t part;
+	int n = oldest(kf, old, ranges, &whole, &part), busy = 0;
+
+	for (int i = 0; i < n; i++)
+		busy |= drop_range(kf, env, ranges[i].lo, ranges[i].hi) == RANGE_BUSY;
+	if (busy) {
+		kf->tries++;
+		return;
+	}
+	kf->tries = 0;
+	while (whole--)
+		pop(kf);
+	if (part) {
+		piece(kf, 0)->lo += part;
+		kf->held -= part;
+	}
+}
+
+static int idle(const struct pco_kfile *kf, double now)
+{
+	return kf->ended || now - kf->last_add >= PCO_KF_IDLE;
+}
+
+void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double now,
+		   uint64_t keep, uint64_t min)
+{
+	uint64_t old;
+
+	if (kf->state == PCO_KF_ALONE)
+		return;
+	if (kf->state == PCO_KF_CANDIDATE &&
+	    (kf->seq < min || 4 * kf->seq < 3 * kf->added))
+		return;
+	kf->owned = !kf->ended && env->owned(env->arg, kf->pid, kf->dev, kf->ino);
+	kf->was_owned |= kf->owned;
+	if (kf->owned)
+		return;
+	if (kf->state != PCO_KF_ACTING) {
+		if (kf->ended || now - kf->looked < PCO_KF_SEEK)
+			return;
+		resolve(kf, env, now);
+		if (kf->state != PCO_KF_ACTING)
+			return;
+	}
+	old = idle(kf, now) ? kf->held : kf->held > keep ? kf->held - keep : 0;
+	for (int round = 0; old && round < 64 && kf->n; round++) {
+		uint64_t before = kf->held;
+
+		drop_oldest(kf, env, old);
+		if (kf->held == before)
+			break;		/* busy: again at the next tick */
+		old -= before - kf->held < old ? before - kf->held : old;
+	}
+	if (idle(kf, now) && !kf->n && kf->fd >= 0 && !kf->ended) {
+		close(kf->fd);	/* the file system is not held busy by us */
+		kf->fd = -1;
+		kf->state = PCO_KF_NOFD;
+	}
+}
+
+int pco_kfile_done(const struct pco_kfile *kf, double now)
+{
+	if (kf->state == PCO_KF_CANDIDATE || kf->state == PCO_KF_ALONE || kf->owned)
+		return kf->ended || now - kf->last_add >= PCO_KF_FORGET;
+	if (kf->ended)
+		return !kf->n || kf->state != PCO_KF_ACTING;
+	return !kf->n && now - kf->last_add >= PCO_KF_FORGET;
+}
+
+static void stats_line(const struct pco_kfile *kf, int stats_fd)
+{
+	uint64_t pg = page_size(), ours = kf->dropped + kf->left + kf->held;
+	char line[700];
+	int n;
+
+	n = snprintf(line, sizeof(line),
+		     "pagecliff: %s: %" PRIu64 " bytes added to the page cache (pid %d, kernel "
+		     "view), %" PRIu64 "%s bytes dropped, %" PRIu64 " bytes already gone, %"
+		     PRIu64 " bytes left cached, %" PRIu64 " syscalls\n",
+		     kf->path, kf->added * pg, (int)kf->pid, kf->dropped * pg,
+		     kf->unknown ? " (residency unknown)" : "",
+		     (kf->added > ours ? kf->added - ours : 0) * pg,
+		     (kf->left + kf->held) * pg, kf->syscalls);
+	if (n <= 0)
+		return;
+	if ((size_t)n >= sizeof(line)) {
+		n = sizeof(line) - 1;
+		line[n - 1] = '\n';
+	}
+	if (write(stats_fd, line, n) < 0)
+		return;
+}
+
+void pco_kfile_release(struct pco_kfile *kf, int stats_fd)
+{
+	/* a position stream's: its own line says it, unless we dropped some too */
+	if (stats_fd >= 0 && kf->syscalls && kf->path[0] && (kf->dropped || !kf->was_owned))
+		stats_line(kf, stats_fd);
+	if (kf->fd >= 0)
+		close(kf->fd);
+	kf->fd = -1;
+	free(kf->pieces);
+	kf->pieces = NULL;
+}

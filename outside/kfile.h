@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One process's file as the kernel's view sees it (kview.h): the pages it
+ * added, in the order they came, and how to act on them.
+ */
+#ifndef PCO_OUTSIDE_KFILE_H
+#define PCO_OUTSIDE_KFILE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kview.h"
+#include "proc.h"
+
+#define PCO_KF_MAPS 8
+
+enum pco_kf_state {
+	PCO_KF_CANDIDATE,	/* its sequential runs are not past the minimum yet */
+	PCO_KF_ACTING,		/* dropped behind through kf->fd */
+	PCO_KF_NOFD,		/* no way to it found yet: looked for again */
+	PCO_KF_ALONE,		/* never touched (not local, refused, gone) */
+};
+
+/* Pages [lo, hi) it added, in one go or run. */
+struct pco_kpiece {
+	uint64_t lo, hi;
+};
+
+struct pco_kfile {
+	pid_t pid;
+	unsigned int kdev;		/* the kernel's dev_t */
+	unsigned int dev;		/* makedev() of it */
+	uint64_t ino;
+	enum pco_kf_state state;
+	int fd;				/* our read-only description, or -1 */
+	int ended;			/* its process exited */
+	int owned;			/* a position stream of the watcher acts on it */
+	int was_owned;			/* one did once */
+	int unknown;			/* residency could not be told */
+	int wb;				/* writeback was started on some of it */
+	unsigned int tries;		/* ticks the oldest pieces stayed cached */
+	struct pco_kpiece *pieces;	/* a ring: head is the oldest */
+	unsigned int head, n, cap;
+	uint64_t held;			/* pages in pieces */
+	uint64_t added, seq;		/* pages added; those in long runs */
+	uint64_t dropped, left;		/* pages: dropped by us, left cached */
+	uint64_t syscalls;
+	double last_add, looked;	/* when it last grew; a way to it last sought */
+	double rate;			/* pages per second, smoothed */
+	struct pco_map maps[PCO_KF_MAPS];
+	int nmaps;
+	char path[256];
+};
+
+/* Note that @kf gained pages [@lo, @hi) in a run of @run pages at @now. */
+void pco_kfile_add(struct pco_kfile *kf, uint64_t lo, uint64_t hi, uint64_t run, double now);
+
+/*
+ * Act behind @kf: drop what it added beyond the newest @keep pages (all of
+ * it when it ended or went idle); @min: sequential pages before acting.
+ */
+void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double now,
+		   uint64_t keep, uint64_t min);
+
+/* Whether @kf is done: ended or long idle, nothing left to try. */
+int pco_kfile_done(const struct pco_kfile *kf, double now);
+
+/* Print its --stats line (when it acted) to @stats_fd, close and free. */
+void pco_kfile_release(struct pco_kfile *kf, int stats_fd);
+
+#endif
