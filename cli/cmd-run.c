@@ -542,8 +542,12 @@ static pid_t fork_exec(char **argv)
 	return pid;
 }
 
-/* CMD as our child, followed by the watcher until it exits. */
-static int run_outside(char **argv, const struct run_opts *o)
+/*
+ * CMD as our child, followed by the watcher until it exits.  @beside: the
+ * shim acts on what it sees, the kernel's view on the rest (raw system
+ * calls, io_uring, mappings); without a kernel view CMD is simply executed.
+ */
+static int run_outside(char **argv, const struct run_opts *o, int beside)
 {
 	struct pco_watcher *w = NULL;
 	struct pco_opts wo;
@@ -554,13 +558,21 @@ static int run_outside(char **argv, const struct run_opts *o)
 	if (o->min_bytes)
 		wo.min_size = o->min_bytes;
 	if (pco_check_kernel(why, sizeof(why))) {
-		error("the watcher cannot act: %s; running '%s' without it", why, argv[0]);
+		if (!beside)
+			error("the watcher cannot act: %s; running '%s' without it", why, argv[0]);
 		exec_child(argv);
 	}
 	wo.stats_fd = fd = stats_fd(o);
 	wo.own_children = 1;
+	wo.kernel_only = beside;
 	/* Before the fork: the kernel's view follows CMD from its first page. */
 	err = pco_watcher_start(&wo, NULL, 0, &w, why, sizeof(why));
+	if (!err && beside && !pco_watcher_kernel_view(w)) {
+		pco_watcher_free(w);
+		if (fd > 2)
+			close(fd);
+		exec_child(argv);
+	}
 	if (err) {
 		error("the watcher cannot act: %s; running '%s' without it", why, argv[0]);
 		exec_child(argv);
@@ -615,7 +627,11 @@ static int cmd_run(int argc, char **argv)
 	if (set_env(&o))
 		return 1;
 	if (via == VIA_OUTSIDE || via == VIA_BOTH)
-		return run_outside(argv + first, &o);
+		return run_outside(argv + first, &o, 0);
+	/* the default way, as root: the kernel's view beside the shim */
+	if (o.via == VIA_AUTO && via == VIA_PRELOAD && !geteuid() &&
+	    (!o.mode || strcmp(o.mode, "off")))
+		return run_outside(argv + first, &o, 1);
 	execvp(argv[first], argv + first);
 	err = errno;
 	error("cannot run '%s': %s", argv[first], strerror(err));

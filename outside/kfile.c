@@ -277,6 +277,15 @@ static int64_t count(struct pco_kfile *kf, uint64_t lo, uint64_t hi, uint64_t *r
 
 enum { RANGE_DONE, RANGE_BUSY };
 
+/* A scratch file no name links any more (restic's packs, an O_TMPFILE). */
+static int deleted(struct pco_kfile *kf)
+{
+	struct stat st;
+
+	kf->syscalls++;
+	return !fstat(kf->fd, &st) && !st.st_nlink;
+}
+
 /*
  * Drop [@lo, @hi), pages this process added: write back what is dirty, drop
  * what is clean, page out what its mappings hold.  RANGE_BUSY while dirty
@@ -290,7 +299,9 @@ static int drop_range(struct pco_kfile *kf, const struct pco_kview_env *env, uin
 
 	if (before == 0)
 		return RANGE_DONE;	/* gone already (the shim, the kernel) */
-	if (busy) {
+	if (busy && deleted(kf))
+		busy = 0;	/* its pages die with its last close: never written */
+	else if (busy) {
 		sync_file_range(kf->fd, lo * pg, (hi - lo) * pg, SYNC_FILE_RANGE_WRITE);
 		kf->syscalls++;
 		kf->wb = 1;
@@ -298,6 +309,8 @@ static int drop_range(struct pco_kfile *kf, const struct pco_kview_env *env, uin
 	posix_fadvise(kf->fd, lo * pg, (hi - lo) * pg, POSIX_FADV_DONTNEED);
 	kf->syscalls++;
 	after = count(kf, lo, hi, &busy);
+	if (busy && deleted(kf))
+		busy = 0;
 	if (after > 0 && !busy && kf->nmaps && !kf->ended) {
 		page_out(kf, env, lo, hi);
 		posix_fadvise(kf->fd, lo * pg, (hi - lo) * pg, POSIX_FADV_DONTNEED);
@@ -395,10 +408,14 @@ void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double
 	if (kf->state == PCO_KF_CANDIDATE &&
 	    (kf->seq < min || 4 * kf->seq < 3 * kf->added))
 		return;
-	kf->owned = !kf->ended && env->owned(env->arg, kf->pid, kf->dev, kf->ino);
-	kf->was_owned |= kf->owned;
-	if (kf->owned)
+	/* a reader's position stream keeps it to the end: one owner per stream */
+	if (kf->owned != PCO_KV_OWNED)
+		kf->owned = kf->ended ? PCO_KV_FREE :
+			    env->owned(env->arg, kf->pid, kf->dev, kf->ino);
+	if (kf->owned == PCO_KV_OWNED)
 		return;
+	if (kf->owned == PCO_KV_BACKSTOP)
+		keep *= 2;
 	if (kf->state != PCO_KF_ACTING) {
 		if (kf->ended || now - kf->looked < PCO_KF_SEEK)
 			return;
@@ -406,7 +423,7 @@ void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double
 		if (kf->state != PCO_KF_ACTING)
 			return;
 	}
-	old = idle(kf, now) ? kf->held : kf->held > keep ? kf->held - keep : 0;
+	old = idle(kf, now) && !kf->owned ? kf->held : kf->held > keep ? kf->held - keep : 0;
 	for (int round = 0; old && round < 64 && kf->n; round++) {
 		uint64_t before = kf->held;
 
@@ -424,7 +441,7 @@ void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double
 
 int pco_kfile_done(const struct pco_kfile *kf, double now)
 {
-	if (kf->state == PCO_KF_CANDIDATE || kf->state == PCO_KF_ALONE || kf->owned)
+	if (kf->state == PCO_KF_CANDIDATE || kf->state == PCO_KF_ALONE || kf->owned == PCO_KV_OWNED)
 		return kf->ended || now - kf->last_add >= PCO_KF_FORGET;
 	if (kf->ended)
 		return !kf->n || kf->state != PCO_KF_ACTING;
@@ -457,8 +474,11 @@ static void stats_line(const struct pco_kfile *kf, int stats_fd)
 
 void pco_kfile_release(struct pco_kfile *kf, int stats_fd)
 {
-	/* a position stream's: its own line says it, unless we dropped some too */
-	if (stats_fd >= 0 && kf->syscalls && kf->path[0] && (kf->dropped || !kf->was_owned))
+	/*
+	 * Where another way dropped it all (the shim, a position stream), that
+	 * way's line says so: a line of ours only for what we dropped or left.
+	 */
+	if (stats_fd >= 0 && kf->path[0] && (kf->dropped || kf->left))
 		stats_line(kf, stats_fd);
 	if (kf->fd >= 0)
 		close(kf->fd);

@@ -34,8 +34,7 @@ struct pco_kfile {
 	enum pco_kf_state state;
 	int fd;				/* our read-only description, or -1 */
 	int ended;			/* its process exited */
-	int owned;			/* a position stream of the watcher acts on it */
-	int was_owned;			/* one did once */
+	int owned;			/* PCO_KV_OWNED, _BACKSTOP: see kview.h */
 	int unknown;			/* residency could not be told */
 	int wb;				/* writeback was started on some of it */
 	unsigned int tries;		/* ticks the oldest pieces stayed cached */

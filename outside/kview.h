@@ -25,6 +25,13 @@
 
 struct pco_kview;
 
+/*
+ * A position stream of the watcher acts on the file: a reader's is left to
+ * it; behind a writer's, whose write-back can fall behind a fast writer,
+ * the kernel's view drops only what passes the whole budget.
+ */
+enum { PCO_KV_FREE, PCO_KV_OWNED, PCO_KV_BACKSTOP };
+
 /* What the watcher lends the kernel view for a tick. */
 struct pco_kview_env {
 	void *arg;

@@ -360,7 +360,7 @@ static int env_pidfd(void *arg, pid_t pid)
 	return t && t->pidfd >= 0 ? t->pidfd : -ESRCH;
 }
 
-/* Whether a position stream of @pid acts on file (@dev, @ino). */
+/* Whether a position stream of @pid acts on file (@dev, @ino), and how. */
 static int env_owned(void *arg, pid_t pid, unsigned int dev, uint64_t ino)
 {
 	struct pco_watcher *w = arg;
@@ -375,7 +375,7 @@ static int env_owned(void *arg, pid_t pid, unsigned int dev, uint64_t ino)
 			continue;
 		m = pco_mount_by_id(w->mounts, pid, s->fi.mnt_id, now);
 		if (m && m->dev == dev)
-			return 1;
+			return s->state == PCO_WRITER ? PCO_KV_BACKSTOP : PCO_KV_OWNED;
 	}
 	return 0;
 }
@@ -393,6 +393,9 @@ static void kview_on(struct pco_watcher *w)
 		n = snprintf(line, sizeof(line), "pagecliff: streams followed by the kernel's view "
 			     "(BPF: the pages each process adds to the page cache)%s\n",
 			     w->o.kernel_only ? ", beside the shim" : "");
+	else if (w->o.kernel_only)
+		n = snprintf(line, sizeof(line), "pagecliff: no kernel view beside the shim: %s\n",
+			     why);
 	else
 		n = snprintf(line, sizeof(line), "pagecliff: streams followed by descriptor "
 			     "positions (no kernel view: %s)\n", why);
