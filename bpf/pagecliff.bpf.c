@@ -389,6 +389,14 @@ struct {
 	__uint(max_entries, 1 << 22);
 } pc_kv_ring SEC(".maps");
 
+/* Pages a followed process dropped itself, per file (key: tid is its tgid). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct kv_key);
+	__type(value, __u64);
+} pc_kv_self SEC(".maps");
+
 /* The current process's id when it is followed, else 0. */
 static __always_inline unsigned int kv_wanted(void)
 {
@@ -461,5 +469,34 @@ int BPF_PROG(pc_kv_add, struct folio___pc *folio)
 	v.end = idx + nr;
 	v.tgid = tgid;
 	bpf_map_update_elem(&pc_kv_runs, &k, &v, BPF_NOEXIST);
+	return 0;
+}
+
+#define PC_PF_MEMALLOC 0x00000800	/* include/linux/sched.h: in reclaim */
+
+/*
+ * A page of a file leaving the cache in a followed process's own context,
+ * not in reclaim: the process drops its own pages (fadvise, RWF_DONTCACHE:
+ * the shim, dd iflag=nocache), and its stream is its own to care for.
+ */
+SEC("tp_btf/mm_filemap_delete_from_page_cache")
+int BPF_PROG(pc_kv_del, struct folio___pc *folio)
+{
+	struct task_struct___pc *task = (void *)bpf_get_current_task();
+	struct inode___pc *host = BPF_CORE_READ(folio, mapping, host);
+	struct kv_key k = { 0 };
+	__u64 nr, *v;
+
+	if (!host || (BPF_CORE_READ(task, flags) & (PC_PF_MEMALLOC | PC_PF_KTHREAD)) ||
+	    !(k.tid = kv_wanted()))
+		return 0;
+	k.ino = BPF_CORE_READ(host, i_ino);
+	k.dev = BPF_CORE_READ(host, i_sb, s_dev);
+	nr = folio_pages(folio);
+	v = bpf_map_lookup_elem(&pc_kv_self, &k);
+	if (v)
+		__sync_fetch_and_add(v, nr);
+	else
+		bpf_map_update_elem(&pc_kv_self, &k, &nr, BPF_NOEXIST);
 	return 0;
 }

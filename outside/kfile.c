@@ -393,6 +393,18 @@ static void drop_oldest(struct pco_kfile *kf, const struct pco_kview_env *env, u
 	}
 }
 
+/* Whether its process maps the file (looked at every 0.5 s at most). */
+static int mapped(struct pco_kfile *kf, double now)
+{
+	if (now - kf->maps_at >= PCO_KF_SEEK) {
+		kf->maps_at = now;
+		kf->nmaps = pco_maps_of(kf->pid, kf->dev, kf->ino, kf->maps, PCO_KF_MAPS);
+		if (kf->nmaps < 0)
+			kf->nmaps = 0;
+	}
+	return kf->nmaps > 0;
+}
+
 static int idle(const struct pco_kfile *kf, double now)
 {
 	return kf->ended || now - kf->last_add >= PCO_KF_IDLE;
@@ -408,11 +420,15 @@ void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double
 	if (kf->state == PCO_KF_CANDIDATE &&
 	    (kf->seq < min || 4 * kf->seq < 3 * kf->added))
 		return;
-	/* a reader's position stream keeps it to the end: one owner per stream */
-	if (kf->owned != PCO_KV_OWNED)
-		kf->owned = kf->ended ? PCO_KV_FREE :
-			    env->owned(env->arg, kf->pid, kf->dev, kf->ino);
-	if (kf->owned == PCO_KV_OWNED)
+	/* one owner per stream: the process itself (the shim), or a position reader */
+	if (kf->self)
+		return;
+	if (!kf->ended)
+		kf->owned = env->owned(env->arg, kf->pid, kf->dev, kf->ino);
+	if (kf->owned == PCO_KV_OWNED && mapped(kf, now))
+		kf->owned = PCO_KV_FREE;	/* mapped pages are out of its reach */
+	kf->deferred |= kf->owned == PCO_KV_OWNED;
+	if (kf->owned == PCO_KV_OWNED || (kf->deferred && !kf->nmaps))
 		return;
 	if (kf->owned == PCO_KV_BACKSTOP)
 		keep *= 2;
@@ -441,7 +457,8 @@ void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double
 
 int pco_kfile_done(const struct pco_kfile *kf, double now)
 {
-	if (kf->state == PCO_KF_CANDIDATE || kf->state == PCO_KF_ALONE || kf->owned == PCO_KV_OWNED)
+	if (kf->state == PCO_KF_CANDIDATE || kf->state == PCO_KF_ALONE || kf->self ||
+	    (kf->deferred && !kf->nmaps))
 		return kf->ended || now - kf->last_add >= PCO_KF_FORGET;
 	if (kf->ended)
 		return !kf->n || kf->state != PCO_KF_ACTING;
@@ -472,8 +489,34 @@ static void stats_line(const struct pco_kfile *kf, int stats_fd)
 		return;
 }
 
+/* What of the pieces not dropped is still cached: left, the rest gone. */
+static void settle(struct pco_kfile *kf)
+{
+	static struct pco_kpiece ranges[PCO_KF_BATCH];
+	unsigned int whole;
+	uint64_t part, busy;
+
+	while (kf->n && kf->fd >= 0) {
+		int n = oldest(kf, kf->held, ranges, &whole, &part);
+
+		for (int i = 0; i < n; i++) {
+			int64_t c = count(kf, ranges[i].lo, ranges[i].hi, &busy);
+
+			kf->left += c > 0 ? (uint64_t)c : 0;
+		}
+		while (whole--)
+			pop(kf);
+		if (part) {
+			piece(kf, 0)->lo += part;
+			kf->held -= part;
+		}
+	}
+}
+
 void pco_kfile_release(struct pco_kfile *kf, int stats_fd)
 {
+	if (kf->dropped)
+		settle(kf);
 	/*
 	 * Where another way dropped it all (the shim, a position stream), that
 	 * way's line says so: a line of ours only for what we dropped or left.

@@ -35,6 +35,9 @@ struct pco_kfile {
 	int fd;				/* our read-only description, or -1 */
 	int ended;			/* its process exited */
 	int owned;			/* PCO_KV_OWNED, _BACKSTOP: see kview.h */
+	int deferred;			/* a position reader of it was seen, no mapping */
+	int self;			/* its process drops its pages itself */
+	double maps_at;			/* when its mappings were last read */
 	int unknown;			/* residency could not be told */
 	int wb;				/* writeback was started on some of it */
 	unsigned int tries;		/* ticks the oldest pieces stayed cached */

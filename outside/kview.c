@@ -26,6 +26,11 @@
 #include "bpf-open.h"
 #endif
 
+/*
+ * A process that dropped this many pages of a file itself (1 MiB) cares for
+ * that file's cache: the shim in it, or its own fadvise.
+ */
+#define PCO_KV_SELF 256
 /* The shortest and the longest wait between ticks while files stream (s). */
 #define PCO_KV_FASTEST 0.002
 #define PCO_KV_SLOWEST 0.1
@@ -34,6 +39,7 @@ struct pco_kview {
 	void *skel;			/* struct pagecliff_bpf */
 	void *rb;			/* struct ring_buffer */
 	int targets_fd;
+	int self_fd;			/* pages processes dropped themselves */
 	int stats_fd;
 	uint64_t min, keep, budget;	/* pages */
 	uint64_t lost;			/* records lost, as last said */
@@ -176,11 +182,16 @@ static int load(struct pco_kview *kv, int all)
 	skel->rodata->hot_ns_ino = own_pidns();
 	skel->rodata->kv_all = !!all;
 	bpf_object__for_each_program(prog, skel->obj)
-		bpf_program__set_autoload(prog, prog == skel->progs.pc_kv_add);
+		bpf_program__set_autoload(prog, prog == skel->progs.pc_kv_add ||
+					  prog == skel->progs.pc_kv_del);
 	err = pagecliff_bpf__load(skel);
 	if (!err) {
 		skel->links.pc_kv_add = bpf_program__attach(skel->progs.pc_kv_add);
 		err = skel->links.pc_kv_add ? 0 : -errno;
+	}
+	if (!err) {
+		skel->links.pc_kv_del = bpf_program__attach(skel->progs.pc_kv_del);
+		err = skel->links.pc_kv_del ? 0 : -errno;
 	}
 	if (!err) {
 		kv->rb = ring_buffer__new(bpf_map__fd(skel->maps.pc_kv_ring), on_record, kv, NULL);
@@ -192,6 +203,7 @@ static int load(struct pco_kview *kv, int all)
 	}
 	kv->skel = skel;
 	kv->targets_fd = bpf_map__fd(skel->maps.pc_kv_targets);
+	kv->self_fd = bpf_map__fd(skel->maps.pc_kv_self);
 	return 0;
 }
 
@@ -208,6 +220,18 @@ int pco_kview_follow(struct pco_kview *kv, pid_t pid)
 	unsigned char one = 1;
 
 	return bpf_map_update_elem(kv->targets_fd, &key, &one, BPF_ANY) ? -errno : 0;
+}
+
+/* Pages @kf's process dropped of its file itself (kview.h), and forget them. */
+static uint64_t self_dropped(struct pco_kview *kv, const struct pco_kfile *kf, int forget)
+{
+	struct kv_key k = { .ino = kf->ino, .dev = kf->kdev, .tid = (unsigned int)kf->pid };
+	unsigned long long pages = 0;
+
+	bpf_map_lookup_elem(kv->self_fd, &k, &pages);
+	if (forget)
+		bpf_map_delete_elem(kv->self_fd, &k);
+	return pages;
 }
 
 static void consume(struct pco_kview *kv)
@@ -239,6 +263,11 @@ int pco_kview_follow(struct pco_kview *kv, pid_t pid)
 
 static void consume(struct pco_kview *kv)
 {
+}
+
+static uint64_t self_dropped(struct pco_kview *kv, const struct pco_kfile *kf, int forget)
+{
+	return 0;
 }
 #endif
 
@@ -309,6 +338,7 @@ static void compact(struct pco_kview *kv, double now)
 
 	for (unsigned int i = 0; i < kv->n; i++) {
 		if (pco_kfile_done(kv->kf[i], now)) {
+			self_dropped(kv, kv->kf[i], 1);
 			pco_kfile_release(kv->kf[i], kv->stats_fd);
 			free(kv->kf[i]);
 			continue;
@@ -333,6 +363,8 @@ double pco_kview_tick(struct pco_kview *kv, const struct pco_kview_env *env, dou
 		struct pco_kfile *kf = kv->kf[i];
 		double iv;
 
+		if (!kf->self && kf->seq >= kv->min && self_dropped(kv, kf, 0) >= PCO_KV_SELF)
+			kf->self = 1;
 		pco_kfile_act(kf, env, now, kv->keep, kv->min);
 		iv = interval(kv, kf, now);
 		if (iv < next)
