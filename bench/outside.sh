@@ -17,9 +17,20 @@
 #
 #   sudo bench/outside.sh [BUILD_DIR]          (default build)
 #
+# The programs only the kernel's view follows (each file of src/, one call
+# or no cursor): cat (coreutils: one copy_file_range per file), sendfile
+# (Python's shutil.copyfile: sendfile), node (fs.copyFileSync: a raw
+# copy_file_range from a libuv worker), mmap (Python hashing each file
+# through a mapping), sqlite (a full scan of a database as large as the
+# files, 4 KiB preads; made once, outside the timing), pwrite (Python
+# writing NFILES x FILE_MIB with os.pwrite, position never moving).  For
+# these, "run" is plain `pagecliff run` (the shim, and as root the kernel's
+# view beside it).
+#
 # Settings by environment: CAP (1g), NFILES (2), FILE_MIB (2048), REPS (3),
-# ATTACH_AFTER (1), DIR (/var/tmp), PROGS ("restic copy"), WAYS ("plain run
-# attach nocache"; nocache where installed).
+# ATTACH_AFTER (1), DIR (/var/tmp), PROGS ("restic copy"; also cat sendfile
+# node mmap sqlite pwrite), WAYS ("plain run attach nocache"; nocache where
+# installed).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -36,9 +47,16 @@ ATTACH_AFTER=${ATTACH_AFTER:-1}
 for x in "$PAGECLIFF" "$CGRUN" "$PAGESTAT" "$COPIER"; do
 	[ -x "$x" ] || { echo "missing $x: build first (ninja -C $build)" >&2; exit 2; }
 done
-case " ${PROGS:-restic} " in
-*" restic "*) command -v restic >/dev/null || { echo "needs restic (apt-get install restic)" >&2; exit 77; } ;;
-esac
+for p in ${PROGS:-restic}; do
+	case $p in
+	restic) tool=restic ;;
+	sendfile|mmap|pwrite) tool=python3 ;;
+	node) tool=node ;;
+	sqlite) tool=sqlite3 ;;
+	*) tool=sh ;;
+	esac
+	command -v $tool >/dev/null || { echo "needs $tool for $p" >&2; exit 77; }
+done
 have_nocache=0
 command -v nocache >/dev/null && have_nocache=1
 
@@ -56,11 +74,33 @@ evict_all() {
 	for f in $(find "$work/src" "$work/out" -type f 2>/dev/null); do "$PAGESTAT" evict "$f"; done
 }
 
+# sqlite: a database of about NFILES x FILE_MIB (1 MiB blobs) in src/, made once.
+case " ${PROGS:-} " in
+*" sqlite "*)
+	sqlite3 "$work/src/db.sqlite" "PRAGMA page_size=4096; CREATE TABLE t(x BLOB);
+		WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $total)
+		INSERT INTO t SELECT randomblob(1048576) FROM n;" ;;
+esac
+
 # The job as one shell command; $1 prog, run in "$work/out".
 job() {
+	each="for f in '$work'/src/f*; do"
 	case $1 in
 	restic) echo "restic -q --repo '$work/out/repo' backup '$work/src'" ;;
-	copy) echo "for f in '$work'/src/*; do '$COPIER' copy \"\$f\" '$work/out/'\$(basename \"\$f\") >/dev/null || exit 1; done" ;;
+	copy) echo "$each '$COPIER' copy \"\$f\" '$work/out/'\$(basename \"\$f\") >/dev/null || exit 1; done" ;;
+	cat) echo "$each cat \"\$f\" > '$work/out/'\$(basename \"\$f\") || exit 1; done" ;;
+	sendfile) echo "python3 -c 'import shutil, sys; [shutil.copyfile(f, sys.argv[1] + \"/\" + f.split(\"/\")[-1]) for f in sys.argv[2:]]' '$work/out' '$work'/src/f*" ;;
+	node) echo "node -e 'const fs = require(\"fs\"); for (const f of process.argv.slice(2)) fs.copyFileSync(f, \"$work/out/\" + f.split(\"/\").pop())' '$work'/src/f*" ;;
+	mmap) echo "python3 -c 'import hashlib, mmap, sys
+for f in sys.argv[1:]:
+    with open(f, \"rb\") as h, mmap.mmap(h.fileno(), 0, access=mmap.ACCESS_READ) as m: print(hashlib.sha1(m).hexdigest())' '$work'/src/f* >/dev/null" ;;
+	sqlite) echo "sqlite3 '$work/src/db.sqlite' 'PRAGMA cache_size=-2000; SELECT sum(length(x)) FROM t;' >/dev/null" ;;
+	pwrite) echo "python3 -c 'import os, sys
+b = os.urandom(1 << 20)
+for i in range($NFILES):
+    fd = os.open(sys.argv[1] + \"/w%d\" % i, os.O_WRONLY | os.O_CREAT, 0o644)
+    [os.pwrite(fd, b, j << 20) for j in range($FILE_MIB)]
+    os.close(fd)' '$work/out'" ;;
 	esac
 }
 
@@ -82,7 +122,10 @@ one() {
 	b0=$(busy)
 	case $way in
 	plain) "$CGRUN" "$CAP" "$work/rep" sh -c "$(job "$prog")" ;;
-	run) "$CGRUN" "$CAP" "$work/rep" "$PAGECLIFF" run --via outside -- sh -c "$(job "$prog")" ;;
+	run)
+		via="--via outside"
+		case $prog in restic|copy) ;; *) via= ;; esac
+		"$CGRUN" "$CAP" "$work/rep" "$PAGECLIFF" run $via -- sh -c "$(job "$prog")" ;;
 	nocache) "$CGRUN" "$CAP" "$work/rep" nocache sh -c "$(job "$prog")" ;;
 	attach)
 		rm -f "$work/pid"
@@ -107,7 +150,7 @@ ways="plain run attach"
 ways=${WAYS:-$ways}
 progs=${PROGS:-restic copy}
 case " $ways " in *" plain "*) ;; *) echo "WAYS must hold plain (the reference)" >&2; exit 2 ;; esac
-echo "restic backup and a static copy of $NFILES x $FILE_MIB MiB in a memory cgroup capped at $CAP;"
+echo "$progs over $NFILES x $FILE_MIB MiB in a memory cgroup capped at $CAP;"
 echo "$REPS interleaved runs per way, medians; attach $ATTACH_AFTER s in; kernel $(uname -r), $(nproc) CPUs"
 r=1
 while [ $r -le "$REPS" ]; do

@@ -95,13 +95,15 @@ static void pop(struct pco_kfile *kf)
 void pco_kfile_add(struct pco_kfile *kf, uint64_t lo, uint64_t hi, uint64_t run, double now)
 {
 	struct pco_kpiece *tail = kf->n ? piece(kf, kf->n - 1) : NULL;
-	double dt = now - kf->last_add;
 
+	if (!kf->added || lo < kf->lo_min)
+		kf->lo_min = lo;
 	kf->added += hi - lo;
+	kf->fresh += hi - lo;
 	if (run >= PCO_KF_SEQ_RUN)
 		kf->seq += hi - lo;
-	if (kf->last_add > 0 && dt > 0.001)
-		kf->rate = 0.7 * kf->rate + 0.3 * (hi - lo) / dt;
+	if (!kf->rate_at)
+		kf->rate_at = now;
 	kf->last_add = now;
 	kf->held += hi - lo;
 	if (tail && tail->hi == lo) {
@@ -111,6 +113,34 @@ void pco_kfile_add(struct pco_kfile *kf, uint64_t lo, uint64_t hi, uint64_t run,
 	if (kf->n == kf->cap && grow(kf))
 		pop(kf);	/* the oldest is forgotten: never dropped by us */
 	*piece(kf, kf->n++) = (struct pco_kpiece){ lo, hi };
+}
+
+static int64_t count(struct pco_kfile *kf, uint64_t lo, uint64_t hi, uint64_t *ret_busy);
+
+/* A CLAIM_STEP-page step is claimed only when all of it is cached. */
+#define PCO_KF_CLAIM_STEP 256
+
+void pco_kfile_claim(struct pco_kfile *kf, uint64_t pages)
+{
+	uint64_t lo = kf->lo_min, busy;
+
+	if (kf->fd < 0 || kf->claimed)
+		return;
+	while (pages >= PCO_KF_CLAIM_STEP && lo >= PCO_KF_CLAIM_STEP) {
+		if (count(kf, lo - PCO_KF_CLAIM_STEP, lo, &busy) != PCO_KF_CLAIM_STEP)
+			break;
+		lo -= PCO_KF_CLAIM_STEP;
+		pages -= PCO_KF_CLAIM_STEP;
+	}
+	if (lo == kf->lo_min || (kf->n == kf->cap && grow(kf)))
+		return;
+	kf->head = (kf->head + kf->cap - 1) % kf->cap;	/* the oldest of all */
+	kf->n++;
+	*piece(kf, 0) = (struct pco_kpiece){ lo, kf->lo_min };
+	kf->claimed = kf->lo_min - lo;
+	kf->held += kf->claimed;
+	kf->added += kf->claimed;
+	kf->lo_min = lo;
 }
 
 /* The O_PATH @at (closed here) reopened read-only if it is @kf's file. */
@@ -205,6 +235,21 @@ static void name_it(struct pco_kfile *kf)
 		kf->path[n] = 0;
 }
 
+/* Whether its newest pieces hold dirty pages: it writes the file. */
+static void note_writer(struct pco_kfile *kf)
+{
+	struct pcl_cachestat cs;
+	struct pco_kpiece *p;
+	uint64_t pg = page_size();
+
+	if (kf->writer || !kf->n)
+		return;
+	p = piece(kf, kf->n - 1);
+	kf->syscalls++;
+	kf->writer = !pcl_cachestat(kf->fd, p->lo * pg, (p->hi - p->lo) * pg, &cs) &&
+		     cs.nr_dirty + cs.nr_writeback > 0;
+}
+
 /* Find a way to the file: ACTING, NOFD (again later) or ALONE. */
 static void resolve(struct pco_kfile *kf, const struct pco_kview_env *env, double now)
 {
@@ -230,6 +275,7 @@ static void resolve(struct pco_kfile *kf, const struct pco_kview_env *env, doubl
 		kf->fd = fd;
 		kf->state = PCO_KF_ACTING;
 		name_it(kf);
+		note_writer(kf);
 		return;
 	}
 	kf->state = fd == -ENOENT ? PCO_KF_NOFD : PCO_KF_ALONE;
@@ -410,11 +456,24 @@ static int idle(const struct pco_kfile *kf, double now)
 	return kf->ended || now - kf->last_add >= PCO_KF_IDLE;
 }
 
+/* Its rate (pages per second) from what came since the last tick. */
+static void measure(struct pco_kfile *kf, double now)
+{
+	double dt = now - kf->rate_at;
+
+	if (dt < 0.001 || (!kf->fresh && dt < 0.5))
+		return;
+	kf->rate = kf->rate ? 0.5 * kf->rate + 0.5 * kf->fresh / dt : kf->fresh / dt;
+	kf->fresh = 0;
+	kf->rate_at = now;
+}
+
 void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double now,
 		   uint64_t keep, uint64_t min)
 {
 	uint64_t old;
 
+	measure(kf, now);
 	if (kf->state == PCO_KF_ALONE)
 		return;
 	if (kf->state == PCO_KF_CANDIDATE &&
@@ -457,8 +516,10 @@ void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double
 
 int pco_kfile_done(const struct pco_kfile *kf, double now)
 {
-	if (kf->state == PCO_KF_CANDIDATE || kf->state == PCO_KF_ALONE || kf->self ||
-	    (kf->deferred && !kf->nmaps))
+	/* a small file read once (a build reads thousands) is soon forgotten */
+	if (kf->state == PCO_KF_CANDIDATE)
+		return kf->ended || now - kf->last_add >= PCO_KF_IDLE;
+	if (kf->state == PCO_KF_ALONE || kf->self || (kf->deferred && !kf->nmaps))
 		return kf->ended || now - kf->last_add >= PCO_KF_FORGET;
 	if (kf->ended)
 		return !kf->n || kf->state != PCO_KF_ACTING;
@@ -469,13 +530,18 @@ static void stats_line(const struct pco_kfile *kf, int stats_fd)
 {
 	uint64_t pg = page_size(), ours = kf->dropped + kf->left + kf->held;
 	char line[700];
+
+	char before[80] = "";
 	int n;
 
+	if (kf->claimed)
+		snprintf(before, sizeof(before), ", %" PRIu64 " of them before it was followed",
+			 kf->claimed * pg);
 	n = snprintf(line, sizeof(line),
 		     "pagecliff: %s: %" PRIu64 " bytes added to the page cache (pid %d, kernel "
-		     "view), %" PRIu64 "%s bytes dropped, %" PRIu64 " bytes already gone, %"
+		     "view%s), %" PRIu64 "%s bytes dropped, %" PRIu64 " bytes already gone, %"
 		     PRIu64 " bytes left cached, %" PRIu64 " syscalls\n",
-		     kf->path, kf->added * pg, (int)kf->pid, kf->dropped * pg,
+		     kf->path, kf->added * pg, (int)kf->pid, before, kf->dropped * pg,
 		     kf->unknown ? " (residency unknown)" : "",
 		     (kf->added > ours ? kf->added - ours : 0) * pg,
 		     (kf->left + kf->held) * pg, kf->syscalls);

@@ -37,6 +37,7 @@ struct pco_kfile {
 	int owned;			/* PCO_KV_OWNED, _BACKSTOP: see kview.h */
 	int deferred;			/* a position reader of it was seen, no mapping */
 	int self;			/* its process drops its pages itself */
+	int writer;			/* its newest pages were dirty when first found */
 	double maps_at;			/* when its mappings were last read */
 	int unknown;			/* residency could not be told */
 	int wb;				/* writeback was started on some of it */
@@ -45,10 +46,14 @@ struct pco_kfile {
 	unsigned int head, n, cap;
 	uint64_t held;			/* pages in pieces */
 	uint64_t added, seq;		/* pages added; those in long runs */
+	uint64_t lo_min;		/* the lowest page it added */
+	uint64_t claimed;		/* pages below it taken as its own (attach) */
 	uint64_t dropped, left;		/* pages: dropped by us, left cached */
 	uint64_t syscalls;
 	double last_add, looked;	/* when it last grew; a way to it last sought */
 	double rate;			/* pages per second, smoothed */
+	double rate_at;			/* when it was last measured */
+	uint64_t fresh;			/* pages added since then */
 	struct pco_map maps[PCO_KF_MAPS];
 	int nmaps;
 	char path[256];
@@ -63,6 +68,13 @@ void pco_kfile_add(struct pco_kfile *kf, uint64_t lo, uint64_t hi, uint64_t run,
  */
 void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double now,
 		   uint64_t keep, uint64_t min);
+
+/*
+ * Take as @kf's own the cached pages right below the lowest it added, up to
+ * @pages, whole MiB by whole MiB while they are all cached: what a process
+ * followed late (attach) read before, in the same run.
+ */
+void pco_kfile_claim(struct pco_kfile *kf, uint64_t pages);
 
 /* Whether @kf is done: ended or long idle, nothing left to try. */
 int pco_kfile_done(const struct pco_kfile *kf, double now);

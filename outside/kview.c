@@ -18,6 +18,7 @@
 
 #include "kfile.h"
 #include "kview.h"
+#include "proc.h"
 #include "trace-shared.h"
 
 #ifdef HAVE_BPF
@@ -31,6 +32,8 @@
  * that file's cache: the shim in it, or its own fadvise.
  */
 #define PCO_KV_SELF 256
+/* Files followed at once at most (the guard on a host that reads many). */
+#define PCO_KV_MAX_FILES 65536
 /* The shortest and the longest wait between ticks while files stream (s). */
 #define PCO_KV_FASTEST 0.002
 #define PCO_KV_SLOWEST 0.1
@@ -41,6 +44,7 @@ struct pco_kview {
 	int targets_fd;
 	int self_fd;			/* pages processes dropped themselves */
 	int stats_fd;
+	int claim;			/* processes were running before: attach */
 	uint64_t min, keep, budget;	/* pages */
 	uint64_t lost;			/* records lost, as last said */
 	double now;			/* the tick's, for the ring's callback */
@@ -109,6 +113,8 @@ static struct pco_kfile *kfile_new(struct pco_kview *kv, pid_t pid, unsigned int
 {
 	struct pco_kfile *kf;
 
+	if (kv->n == PCO_KV_MAX_FILES)
+		return NULL;	/* its pages are not followed; files end and make room */
 	if (kv->n == kv->cap) {
 		unsigned int cap = kv->cap ? 2 * kv->cap : 64;
 		struct pco_kfile **more = realloc(kv->kf, cap * sizeof(*more));
@@ -307,6 +313,7 @@ int pco_kview_open(const struct pco_opts *o, struct pco_kview **ret_kv, char *wh
 	kv->min = o->min_size / (uint64_t)page;
 	kv->budget = o->budget / (uint64_t)page;
 	kv->keep = kv->budget / 2;
+	kv->claim = !o->own_children;
 	err = load(kv, o->all);
 	if (err) {
 		why_not(err, why, size);
@@ -316,6 +323,33 @@ int pco_kview_open(const struct pco_opts *o, struct pco_kview **ret_kv, char *wh
 	}
 	*ret_kv = kv;
 	return 0;
+}
+
+/*
+ * A process followed while it ran (attach) read before: what it read from
+ * storage (its read_bytes) and the kernel's view has not seen it add may be
+ * claimed right below where @kf's file was first seen growing (a whole-file
+ * copy_file_range or sendfile caught half-way).  Conservative: all it was
+ * seen adding counts, and only whole cached MiB right below are taken.
+ */
+static void claim(struct pco_kview *kv, struct pco_kfile *kf)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t bytes, seen = 0, moved;
+
+	/*
+	 * A writer's by the bytes it dirtied, a reader's by its storage reads:
+	 * both counted as they happen, inside one long call too (rchar and
+	 * wchar are counted when the call returns).
+	 */
+	if (kf->claimed || pco_io_field(kf->pid, kf->writer ? "write_bytes" : "read_bytes", &bytes))
+		return;
+	for (unsigned int i = 0; i < kv->n; i++)
+		if (kv->kf[i]->pid == kf->pid && kv->kf[i]->writer == kf->writer)
+			seen += kv->kf[i]->added;
+	moved = bytes / (uint64_t)(page > 0 ? page : 4096);
+	if (moved > seen)
+		pco_kfile_claim(kf, moved - seen);
 }
 
 /* Seconds until @kf's growth could take it past the budget. */
@@ -361,17 +395,28 @@ double pco_kview_tick(struct pco_kview *kv, const struct pco_kview_env *env, dou
 	consume(kv);
 	for (unsigned int i = 0; i < kv->n; i++) {
 		struct pco_kfile *kf = kv->kf[i];
+		enum pco_kf_state was;
 		double iv;
 
 		if (!kf->self && kf->seq >= kv->min && self_dropped(kv, kf, 0) >= PCO_KV_SELF)
 			kf->self = 1;
+		was = kf->state;
 		pco_kfile_act(kf, env, now, kv->keep, kv->min);
+		if (kv->claim && was != PCO_KF_ACTING && kf->state == PCO_KF_ACTING)
+			claim(kv, kf);
 		iv = interval(kv, kf, now);
 		if (iv < next)
 			next = iv;
 	}
 	compact(kv, now);
 	return next;
+}
+
+int pco_kview_acting(struct pco_kview *kv, pid_t pid, unsigned int dev, uint64_t ino)
+{
+	unsigned int kdev = major(dev) << 20 | minor(dev), *slot = slot_of(kv, pid, kdev, ino);
+
+	return *slot && kv->kf[*slot - 1]->state == PCO_KF_ACTING && !kv->kf[*slot - 1]->self;
 }
 
 void pco_kview_gone(struct pco_kview *kv, pid_t pid)

@@ -58,6 +58,9 @@ int pco_kview_follow(struct pco_kview *kv, pid_t pid);
  */
 double pco_kview_tick(struct pco_kview *kv, const struct pco_kview_env *env, double now);
 
+/* Whether it acts on @pid's file (@dev: makedev(), @ino). */
+int pco_kview_acting(struct pco_kview *kv, pid_t pid, unsigned int dev, uint64_t ino);
+
 /* @pid exited: finish behind its files at the next ticks. */
 void pco_kview_gone(struct pco_kview *kv, pid_t pid);
 

@@ -395,6 +395,23 @@ int pco_io_counts(pid_t pid, uint64_t *ret_sum, uint64_t *ret_read_bytes)
 	return 0;
 }
 
+int pco_io_field(pid_t pid, const char *name, uint64_t *ret)
+{
+	size_t len = strlen(name);
+	char buf[512], *p;
+	int n;
+
+	n = read_pid_file(pid, "io", buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, name, len) && p[len] == ':') {
+			*ret = strtoull(p + len + 1, NULL, 10);
+			return 0;
+		}
+	return -ENOENT;
+}
+
 uint64_t pco_boot_ticks(void)
 {
 	long hz = sysconf(_SC_CLK_TCK);

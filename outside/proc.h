@@ -109,6 +109,9 @@ int pco_exec_id(pid_t pid, struct pco_exec_id *ret);
  */
 int pco_io_counts(pid_t pid, uint64_t *ret_sum, uint64_t *ret_read_bytes);
 
+/* One field of /proc/PID/io (read_bytes, wchar...) into *@ret; 0 or -errno. */
+int pco_io_field(pid_t pid, const char *name, uint64_t *ret);
+
 /* Now, in the same clock ticks since boot (CLOCK_BOOTTIME); 0 when unknown. */
 uint64_t pco_boot_ticks(void);
 

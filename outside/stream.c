@@ -1038,6 +1038,14 @@ static void stats_line(const struct pco_stream *s, const struct pco_ctx *c)
 		return;
 }
 
+void pco_stream_yield(struct pco_stream *s, const struct pco_ctx *c)
+{
+	if (s->state != PCO_READER && s->state != PCO_WRITER)
+		return;
+	pco_stream_release(s, c);	/* its line: what it did until now */
+	s->state = PCO_SKIP;
+}
+
 void pco_stream_release(struct pco_stream *s, const struct pco_ctx *c)
 {
 	if (c->stats_fd >= 0)

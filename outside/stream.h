@@ -130,6 +130,18 @@ int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c);
 /* One more look of an ended stream's cleaner; 1 while work remains. */
 int pco_stream_drain(struct pco_stream *s);
 
+/*
+ * The kernel's view acts on the file of a stream that guesses (its cursor
+ * stands: followed by residency or size): say what it did, and hand off.
+ */
+void pco_stream_yield(struct pco_stream *s, const struct pco_ctx *c);
+
+/* Whether @s follows a cursor that stands (by residency or by size). */
+static inline int pco_stream_guesses(const struct pco_stream *s)
+{
+	return s->resid || s->sized;
+}
+
 /* Free what it holds, print its --stats line once. */
 void pco_stream_release(struct pco_stream *s, const struct pco_ctx *c);
 

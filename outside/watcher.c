@@ -371,7 +371,9 @@ static int env_owned(void *arg, pid_t pid, unsigned int dev, uint64_t ino)
 		const struct pco_stream *s = &t->streams[i];
 		const struct pco_mount *m;
 
-		if ((s->state != PCO_READER && s->state != PCO_WRITER) || s->fi.ino != ino)
+		/* a stream that guesses (its cursor stands) yields to the facts */
+		if ((s->state != PCO_READER && s->state != PCO_WRITER) || s->fi.ino != ino ||
+		    pco_stream_guesses(s))
 			continue;
 		m = pco_mount_by_id(w->mounts, pid, s->fi.mnt_id, now);
 		if (m && m->dev == dev)
@@ -790,6 +792,21 @@ static void look_list(struct pco_watcher *w, struct pco_target *t, int n)
 	sweep(w, t);
 }
 
+/* Streams of @t that guess, on files the kernel's view acts on, hand off. */
+static void yield_to_kview(struct pco_watcher *w, struct pco_target *t, double now)
+{
+	for (int i = 0; w->kv && i < t->n; i++) {
+		struct pco_stream *s = &t->streams[i];
+		const struct pco_mount *m;
+
+		if ((s->state != PCO_READER && s->state != PCO_WRITER) || !pco_stream_guesses(s))
+			continue;
+		m = pco_mount_by_id(w->mounts, t->pid, s->fi.mnt_id, now);
+		if (m && pco_kview_acting(w->kv, t->pid, m->dev, s->fi.ino))
+			pco_stream_yield(s, &w->ctx);
+	}
+}
+
 static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 {
 	int first = !t->added, how, n;
@@ -829,6 +846,7 @@ static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 		t->streams[i].seen = 0;
 	for (int i = 0; i < n; i++)
 		look_fd(w, t, w->fds[i], now);
+	yield_to_kview(w, t, now);
 	sweep(w, t);
 	look_maps(w, t, now);
 	if (pco_pidfd_alive(t->pidfd))
