@@ -90,7 +90,7 @@ job() {
 	copy) echo "$each '$COPIER' copy \"\$f\" '$work/out/'\$(basename \"\$f\") >/dev/null || exit 1; done" ;;
 	cat) echo "$each cat \"\$f\" > '$work/out/'\$(basename \"\$f\") || exit 1; done" ;;
 	sendfile) echo "python3 -c 'import shutil, sys; [shutil.copyfile(f, sys.argv[1] + \"/\" + f.split(\"/\")[-1]) for f in sys.argv[2:]]' '$work/out' '$work'/src/f*" ;;
-	node) echo "node -e 'const fs = require(\"fs\"); for (const f of process.argv.slice(2)) fs.copyFileSync(f, \"$work/out/\" + f.split(\"/\").pop())' '$work'/src/f*" ;;
+	node) echo "node -e 'const fs = require(\"fs\"); for (const f of process.argv.slice(1)) fs.copyFileSync(f, \"$work/out/\" + f.split(\"/\").pop())' '$work'/src/f*" ;;
 	mmap) echo "python3 -c 'import hashlib, mmap, sys
 for f in sys.argv[1:]:
     with open(f, \"rb\") as h, mmap.mmap(h.fileno(), 0, access=mmap.ACCESS_READ) as m: print(hashlib.sha1(m).hexdigest())' '$work'/src/f* >/dev/null" ;;
