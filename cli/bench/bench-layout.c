@@ -4,8 +4,9 @@
  * named job<N>.dat, non-zero data with a header in its first bytes
  * ("pagecliff-bench data file v1").  A run holds the folder's lock
  * (bench.lock, flock) from before the first file is made until the last is
- * removed, and records in bench.made (device, inode, name) everything bench
- * made there: the folder, the lock, each data file, and bench.made itself.
+ * removed, and records in bench.made (bench-made.c: name, device, inode,
+ * birth time, generation) everything bench made there: the folder, the lock,
+ * each data file, and bench.made itself.
  * Only what is recorded is reused, rewritten or removed; a header alone does
  * not make a file ours.  A run killed before its end leaves the folder in
  * its state journal (testbed.h); bench_release_stale() then gives it back.
@@ -26,140 +27,31 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench-made.h"
 #include "progress.h"
 #include "util.h"
 
 #define HEADER "pagecliff-bench data file v1\n"
 #define LAYOUT_BLOCK (1u << 20)
 #define LOCK_NAME "bench.lock"
-#define MADE_NAME "bench.made"
-#define MADE_MAGIC "pagecliff-bench made v1\n"
-#define MADE_MAX (BENCH_MAX_JOBS + 2)
-
-/* One thing bench made in a folder: "." is the folder itself. */
-struct made {
-	dev_t dev;
-	ino_t ino;
-	char name[32];
-};
 
 /* A claimed DIR/pagecliff-bench/ (see bench.h). */
 struct bench_claim {
 	char path[4096 + 32];
 	int dir_fd, lock_fd;
-	struct made made[MADE_MAX];
-	unsigned int nmade;
-	int have_made;			/* bench.made exists (ours to rewrite) */
-	int made_new;			/* this run created bench.made */
-	int have_self;			/* bench.made named its own device, inode */
-	dev_t self_dev;
-	ino_t self_ino;
+	struct bench_made made;		/* its bench.made (bench-made.h) */
 };
 
-static int made_find(const struct bench_claim *c, const char *name, const struct stat *st)
+/* Record that this run made @name, open as @fd; 0 or -errno. */
+static int made_add(struct bench_claim *c, const char *name, int fd)
 {
-	for (unsigned int i = 0; i < c->nmade; i++)
-		if (!strcmp(c->made[i].name, name) && c->made[i].dev == st->st_dev &&
-		    c->made[i].ino == st->st_ino)
-			return (int)i;
-	return -1;
-}
-
-/* Rewrite bench.made from c->made (without @skip, "" none); 0 or -errno. */
-static int made_write(struct bench_claim *c, const char *skip)
-{
-	char line[128];
-	struct stat st;
-	int fd, n, ret = 0;
-
-	fd = openat(c->dir_fd, MADE_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		    0644);
-	if (fd < 0)
-		return -errno;
-	c->made_new |= !c->have_made;
-	c->have_made = 1;
-	ret = write_all(fd, MADE_MAGIC, strlen(MADE_MAGIC));
-	if (!ret && !fstat(fd, &st)) {
-		/* its own identity: one put in its place is not bench's */
-		n = snprintf(line, sizeof(line), "%llu %llu " MADE_NAME "\n",
-			     (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
-		ret = write_all(fd, line, (size_t)n);
-	}
-	for (unsigned int i = 0; i < c->nmade && !ret; i++) {
-		if (!strcmp(c->made[i].name, skip))
-			continue;
-		n = snprintf(line, sizeof(line), "%llu %llu %s\n",
-			     (unsigned long long)c->made[i].dev,
-			     (unsigned long long)c->made[i].ino, c->made[i].name);
-		ret = write_all(fd, line, (size_t)n);
-	}
-	if (close(fd) && !ret)
-		ret = -errno;
-	return ret;
-}
-
-/* Record that this run made @name (already there); 0 or -errno. */
-static int made_add(struct bench_claim *c, const char *name)
-{
-	struct stat st;
-
-	if (fstatat(c->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW))
-		return -errno;
-	if (made_find(c, name, &st) >= 0)
-		return 0;
-	if (c->nmade == MADE_MAX)
-		return -ENOSPC;
-	c->made[c->nmade].dev = st.st_dev;
-	c->made[c->nmade].ino = st.st_ino;
-	snprintf(c->made[c->nmade].name, sizeof(c->made[0].name), "%s", name);
-	c->nmade++;
-	return made_write(c, "");
-}
-
-/* Read bench.made: 0 (also when absent), -1 when it is not bench's. */
-static int made_read(struct bench_claim *c)
-{
-	char line[128];
-	FILE *f;
-	int fd, ret = -1;
-
-	fd = openat(c->dir_fd, MADE_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (!(f = fdopen(fd, "r"))) {
-		close(fd);
-		return -1;
-	}
-	if (fgets(line, sizeof(line), f) && !strcmp(line, MADE_MAGIC)) {
-		ret = 0;
-		c->have_made = 1;
-		while (c->nmade < MADE_MAX && fgets(line, sizeof(line), f)) {
-			unsigned long long dev, ino;
-			struct made *m = &c->made[c->nmade];
-
-			if (sscanf(line, "%llu %llu %31s", &dev, &ino, m->name) != 3)
-				continue;
-			if (!strcmp(m->name, MADE_NAME)) {
-				c->have_self = 1;
-				c->self_dev = (dev_t)dev;
-				c->self_ino = (ino_t)ino;
-				continue;
-			}
-			m->dev = (dev_t)dev;
-			m->ino = (ino_t)ino;
-			c->nmade++;
-		}
-	}
-	fclose(f);
-	return ret;
+	return bench_made_add(&c->made, c->dir_fd, name, fd);
 }
 
 /* Whether @name in the folder is one bench recorded making. */
 static int is_made(const struct bench_claim *c, const char *name)
 {
-	struct stat st;
-
-	return !fstatat(c->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) && made_find(c, name, &st) >= 0;
+	return bench_made_find(&c->made, c->dir_fd, name) >= 0;
 }
 
 /* File @k of the job: DIR/pagecliff-bench/job<j>.dat. */
@@ -192,7 +84,7 @@ static int classify(const struct bench_claim *c, const char *name, uint64_t size
 		return 0;		/* no folder yet (bench_layout_precheck()) */
 	if (fstatat(c->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return errno == ENOENT ? 0 : -1;
-	if (!S_ISREG(st.st_mode) || made_find(c, name, &st) < 0)
+	if (!S_ISREG(st.st_mode) || !is_made(c, name))
 		return -1;
 	fd = openat(c->dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -240,7 +132,7 @@ static int open_for_layout(struct bench_claim *c, const char *name, int ours, in
 		fd = openat(c->dir_fd, name, flags, 0644);
 	if (fd < 0)
 		return -errno;
-	if (!ours && (ret = made_add(c, name))) {
+	if (!ours && (ret = made_add(c, name, fd))) {
 		close(fd);
 		unlinkat(c->dir_fd, name, 0);
 		return ret;
@@ -427,8 +319,8 @@ int bench_fresh_files(struct bench_run *run)
 
 		if (fd < 0)
 			return error("cannot create '%s': %s", run->files[k], strerror(errno));
+		ret = made_add(c, name, fd);
 		close(fd);
-		ret = made_add(c, name);
 		if (ret) {
 			unlinkat(c->dir_fd, name, 0);
 			return error("cannot record '%s' in '%s/" MADE_NAME "': %s",
@@ -445,18 +337,15 @@ void bench_remove_files(struct bench_run *run)
 
 	for (unsigned int k = 0; k < run->nfiles; k++) {
 		struct bench_claim *c = file_claim(run, k, name, sizeof(name));
-		struct stat st;
-		int i;
+		int i = bench_made_find(&c->made, c->dir_fd, name);
 
-		if (fstatat(c->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) ||
-		    (i = made_find(c, name, &st)) < 0)
+		if (i < 0)
 			continue;
 		if (unlinkat(c->dir_fd, name, 0)) {
 			warning("cannot remove '%s': %s", run->files[k], strerror(errno));
 			continue;
 		}
-		c->made[i] = c->made[--c->nmade];
-		made_write(c, "");
+		bench_made_drop(&c->made, c->dir_fd, (unsigned int)i);
 	}
 }
 
@@ -511,7 +400,9 @@ static int take_lock(struct bench_claim *c, char *who, size_t len, int *ret_made
 			close(fd);
 			return err;
 		}
-		/* the holder may have removed the file before letting go */
+		/* the holder may have removed the file before letting go (the open
+		 * @fd keeps its inode, whose number no other file can have: here
+		 * device and inode are enough) */
 		if (fstat(fd, &a) || fstatat(c->dir_fd, LOCK_NAME, &b, AT_SYMLINK_NOFOLLOW) ||
 		    a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
 			close(fd);
@@ -601,10 +492,10 @@ static int claim_one(struct bench_run *run, struct bench_claim *c, const char *d
 		ret = refuse_in_use(dir, who);
 	else if (ret)
 		ret = error("cannot lock '%s/" LOCK_NAME "': %s", c->path, strerror(-ret));
-	if (!ret && made_read(c))
+	if (!ret && bench_made_read(&c->made, c->dir_fd))
 		ret = refuse_made(c);
-	if (!ret && ((made && (ret = made_add(c, "."))) ||
-		     (lock_made && (ret = made_add(c, LOCK_NAME)))))
+	if (!ret && ((made && (ret = made_add(c, ".", c->dir_fd))) ||
+		     (lock_made && (ret = made_add(c, LOCK_NAME, c->lock_fd)))))
 		ret = error("cannot record in '%s': %s", c->path, strerror(-ret));
 	if (!ret) {
 		if (is_made(c, LOCK_NAME))
@@ -615,7 +506,7 @@ static int claim_one(struct bench_run *run, struct bench_claim *c, const char *d
 		unlinkat(c->dir_fd, LOCK_NAME, 0);
 	if (c->lock_fd >= 0 && is_made(c, LOCK_NAME))
 		unlinkat(c->dir_fd, LOCK_NAME, 0);
-	if (c->made_new)
+	if (c->made.created)
 		unlinkat(c->dir_fd, MADE_NAME, 0);
 	if (c->lock_fd >= 0)
 		close(c->lock_fd);
@@ -650,8 +541,8 @@ static void release_one(struct bench_claim *c, int keep)
 
 	if (c->dir_fd < 0)
 		return;
-	for (unsigned int i = 0; i < c->nmade; i++) {
-		const char *name = c->made[i].name;
+	for (unsigned int i = 0; i < c->made.n; i++) {
+		const char *name = c->made.ent[i].name;
 
 		if (!strcmp(name, "."))
 			folder = 1;
@@ -659,8 +550,8 @@ static void release_one(struct bench_claim *c, int keep)
 			unlinkat(c->dir_fd, name, 0);
 	}
 	if (keep)
-		made_write(c, LOCK_NAME);
-	else if (c->have_made)
+		bench_made_write(&c->made, c->dir_fd, LOCK_NAME);
+	else if (c->made.exists)
 		unlinkat(c->dir_fd, MADE_NAME, 0);
 	if (is_made(c, LOCK_NAME))
 		unlinkat(c->dir_fd, LOCK_NAME, 0);
@@ -708,7 +599,7 @@ static int precheck_one(struct bench_claim *c, const char *dir)
 		close(fd);
 	if (held)
 		return refuse_in_use(dir, who);
-	return made_read(c) ? refuse_made(c) : 0;
+	return bench_made_read(&c->made, c->dir_fd) ? refuse_made(c) : 0;
 }
 
 int bench_layout_precheck(struct bench_run *run)
@@ -734,17 +625,6 @@ int bench_layout_precheck(struct bench_run *run)
 	return ret;
 }
 
-/* Whether bench.made in @c's folder is the one it names as itself (or,
- * written before it named itself, has no such line). */
-static int made_is_self(const struct bench_claim *c)
-{
-	struct stat st;
-
-	if (fstatat(c->dir_fd, MADE_NAME, &st, AT_SYMLINK_NOFOLLOW))
-		return 0;
-	return !c->have_self || (st.st_dev == c->self_dev && st.st_ino == c->self_ino);
-}
-
 /* Take the lock of the folder @c->path of a killed run: 0, -EBUSY (a live
  * run holds it now), -ENOENT (nothing to give back) or -errno. */
 static int stale_lock(struct bench_claim *c)
@@ -761,12 +641,13 @@ static int stale_lock(struct bench_claim *c)
 		return errno == EWOULDBLOCK ? -EBUSY : -errno;
 	if (fstat(c->lock_fd, &a) || fstatat(c->dir_fd, LOCK_NAME, &b, AT_SYMLINK_NOFOLLOW) ||
 	    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
-		return -EBUSY;		/* removed and made again by a run just now */
-	if (made_read(c))
+		return -EBUSY;		/* removed and made again by a run just now (as
+					 * in take_lock(), the fd pins the inode) */
+	if (bench_made_read(&c->made, c->dir_fd))
 		return -EPERM;		/* not bench's: nothing in it is trusted */
-	if (!c->have_made)
+	if (!c->made.exists)
 		return -ENOENT;		/* died before it recorded anything */
-	return made_is_self(c) ? 0 : -EPERM;
+	return bench_made_is_self(&c->made, c->dir_fd) ? 0 : -EPERM;
 }
 
 /* After release_one(): say through @fn each of @names (in @dir_fd) now gone. */
@@ -814,10 +695,12 @@ int bench_release_stale(const char *folder, int keep, bench_removed_fn fn, void 
 		return ret == -ENOENT || ret == -EBUSY ? 0 : ret;
 	}
 	/* what release_one() may remove: recorded and still what was recorded */
-	for (unsigned int i = 0; i < c->nmade; i++)
-		if (strcmp(c->made[i].name, ".") && is_made(c, c->made[i].name) &&
-		    (!keep || !strcmp(c->made[i].name, LOCK_NAME)))
-			snprintf(names[n++], sizeof(names[0]), "%s", c->made[i].name);
+	for (unsigned int i = 0; i < c->made.n; i++) {
+		const char *name = c->made.ent[i].name;
+
+		if (strcmp(name, ".") && is_made(c, name) && (!keep || !strcmp(name, LOCK_NAME)))
+			snprintf(names[n++], sizeof(names[0]), "%s", name);
+	}
 	if (!keep)
 		snprintf(names[n++], sizeof(names[0]), "%s", MADE_NAME);
 	release_one(c, keep);

@@ -4,8 +4,10 @@
 # while a phase reads it: 'pagecliff bench --cleanup' removes what the run's
 # journal says it made (data files, bench.made, bench.lock, the folder when
 # it is left empty) and nothing else: a user's file in the folder, and a
-# file the user put in place of one of bench's, stay byte for byte.  A
-# --keep run's data set stays recorded, and the next run reuses it.
+# file the user put in place of one of bench's, stay byte for byte, also
+# when ext4 gives that file the inode number of bench's (bench.made records
+# the birth time and generation too; a v1 journal, without them, is still
+# read).  A --keep run's data set stays recorded, and the next run reuses it.
 . "$(dirname "$0")/lib.sh"
 needs_root "for --cleanup of what root's runs made"
 tmpdir
@@ -19,6 +21,7 @@ laid_out() { grep -q "^laid out" "$T/err"; }
 start() {
 	local dir=$1 until=$2
 	shift 2
+	: >"$T/err"	# now: the background job's own redirection may come late
 	"$PAGECLIFF" bench -d "$dir" -q --no-trace "$@" >"$T/out" 2>"$T/err" &
 	PID=$!
 	for _ in $(seq 600); do
@@ -30,16 +33,20 @@ start() {
 	fail "bench did not get there ($until): $(cat "$T/err")"
 }
 
-# killed: SIGKILL the run, then --cleanup; its lines in $T/clean.  (Another
-# root run's sweep may remove the remains first: the result is the same.)
-killed() {
+# kill_run: SIGKILL the run and reap it.  cleanup: --cleanup, its lines in
+# $T/clean.  killed: both.  (Another root run's sweep may remove the remains
+# first: the result is the same.)
+kill_run() {
 	[ -e "$F/bench.made" ] || fail "the run has no bench.made yet (test broken)"
 	kill -KILL $PID
 	wait $PID 2>/dev/null
+}
+cleanup() {
 	"$PAGECLIFF" bench --cleanup 2>"$T/clean" || fail "--cleanup: exit $?: $(cat "$T/clean")"
 	cat "$T/clean"
 	check_nothing_left $PID
 }
+killed() { kill_run; cleanup; }
 
 # Mid-layout: 2 x 512 MiB, killed once the first file is being written.
 mkdir "$T/a"
@@ -69,6 +76,91 @@ killed
 [ "$(sha256sum <"$F/job1.dat")" = "$sum" ] || fail "mid-phase: the user's job1.dat changed"
 [ "$(cat "$T/b/mine.txt")" = "beside the folder" ] || fail "mid-phase: the user's mine.txt changed"
 
+# Mid-phase, then the user replaces job1.dat with a file that has its inode
+# number: ext4 gives a new file the first free inode, which the removal has
+# just freed (else the filler files take the ones before it).  On a fresh
+# ext4 with 256-byte inodes (birth time and generation) and with 128-byte
+# ones (no birth time: the generation alone tells the files apart).  When
+# another run's sweep gives the folder back before the file is in place,
+# the try is void and made again.  reused DIR LABEL BTIME: BTIME is the
+# journal's birth time field for job1.dat (a pattern).
+reused() {
+	local dir=$1 try ino i
+	for try in 1 2 3; do
+		mkdir "$dir/$try"
+		F=$dir/$try/pagecliff-bench
+		start "$dir/$try" laid_out --numjobs 2 --size 8m -m buffered --time_based \
+			--runtime 60 --interval 200ms
+		kill_run
+		grep -Eq "^[0-9]+ [0-9]+ $3 [0-9]+ job1.dat\$" "$F/bench.made" 2>/dev/null ||
+			[ ! -e "$F/bench.made" ] ||
+			fail "reused ($2): not the identity wanted: $(cat "$F/bench.made")"
+		ino=$(stat -c %i "$F/job1.dat" 2>/dev/null) || continue
+		rm "$F/job1.dat" 2>/dev/null || continue
+		for i in $(seq 200); do
+			echo "the user's job1.dat, made at try $i" >"$F/job1.dat" 2>/dev/null ||
+				continue 2
+			[ "$(stat -c %i "$F/job1.dat")" = "$ino" ] && break
+			mv "$F/job1.dat" "$F/filler$i"
+		done
+		[ "$(stat -c %i "$F/job1.dat")" = "$ino" ] ||
+			fail "reused ($2): no new file got inode $ino (test broken)"
+		rm -f "$F"/filler*
+		sum=$(sha256sum <"$F/job1.dat")
+		cleanup
+		[ "$(ls -A "$F")" = job1.dat ] || fail "reused ($2): left in the folder: $(ls -A "$F")"
+		[ "$(sha256sum <"$F/job1.dat")" = "$sum" ] ||
+			fail "reused ($2): the user's job1.dat (bench's inode number) changed"
+		echo "reused ($2): the user's job1.dat on inode $ino stayed"
+		return
+	done
+	fail "reused ($2): other runs' sweeps took the folder three times"
+}
+loopfs "$T/r" ext4 64M -I 256
+reused "$T/r" "ext4" "[0-9]+\.[0-9]{9}"
+loopfs "$T/r128" ext4 64M -I 128
+reused "$T/r128" "ext4, no birth time" -
+
+# journal JOURNAL-EDIT: a run on the ext4 of reused() killed mid-phase, its
+# bench.made rewritten in place (the journal's own inode) through the
+# function JOURNAL-EDIT, then --cleanup.  Returns 1 when another run's sweep
+# gave the folder back first (the part is void).
+journal() {
+	mkdir "$T/r/$1"
+	F=$T/r/$1/pagecliff-bench
+	start "$T/r/$1" laid_out --size 8m -m buffered --time_based --runtime 60 --interval 200ms
+	kill_run
+	"$1" <"$F/bench.made" >"$T/$1.made" 2>/dev/null || return 1
+	cmp -s "$T/$1.made" "$F/bench.made" && fail "$1: bench.made not changed (test broken)"
+	cat "$T/$1.made" >"$F/bench.made" || return 1
+	cleanup
+}
+
+# A journal of format v1 (device, inode and name, as bench wrote before the
+# birth time and generation) is still bench's: --cleanup gives it all back.
+v1() {
+	local n id
+	echo "pagecliff-bench made v1"
+	for n in bench.made . bench.lock job0.dat; do
+		id=$(stat -c "%d %i" "$F/$n") || return 1
+		echo "$id $n"
+	done
+}
+if journal v1; then
+	[ ! -e "$F" ] || fail "v1: the folder stayed: $(ls -A "$F")"
+	echo "v1: a journal without birth time and generation is still cleaned up"
+fi
+
+# A record whose birth time is not the file's: the file is not the one bench
+# made (one second off, the generation as it was), so it stays.
+btime() {
+	awk '$5 == "job0.dat" && $3 != "-" { split($3, t, "."); $3 = t[1] + 1 "." t[2] } 1'
+}
+if journal btime; then
+	[ "$(ls -A "$F")" = job0.dat ] || fail "birth time: left in the folder: $(ls -A "$F")"
+	echo "birth time: job0.dat, born a second before its record says, stayed"
+fi
+
 # Mid-phase with nothing of the user's inside: the folder goes too.
 mkdir "$T/c"
 echo "beside the folder" >"$T/c/mine.txt"
@@ -90,4 +182,5 @@ job0.dat" ] || fail "--keep: not the data set and its record: $(ls -A "$F")"
 	2>"$T/err" || fail "--keep: the next run: $(cat "$T/err")"
 grep -q "laying out" "$T/err" && fail "--keep: the kept data set was not reused"
 [ ! -e "$F" ] || fail "--keep: the next run (no --keep) left $(ls -A "$F")"
-echo "PASS: killed mid-layout and mid-phase, --cleanup removed bench's files and only those"
+echo "PASS: killed mid-layout and mid-phase, --cleanup removed bench's files and only those" \
+	"(also a user's file on a reused inode number; a v1 journal)"
