@@ -235,6 +235,26 @@ static void name_it(struct pco_kfile *kf)
 		kf->path[n] = 0;
 }
 
+/*
+ * Its file again by the path it had, for the next stretch of work once idle
+ * or ended (a writer's last pages written back): 0, or -errno and then it is
+ * given up (what it holds is left).
+ */
+static int reopen_path(struct pco_kfile *kf)
+{
+	int at = kf->path[0] == '/' ? open(kf->path, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
+
+	kf->fd = at < 0 ? -ENOENT : reopen(kf, at);
+	if (kf->fd >= 0)
+		return 0;
+	kf->fd = -1;
+	kf->left += kf->held;
+	while (kf->n)
+		pop(kf);
+	kf->state = PCO_KF_ALONE;
+	return -ENOENT;
+}
+
 /* Whether its newest pieces hold dirty pages: it writes the file. */
 static void note_writer(struct pco_kfile *kf)
 {
@@ -492,12 +512,14 @@ void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double
 	if (kf->owned == PCO_KV_BACKSTOP)
 		keep *= 2;
 	if (kf->state != PCO_KF_ACTING) {
-		if (kf->ended || now - kf->looked < PCO_KF_SEEK)
+		if (kf->ended || !kf->n || now - kf->looked < PCO_KF_SEEK)
 			return;
 		resolve(kf, env, now);
 		if (kf->state != PCO_KF_ACTING)
 			return;
 	}
+	if (kf->fd < 0 && reopen_path(kf))
+		return;
 	old = idle(kf, now) && !kf->owned ? kf->held : kf->held > keep ? kf->held - keep : 0;
 	for (int round = 0; old && round < 64 && kf->n; round++) {
 		uint64_t before = kf->held;
@@ -507,10 +529,12 @@ void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double
 			break;		/* busy: again at the next tick */
 		old -= before - kf->held < old ? before - kf->held : old;
 	}
-	if (idle(kf, now) && !kf->n && kf->fd >= 0 && !kf->ended) {
-		close(kf->fd);	/* the file system is not held busy by us */
+	if (idle(kf, now) && kf->fd >= 0) {
+		/* the file system is not held busy by us between looks */
+		close(kf->fd);
 		kf->fd = -1;
-		kf->state = PCO_KF_NOFD;
+		if (!kf->n && !kf->ended)
+			kf->state = PCO_KF_NOFD;	/* found again if it grows */
 	}
 }
 
