@@ -25,7 +25,7 @@ test_packages=(fio libfuse3-dev fuse3 clang nocache valgrind chromium bc time rs
 	python3-prometheus-client	# tests/ops: watch's OpenMetrics, by a strict parser
 	python3-pytest dh-python	# tests/python; python3-pagecliff's package
 	qemu-system-x86 busybox-static kmod xz-utils zstd	# tests/vm: Debian's 6.1 and 6.12 kernels
-	golang-go restic)	# tests/outside: a Go program and restic under the watcher
+	golang-go restic sqlite3 nodejs)	# tests/outside: Go, restic, sqlite3, node under the watcher
 
 # install_missing PACKAGE...
 install_missing() {

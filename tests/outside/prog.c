@@ -17,17 +17,34 @@
  *                                           position never moving
  *   outside-prog burst FILE MIB             read MIB paced (256 MiB/s), pause
  *                                           0.3 s, read the rest in one read(2)
+ *   outside-prog sum FILE                   read FILE whole, print its sum
+ *   outside-prog preadv-pool FILE THREADS   THREADS threads take 1 MiB chunks
+ *                                           in turn and read each with one
+ *                                           preadv(2), positions never moving
+ *   outside-prog mmap FILE shared|private   map FILE whole, touch it in order
+ *   outside-prog sendfile SRC DST           copy SRC whole with ONE sendfile(2)
+ *   outside-prog cfr SRC DST                ... ONE copy_file_range(2)
+ *   outside-prog write DST MIB [MIB_PER_S]  write MIB MiB of a fixed pattern
+ *                                           (the same every time), 1 MiB a call
  *   outside-prog exit CODE                  exit with CODE
  *   outside-prog kill SIG                   die of SIG
  *
- * Prints "PATH: BYTES bytes fd N" per file read; exits 0, or 1 on an error.
+ * Prints "PATH: BYTES bytes fd N" per file read; sum, preadv-pool and mmap
+ * print "PATH: BYTES bytes sum HEX" instead, the same sum for the same bytes
+ * whatever the order they were read in (compare with `sum`); sendfile and
+ * cfr print "SRC: BYTES bytes in N calls" (N is 1 unless the kernel
+ * returned short).  Exits 0, or 1 on an error.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -323,12 +340,252 @@ static int burst(const char *path, unsigned long long mib)
 	return n != rest;
 }
 
+/*
+ * The sum of @len bytes at file offset @off (a multiple of 8): every 8-byte
+ * word times an odd weight from its index in the file, added.  The sums of
+ * the pieces of a file add up to the same whatever the order they were read
+ * in; a byte changed or moved changes it.
+ */
+static uint64_t sum_of(const unsigned char *p, size_t len, uint64_t off)
+{
+	uint64_t s = 0, i = off / 8, w;
+	size_t k;
+
+	for (k = 0; k + 8 <= len; k += 8, i++) {
+		memcpy(&w, p + k, 8);
+		s += w * (2 * i + 1);
+	}
+	if (k < len) {
+		w = 0;
+		memcpy(&w, p + k, len - k);
+		s += w * (2 * i + 1);
+	}
+	return s;
+}
+
+static void print_sum(const char *path, unsigned long long bytes, uint64_t sum)
+{
+	printf("%s: %llu bytes sum %016llx\n", path, bytes, (unsigned long long)sum);
+}
+
+/* The reference: @path read whole in order, 1 MiB at a time. */
+static int sum_file(const char *path)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+	unsigned long long done = 0;
+	uint64_t s = 0;
+	long n = 0;
+
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	for (;;) {
+		size_t got = 0;
+
+		while (got < MIB && (n = syscall(SYS_pread64, fd, buf + got, MIB - got,
+						 (long long)(done + got))) > 0)
+			got += n;
+		s += sum_of((unsigned char *)buf, got, done);
+		done += got;
+		if (n <= 0)
+			break;
+	}
+	print_sum(path, done, s);
+	return n < 0 || syscall(SYS_close, fd) ? 1 : 0;
+}
+
+/* A pool of readers of one descriptor: each takes the next 1 MiB chunk. */
+struct pool {
+	int fd;
+	unsigned long long size;
+	unsigned long long next;	/* the next chunk, taken by an atomic add */
+	unsigned long long bytes;
+	uint64_t sum;
+	int err;
+};
+
+static void *pool_worker(void *arg)
+{
+	struct pool *p = arg;
+	unsigned char *mem = malloc(MIB);
+	unsigned long long bytes = 0;
+	uint64_t s = 0;
+
+	if (!mem) {
+		__atomic_store_n(&p->err, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	for (;;) {
+		unsigned long long c = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
+		unsigned long long off = c * MIB;
+		size_t want;
+		struct iovec iov[2];
+		long n;
+
+		if (off >= p->size)
+			break;
+		want = p->size - off < MIB ? p->size - off : MIB;
+		iov[0] = (struct iovec){ mem, want / 2 };
+		iov[1] = (struct iovec){ mem + want / 2, want - want / 2 };
+		n = syscall(SYS_preadv, p->fd, iov, 2, (long)off, (long)(off >> 32));
+		if (n != (long)want) {
+			__atomic_store_n(&p->err, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		s += sum_of(mem, want, off);
+		bytes += want;
+	}
+	free(mem);
+	__atomic_fetch_add(&p->sum, s, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&p->bytes, bytes, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* @threads threads read @path whole with preadv(2), as a backup tool's pool. */
+static int preadv_pool(const char *path, int threads)
+{
+	struct pool p = { .fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY) };
+	pthread_t t[64];
+	long long size = p.fd < 0 ? -1 : lseek(p.fd, 0, SEEK_END);
+	int i, started = 0;
+
+	if (size < 0 || lseek(p.fd, 0, SEEK_SET) || threads < 1 || threads > 64) {
+		perror(path);
+		return 1;
+	}
+	p.size = (unsigned long long)size;
+	for (i = 0; i < threads; i++)
+		if (!pthread_create(&t[i], NULL, pool_worker, &p))
+			started++;
+	for (i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	print_sum(path, p.bytes, p.sum);
+	if (lseek(p.fd, 0, SEEK_CUR) != 0)	/* it never moved */
+		return 1;
+	return p.err || started != threads || p.bytes != p.size ||
+	       syscall(SYS_close, p.fd) ? 1 : 0;
+}
+
+/*
+ * A reader through a mapping: @path mapped whole (shared read-only, or
+ * private read-write as a copy-on-write data set), its descriptor closed
+ * at once, the mapping touched in order and summed.
+ */
+static int mmap_file(const char *path, const char *how)
+{
+	int priv = !strcmp(how, "private");
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+	long long size = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
+	unsigned long long off;
+	unsigned char *m;
+	uint64_t s = 0;
+
+	if (!priv && strcmp(how, "shared"))
+		return 2;
+	if (size <= 0) {
+		perror(path);
+		return 1;
+	}
+	m = (unsigned char *)syscall(SYS_mmap, NULL, (size_t)size,
+				     priv ? PROT_READ | PROT_WRITE : PROT_READ,
+				     priv ? MAP_PRIVATE : MAP_SHARED, fd, 0L);
+	if (m == MAP_FAILED || syscall(SYS_close, fd))
+		return 1;
+	for (off = 0; off < (unsigned long long)size; off += MIB)
+		s += sum_of(m + off, size - off < MIB ? size - off : MIB, off);
+	print_sum(path, (unsigned long long)size, s);
+	return syscall(SYS_munmap, m, (size_t)size) ? 1 : 0;
+}
+
+/*
+ * A copy in one system call, as coreutils cat (copy_file_range) and
+ * Python's shutil (sendfile): the positions move only when it returns.
+ * Called again only for what a short return left.
+ */
+static int one_call(const char *src, const char *dst, int cfr)
+{
+	int in = (int)syscall(SYS_openat, AT_FDCWD, src, O_RDONLY);
+	int out = (int)syscall(SYS_openat, AT_FDCWD, dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	long long size = in < 0 ? -1 : lseek(in, 0, SEEK_END), done = 0;
+	int calls = 0;
+	long n;
+
+	if (size < 0 || out < 0 || lseek(in, 0, SEEK_SET)) {
+		perror("open");
+		return 1;
+	}
+	while (done < size) {
+		if (cfr)
+			n = syscall(SYS_copy_file_range, in, NULL, out, NULL, (size_t)(size - done), 0);
+		else
+			n = syscall(SYS_sendfile, out, in, NULL, (size_t)(size - done));
+		calls++;
+		if (n <= 0) {
+			perror(cfr ? "copy_file_range" : "sendfile");
+			return 1;
+		}
+		done += n;
+	}
+	printf("%s: %lld bytes in %d calls\n", src, done, calls);
+	return syscall(SYS_close, in) || syscall(SYS_close, out) ? 1 : 0;
+}
+
+/* Block @i of the writer's pattern: xorshift64 from a seed of the block's own. */
+static void pattern(uint64_t i)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull * (i + 1);
+
+	for (size_t k = 0; k < MIB; k += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(buf + k, &x, 8);
+	}
+}
+
+/*
+ * A writer: @mib MiB of the pattern to @dst, 1 MiB a write(2), paced at
+ * @rate (0: as fast as it goes).  The same bytes every time, so that
+ * `write /dev/stdout MIB | sha256sum` is what the file must hold.  Says
+ * what it wrote on stderr (stdout may be the file).
+ */
+static int write_file(const char *dst, unsigned long long mib, double rate)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	struct timespec t0;
+	unsigned long long i;
+
+	if (fd < 0) {
+		perror(dst);
+		return 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < mib; i++) {
+		size_t done = 0;
+		long n;
+
+		pattern(i);
+		while (done < MIB) {
+			n = syscall(SYS_write, fd, buf + done, MIB - done);
+			if (n <= 0) {
+				perror(dst);
+				return 1;
+			}
+			done += n;
+		}
+		pace(&t0, (i + 1) * MIB, rate);
+	}
+	fprintf(stderr, "%s: %llu bytes written\n", dst, mib * MIB);
+	return syscall(SYS_close, fd) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	double rate = 0;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: outside-prog copy|read|pread|exec|scratch|db|hot|reuse|fork|exit|kill ...\n");
+		fprintf(stderr, "usage: outside-prog copy|read|pread|exec|scratch|db|hot|reuse|fork|sum|preadv-pool|mmap|sendfile|cfr|write|exit|kill ...\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "exit"))
@@ -352,6 +609,15 @@ int main(int argc, char **argv)
 		return argc > 3 ? burst(argv[2], strtoull(argv[3], NULL, 10)) : 2;
 	if (!strcmp(argv[1], "hot"))
 		return argc > 3 ? hot(argv[2], atof(argv[3])) : 2;
+	if (!strcmp(argv[1], "sum"))
+		return sum_file(argv[2]);
+	if (!strcmp(argv[1], "preadv-pool"))
+		return argc > 3 ? preadv_pool(argv[2], atoi(argv[3])) : 2;
+	if (!strcmp(argv[1], "mmap"))
+		return argc > 3 ? mmap_file(argv[2], argv[3]) : 2;
+	if (!strcmp(argv[1], "write"))
+		return argc > 3 ? write_file(argv[2], strtoull(argv[3], NULL, 10),
+					     argc > 4 ? atof(argv[4]) : 0) : 2;
 	if (argc < 4)
 		return 2;
 	if (argc > 4)
@@ -362,5 +628,7 @@ int main(int argc, char **argv)
 		return reuse(argv[2], argv[3], rate);
 	if (!strcmp(argv[1], "fork"))
 		return forked(argv[2], argv[3], rate);
+	if (!strcmp(argv[1], "sendfile") || !strcmp(argv[1], "cfr"))
+		return one_call(argv[2], argv[3], argv[1][0] == 'c');
 	return 2;
 }
