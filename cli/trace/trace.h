@@ -85,6 +85,8 @@ int trace_ksyms_load(const char *root, struct trace_ksyms **ret);
 void trace_ksyms_free(struct trace_ksyms *k);
 /* The symbol holding @addr and the offset into it; NULL when none. */
 const char *trace_ksyms_find(const struct trace_ksyms *k, uint64_t addr, uint64_t *ret_off);
+/* The address of function @name, 0 when there is none. */
+uint64_t trace_ksyms_addr(const struct trace_ksyms *k, const char *name);
 /* Whether @addr is in a lock or scheduler function (not the caller). */
 int trace_ksyms_is_lock(const struct trace_ksyms *k, uint64_t addr);
 /* The first frame of @ips outside the lock functions, or -1. */
