@@ -8,6 +8,7 @@
  *   bench-detect.c    the fall in a timeline          (bench-detect.h)
  *   bench-verdict.c   the cliff and the gap in words  (bench-verdict.h)
  *   bench-timeline.c  the table of a timeline row's columns
+ *   bench-trace.c     the kernel's events: loaded, a row's, a phase's shares
  *   bench-plot.c      the SVG chart
  *     bench-analyse.c   figures, detector and verdict of each mode
  *     bench-text.c, bench-json.c, bench-csv.c   one host's report, per format
@@ -270,6 +271,7 @@ struct bench_cluster {
 };
 
 struct trace;
+struct trace_snap;
 struct bench_hooks;
 struct bench_cluster;
 
@@ -325,6 +327,8 @@ void bench_remove_files(struct bench_run *run);
 int bench_run_phases(struct bench_run *run);
 /* Append @row to the run's timeline: 0 or -ENOMEM. */
 int bench_keep_row(struct bench_run *run, const struct bench_row *row);
+
+/* bench-trace.c */
 /*
  * Load the kernel-event counters for this process (before it joins the
  * memory cgroup, so their memory is not charged to the cap) or say, once,
@@ -332,6 +336,13 @@ int bench_keep_row(struct bench_run *run, const struct bench_row *row);
  */
 void bench_trace_start(struct bench_run *run);
 void bench_trace_stop(struct bench_run *run);
+/* A row's, a phase's shares of time from @a to @b (NULL: not read: unknown);
+ * kswapd's of @nodes nodes' time. */
+void bench_trace_row(const struct bench_run *run, const struct trace_snap *a,
+		     const struct trace_snap *b, unsigned int nodes, struct bench_row *r);
+void bench_trace_phase(const struct bench_run *run, struct bench_phase *ph,
+		       const struct trace_snap *a, const struct trace_snap *b,
+		       unsigned int nodes);
 
 /* bench-analyse.c: figures, detector and verdict of every mode, and the
  * run's summary line, from the timeline alone. */
