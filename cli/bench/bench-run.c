@@ -889,6 +889,7 @@ static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
 	run->last_row_rebuilt = 0;
 	atomic_store(run->stop_flag, 0);
 	memset(w, 0, sizeof(*w) * run->nfiles);
+	bench_trace_mark(run);
 	ret = sampler_in_cap(run, 1);
 	if (ret)
 		return error("cannot start the workers in memory cgroup '%s': %s",
@@ -909,6 +910,7 @@ static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
 			   "cannot move it out (%s)", pc_strategy_name(ph->mode), strerror(-err));
 	sample_loop(run, ph, mode, w, ticks);
 	finish_phase(run, ph, w);
+	bench_trace_work(run, ph);
 	if (run->job.rw == BENCH_WRITE)
 		bench_remove_files(run);
 	if (run->hooks && run->failed)
