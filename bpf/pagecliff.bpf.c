@@ -230,6 +230,135 @@ int BPF_PROG(pc_dirty_old, void *wb, unsigned long thresh, unsigned long bg_thre
 }
 
 /*
+ * Kernel work that grows with cores, counted per event into pc_counts:
+ * pages added to and deleted from the page cache, fadvise calls, the
+ * lru_add_drain_per_cpu work lru_add_drain_all() queues on each CPU with
+ * pages in its batches, and IPIs sent to other CPUs.  The reader sets the
+ * constants and leaves out a program whose tracepoint this kernel lacks
+ * (ipi_send_cpu and ipi_send_cpumask came in 6.4).
+ */
+const volatile long fadvise_nr = -1;		/* this architecture's fadvise64 */
+const volatile unsigned long dontneed_advice = 4;	/* POSIX_FADV_DONTNEED */
+const volatile __u64 drain_fn;			/* lru_add_drain_per_cpu, 0 unknown */
+const volatile unsigned int cpumask_words;	/* longs of a cpumask with a bit a CPU */
+
+#define PC_MASK_WORDS 16		/* an IPI to CPUs past 1024 is not counted */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct trace_counts);
+} pc_counts SEC(".maps");
+
+static __always_inline void count(unsigned int what, __u64 n)
+{
+	__u32 zero = 0;
+	struct trace_counts *c = bpf_map_lookup_elem(&pc_counts, &zero);
+
+	if (c && what < TRACE_NCOUNTS)
+		c->n[what] += n;
+}
+
+static __always_inline int counted(void)
+{
+	__u32 tid;
+
+	return wanted(&tid);
+}
+
+/* Pages in a folio: the guard's, below. */
+struct folio___pc;
+static __always_inline __u64 folio_pages(struct folio___pc *folio);
+
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(pc_count_add, struct folio___pc *folio)
+{
+	if (counted())
+		count(TRACE_ADDED, folio_pages(folio));
+	return 0;
+}
+
+/* Whether the current task is a kswapd thread ("kswapd0", one a node). */
+static __always_inline int in_kswapd(void)
+{
+	char c[8] = { 0 };
+
+	bpf_get_current_comm(c, sizeof(c));
+	return c[0] == 'k' && c[1] == 's' && c[2] == 'w' && c[3] == 'a' && c[4] == 'p' &&
+	       c[5] == 'd';
+}
+
+/* A traced process is no kswapd: its own deletions skip the name's copy. */
+SEC("tp_btf/mm_filemap_delete_from_page_cache")
+int BPF_PROG(pc_count_delete, struct folio___pc *folio)
+{
+	if (target_tgid && counted())
+		count(TRACE_DELETED, folio_pages(folio));
+	else if (in_kswapd())
+		count(TRACE_DELETED_KSWAPD, folio_pages(folio));
+	else if (counted())
+		count(TRACE_DELETED, folio_pages(folio));
+	return 0;
+}
+
+/* Every system call passes here: fadvise64's number first, then the thread. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(pc_count_fadvise, struct pt_regs *regs, long id)
+{
+	if (id != fadvise_nr || !counted())
+		return 0;
+	count(TRACE_FADVISE, 1);
+	if (PT_REGS_PARM4_CORE_SYSCALL(regs) == dontneed_advice)
+		count(TRACE_DONTNEED, 1);
+	return 0;
+}
+
+struct work_struct___pc {
+	void *func;
+} __attribute__((preserve_access_index));
+
+SEC("tp_btf/workqueue_queue_work")
+int BPF_PROG(pc_count_drain, int req_cpu, void *pwq, struct work_struct___pc *work)
+{
+	if (drain_fn && (__u64)BPF_CORE_READ(work, func) == drain_fn && counted())
+		count(TRACE_DRAIN, 1);
+	return 0;
+}
+
+/* IPIs to other CPUs: one to its own CPU (irq_work's) is no cross-CPU work. */
+SEC("tp_btf/ipi_send_cpu")
+int BPF_PROG(pc_count_ipi, unsigned int cpu)
+{
+	if (cpu != bpf_get_smp_processor_id() && counted())
+		count(TRACE_IPI, 1);
+	return 0;
+}
+
+SEC("tp_btf/ipi_send_cpumask")
+int BPF_PROG(pc_count_ipis, void *mask)
+{
+	unsigned int self = bpf_get_smp_processor_id();
+	unsigned long w;
+	__u64 n = 0;
+
+	if (!counted())
+		return 0;
+#pragma unroll
+	for (unsigned int i = 0; i < PC_MASK_WORDS; i++) {
+		if (i >= cpumask_words)
+			break;
+		if (bpf_probe_read_kernel(&w, sizeof(w), (unsigned long *)mask + i))
+			continue;
+		if (self / 64 == i)
+			w &= ~(1ul << (self % 64));
+		n += __builtin_popcountl(w);
+	}
+	count(TRACE_IPI, n);
+	return 0;
+}
+
+/*
  * Pages added to the page cache per file (filemap:mm_filemap_add_to_page_cache),
  * for the host guard, which reads and clears the map each interval.  The
  * adder's process id is the one seen in the guard's PID namespace, whose

@@ -47,6 +47,26 @@ struct trace_lock_key {
 	unsigned int pad;
 };
 
+/*
+ * Kernel work counted per event (pc_counts, per CPU): the work that grows
+ * with cores.  By the traced threads, but for the pages kswapd deletes,
+ * which it does for every process.
+ */
+enum trace_count {
+	TRACE_ADDED,			/* pages added to the page cache */
+	TRACE_DELETED,			/* pages deleted from it */
+	TRACE_DELETED_KSWAPD,		/* pages deleted from it by kswapd */
+	TRACE_FADVISE,			/* fadvise64 system calls */
+	TRACE_DONTNEED,			/* of them POSIX_FADV_DONTNEED */
+	TRACE_DRAIN,			/* lru_add_drain_per_cpu work queued, one a CPU */
+	TRACE_IPI,			/* IPIs sent to other CPUs, one a CPU */
+	TRACE_NCOUNTS,
+};
+
+struct trace_counts {
+	unsigned long long n[TRACE_NCOUNTS];
+};
+
 /* Pages added to the page cache per file: the key is the kernel's (s_dev, i_ino). */
 #define HOT_MAX_FILES 4096
 #define HOT_OTHER_NS 0xffffffffu	/* an adder outside the guard's PID namespace: not counted */

@@ -239,6 +239,8 @@ void bench_cluster_csv(const struct bench_run *run, FILE *out)
 		say_fallen(c, m, pc_strategy_name(run->job.modes[m]), line, sizeof(line));
 		bench_csv_str(out, line);
 		fputs(",,", out);
+		for (unsigned int i = 0; i < BENCH_NWORK; i++)
+			fputc(',', out);	/* the work is each host's */
 		fputc('\n', out);
 	}
 }

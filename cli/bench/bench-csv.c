@@ -38,7 +38,10 @@ void bench_csv_header(FILE *out)
 	      "cpu_s_per_gib_process,cpu_s_per_gib_system,cpu_s_per_gib_kswapd,"
 	      "peak_cache_bytes,pages_reclaimed,mem_align,fdatasync_seconds,"
 	      "peak_dirty_bytes,peak_writeback_bytes,stack_throttled_pct,stack_reclaim_wait_pct,"
-	      "stack_reclaim_pct,verdict,gap_pct,gap_verdict\n", out);
+	      "stack_reclaim_pct,verdict,gap_pct,gap_verdict", out);
+	for (unsigned int i = 0; i < BENCH_NWORK; i++)
+		fprintf(out, ",%s", bench_work_figs[i].key);
+	fputc('\n', out);
 }
 
 void bench_csv_phases(const struct bench_run *run, const char *prefix, FILE *out)
@@ -77,6 +80,10 @@ void bench_csv_phases(const struct bench_run *run, const char *prefix, FILE *out
 		fputc(',', out);
 		bench_csv_num(out, 1, ph->v.gap_pct, 1);
 		bench_csv_str(out, ph->gap);
+		for (unsigned int i = 0; i < BENCH_NWORK; i++) {
+			fputc(',', out);
+			bench_csv_num(out, bench_work_figs[i].prec, ph->work[i], 0);
+		}
 		fputc('\n', out);
 	}
 }

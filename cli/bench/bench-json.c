@@ -59,6 +59,13 @@ static void json_traced(struct json *j, const struct bench_phase *ph)
 	json_end(j);
 }
 
+/* The phase's kernel work per GiB moved (null when not counted). */
+static void json_work(struct json *j, const struct bench_phase *ph)
+{
+	for (unsigned int i = 0; i < BENCH_NWORK; i++)
+		json_number(j, bench_work_figs[i].key, ph->work[i]);
+}
+
 /* The phase's figures after the cliff detector's. */
 static void json_figures(struct json *j, const struct bench_run *run,
 			 const struct bench_phase *ph)
@@ -128,6 +135,7 @@ static void json_phase(struct json *j, const struct bench_run *run, const struct
 	json_number(j, "seconds", ph->secs);
 	json_figures(j, run, ph);
 	json_traced(j, ph);
+	json_work(j, ph);
 	json_array(j, "intervals", 1);
 	for (size_t i = 0; i < ph->nrows; i++)
 		bench_json_row(j, run, &rows_of(run, ph)[i], 0);

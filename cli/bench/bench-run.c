@@ -421,56 +421,6 @@ static unsigned int kswapd_nodes(const struct tick *b)
 	return b->s.kswapd_ok && b->s.kswapd_threads ? b->s.kswapd_threads : 1;
 }
 
-/* The traced shares from @a to @b into @r's trace fields (NAN untraced). */
-static void trace_row(const struct bench_run *run, const struct tick *a,
-		      const struct tick *b, struct bench_row *r)
-{
-	struct trace_shares sh;
-
-	r->direct_reclaim_pct = r->memcg_reclaim_pct = r->lock_wait_pct = NAN;
-	r->kswapd_busy_pct = r->dirty_throttle_pct = r->top_lock_pct = NAN;
-	r->top_lock[0] = '\0';
-	if (!a->tr_ok || !b->tr_ok)
-		return;
-	trace_interval(&a->tr, &b->tr, run->nfiles, kswapd_nodes(b), &sh);
-	r->direct_reclaim_pct = sh.direct_pct;
-	r->memcg_reclaim_pct = sh.memcg_pct;
-	r->lock_wait_pct = sh.lock_pct;
-	r->kswapd_busy_pct = sh.kswapd_pct;
-	r->dirty_throttle_pct = sh.throttle_pct;
-	r->top_lock_pct = 0;
-	if (sh.ntop) {
-		snprintf(r->top_lock, sizeof(r->top_lock), "%s in %s", sh.top[0].kind,
-			 sh.top[0].name);
-		r->top_lock_pct = 100.0 * sh.top[0].ns / 1e9 / (sh.secs * run->nfiles);
-	}
-}
-
-/* The phase's shares and top locks, from its first to its last tick. */
-static void trace_phase(const struct bench_run *run, struct bench_phase *ph,
-			const struct tick *first, const struct tick *last)
-{
-	struct trace_shares sh;
-
-	ph->direct_reclaim_pct = ph->memcg_reclaim_pct = ph->lock_wait_pct = NAN;
-	ph->kswapd_busy_pct = ph->dirty_throttle_pct = NAN;
-	ph->ntop_locks = 0;
-	if (!first->tr_ok || !last->tr_ok)
-		return;
-	trace_interval(&first->tr, &last->tr, run->nfiles, kswapd_nodes(last), &sh);
-	ph->direct_reclaim_pct = sh.direct_pct;
-	ph->memcg_reclaim_pct = sh.memcg_pct;
-	ph->lock_wait_pct = sh.lock_pct;
-	ph->kswapd_busy_pct = sh.kswapd_pct;
-	ph->dirty_throttle_pct = sh.throttle_pct;
-	for (unsigned int i = 0; i < sh.ntop && i < 3; i++) {
-		snprintf(ph->top_locks[i].name, sizeof(ph->top_locks[i].name), "%s in %s",
-			 sh.top[i].kind, sh.top[i].name);
-		ph->top_locks[i].pct = 100.0 * sh.top[i].ns / 1e9 / (sh.secs * run->nfiles);
-		ph->ntop_locks++;
-	}
-}
-
 /*
  * Where each write worker's kernel stack is now: throttled for dirty pages
  * (balance_dirty_pages), in reclaim waiting for writeback (reclaim_throttle,
@@ -583,7 +533,8 @@ static void make_row(const struct bench_run *run, unsigned int mode, double t0,
 		r->cache_limit = NAN;
 		r->reclaim = isnan(d.pgsteal_direct) ? NAN : d.pgsteal_direct + nz(d.pgsteal_kswapd);
 	}
-	trace_row(run, a, b, r);
+	bench_trace_row(run, a->tr_ok ? &a->tr : NULL, b->tr_ok ? &b->tr : NULL,
+			kswapd_nodes(b), r);
 }
 
 /* The row from @a to @b with the stack polls since @a (@pl, then emptied). */
@@ -771,7 +722,8 @@ static void sample_loop(struct bench_run *run, struct bench_phase *ph, unsigned 
 	progress_end(&run->progress);
 	/* the rank's own active time: to its last sample, never a wait for others */
 	ph->secs = (isnan(done_at) ? a->t : done_at) - t0;
-	trace_phase(run, ph, first, a);
+	bench_trace_phase(run, ph, first->tr_ok ? &first->tr : NULL, a->tr_ok ? &a->tr : NULL,
+			  kswapd_nodes(a));
 }
 
 /* Wait for the phase's workers: their threads, or their process. */
@@ -937,6 +889,7 @@ static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
 	run->last_row_rebuilt = 0;
 	atomic_store(run->stop_flag, 0);
 	memset(w, 0, sizeof(*w) * run->nfiles);
+	bench_trace_mark(run);
 	ret = sampler_in_cap(run, 1);
 	if (ret)
 		return error("cannot start the workers in memory cgroup '%s': %s",
@@ -957,6 +910,7 @@ static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
 			   "cannot move it out (%s)", pc_strategy_name(ph->mode), strerror(-err));
 	sample_loop(run, ph, mode, w, ticks);
 	finish_phase(run, ph, w);
+	bench_trace_work(run, ph);
 	if (run->job.rw == BENCH_WRITE)
 		bench_remove_files(run);
 	if (run->hooks && run->failed)
@@ -965,42 +919,6 @@ static int run_phase(struct bench_run *run, unsigned int mode, struct worker *w,
 	if (run->hooks && run->hooks->phase_end(run, mode) != BENCH_SYNC_GO)
 		run->failed = 1;
 	return 0;
-}
-
-/*
- * Load the kernel-event counters for this process's threads; without them
- * (no privilege, no BTF, not built) say so once and go on with /proc.
- */
-void bench_trace_start(struct bench_run *run)
-{
-	int err;
-
-	run->trace = NULL;
-	if (run->job.no_trace) {
-		snprintf(run->trace_why, sizeof(run->trace_why), "--no-trace given");
-		return;
-	}
-	/* the program counts one process's threads: bench's, not its child's */
-	if (run->cgroup_version == 2) {
-		snprintf(run->trace_why, sizeof(run->trace_why), "under a cgroup v2 cap the "
-			 "workers run in a child process, which it does not follow");
-		err = -ENOTSUP;
-	} else {
-		err = trace_open(&run->trace, getpid(), run->trace_why, sizeof(run->trace_why));
-	}
-	if (!err)
-		return;
-	run->trace = NULL;
-	fprintf(stderr, "%s: no kernel-event tracing (%s): reclaim and lock time come from the "
-		"/proc counters only\n", progname, run->trace_why);
-	bench_note(run, "no kernel-event tracing (%s): reclaim figures from the /proc counters only",
-		   run->trace_why);
-}
-
-void bench_trace_stop(struct bench_run *run)
-{
-	trace_close(run->trace);	/* unloads everything it attached */
-	run->trace = NULL;
 }
 
 int bench_run_phases(struct bench_run *run)

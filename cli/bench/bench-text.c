@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "bench.h"
 
@@ -142,6 +143,46 @@ static void text_traced(const struct bench_run *run, FILE *out)
 	}
 }
 
+/* The header of the kernel work's table: its columns' widths into @width. */
+static void work_header(const struct bench_run *run, FILE *out, int *width)
+{
+	fprintf(out, "\nkernel work per GiB %s, by the %s: pages added to and deleted from the "
+		"page cache (by kswapd: for every process),\nfadvise calls (DONTNEED among them), "
+		"drain work queued (one a CPU), IPIs to other CPUs, contended-lock waits:\n%-10s",
+		run->job.rw == BENCH_WRITE ? "written" : "read", workers(run), "mode");
+	for (unsigned int i = 0; i < BENCH_NWORK; i++) {
+		int len = (int)strlen(bench_work_figs[i].head);
+
+		width[i] = len > 8 ? len : 8;
+		fprintf(out, " %*s", width[i], bench_work_figs[i].head);
+	}
+	fputc('\n', out);
+}
+
+/* The kernel work per GiB per mode: a line for each mode that counted it. */
+static void text_work(const struct bench_run *run, FILE *out)
+{
+	int header = 0, width[BENCH_NWORK];
+	char b[32];
+
+	for (unsigned int m = 0; m < run->job.nmodes; m++) {
+		const struct bench_phase *ph = &run->phases[m];
+		int any = 0;
+
+		for (unsigned int i = 0; i < BENCH_NWORK; i++)
+			any |= bench_known(ph->work[i]);
+		if (!ph->ran || !any)
+			continue;
+		if (!header++)
+			work_header(run, out, width);
+		fprintf(out, "%-10s", pc_strategy_name(ph->mode));
+		for (unsigned int i = 0; i < BENCH_NWORK; i++)
+			fprintf(out, " %*s", width[i],
+				fig(b, sizeof(b), bench_work_figs[i].prec, ph->work[i]));
+		fputc('\n', out);
+	}
+}
+
 /* One host's report: the whole report of plain bench, its summary first. */
 void bench_report_text(const struct bench_run *run, FILE *out)
 {
@@ -178,6 +219,7 @@ void bench_report_text(const struct bench_run *run, FILE *out)
 			ph->cold_ok ? "" : " (NOT cold: figures include cache hits)");
 	}
 	text_traced(run, out);
+	text_work(run, out);
 	fprintf(out, "\nverdict:\n");
 	for (unsigned int m = 0; m < run->job.nmodes; m++) {
 		if (!run->phases[m].ran)

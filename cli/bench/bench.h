@@ -8,6 +8,7 @@
  *   bench-detect.c    the fall in a timeline          (bench-detect.h)
  *   bench-verdict.c   the cliff and the gap in words  (bench-verdict.h)
  *   bench-timeline.c  the table of a timeline row's columns
+ *   bench-trace.c     the kernel's events: loaded, a row's, a phase's figures
  *   bench-plot.c      the SVG chart
  *     bench-analyse.c   figures, detector and verdict of each mode
  *     bench-text.c, bench-json.c, bench-csv.c   one host's report, per format
@@ -137,6 +138,31 @@ struct bench_row {
 	char top_lock[96];		/* "spin lock in __remove_mapping", "" none */
 };
 
+/*
+ * Kernel work per GiB moved, counted on the kernel's events (bench-trace.c):
+ * by the workers, but the pages kswapd deletes, for every process.
+ */
+enum bench_work {
+	BENCH_WORK_ADDED,		/* pages added to the page cache */
+	BENCH_WORK_DELETED,		/* pages deleted from it */
+	BENCH_WORK_DELETED_KSWAPD,	/* pages deleted from it by kswapd */
+	BENCH_WORK_FADVISE,		/* fadvise calls */
+	BENCH_WORK_DONTNEED,		/* of them POSIX_FADV_DONTNEED */
+	BENCH_WORK_DRAIN,		/* lru_add_drain_all work queued, one a CPU */
+	BENCH_WORK_IPI,			/* IPIs sent to other CPUs, one a CPU */
+	BENCH_WORK_LOCK_WAITS,		/* contended-lock waits */
+	BENCH_WORK_LOCK_MS,		/* their milliseconds */
+	BENCH_NWORK,
+};
+
+/* One figure of the work: its JSON key and CSV column, text header, decimals. */
+struct bench_work_fig {
+	const char *key, *head;
+	int prec;
+};
+
+extern const struct bench_work_fig bench_work_figs[BENCH_NWORK];
+
 /* What one phase (mode) measured, beside its rows. */
 struct bench_phase {
 	enum pc_strategy mode;
@@ -165,6 +191,7 @@ struct bench_phase {
 	double kswapd_busy_pct, dirty_throttle_pct;
 	unsigned int ntop_locks;
 	struct { char name[96]; double pct; } top_locks[3];
+	double work[BENCH_NWORK];	/* per GiB moved (enum bench_work), NAN not counted */
 };
 
 /*
@@ -211,6 +238,7 @@ struct bench_run {
 	double started;			/* wall clock, seconds since the epoch */
 	struct bench_claim *claims;	/* per directory: folder, lock, what we made */
 	struct trace *trace;		/* kernel-event counters, NULL when not traced */
+	struct trace_snap *trace_at;	/* the counters at the phase's start */
 	char trace_why[160];		/* why not, when not */
 	const struct bench_hooks *hooks;	/* a run across hosts; NULL in plain bench */
 	struct bench_cluster *cluster;	/* rank 0 of such a run: every host's figures */
@@ -270,6 +298,7 @@ struct bench_cluster {
 };
 
 struct trace;
+struct trace_snap;
 struct bench_hooks;
 struct bench_cluster;
 
@@ -325,6 +354,8 @@ void bench_remove_files(struct bench_run *run);
 int bench_run_phases(struct bench_run *run);
 /* Append @row to the run's timeline: 0 or -ENOMEM. */
 int bench_keep_row(struct bench_run *run, const struct bench_row *row);
+
+/* bench-trace.c */
 /*
  * Load the kernel-event counters for this process (before it joins the
  * memory cgroup, so their memory is not charged to the cap) or say, once,
@@ -332,6 +363,17 @@ int bench_keep_row(struct bench_run *run, const struct bench_row *row);
  */
 void bench_trace_start(struct bench_run *run);
 void bench_trace_stop(struct bench_run *run);
+/* A row's, a phase's shares of time from @a to @b (NULL: not read: unknown);
+ * kswapd's of @nodes nodes' time. */
+void bench_trace_row(const struct bench_run *run, const struct trace_snap *a,
+		     const struct trace_snap *b, unsigned int nodes, struct bench_row *r);
+void bench_trace_phase(const struct bench_run *run, struct bench_phase *ph,
+		       const struct trace_snap *a, const struct trace_snap *b,
+		       unsigned int nodes);
+/* Before a phase's workers start: the counters now.  After they ended (its
+ * bytes known): the phase's work per GiB into @ph->work. */
+void bench_trace_mark(struct bench_run *run);
+void bench_trace_work(const struct bench_run *run, struct bench_phase *ph);
 
 /* bench-analyse.c: figures, detector and verdict of every mode, and the
  * run's summary line, from the timeline alone. */

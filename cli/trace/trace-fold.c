@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The arithmetic of trace, apart from the kernel: shares between two
- * snapshots, the lock kinds, the callers table, and the replay of recorded
- * tracepoint events through the accounting that bpf/pagecliff.bpf.c does.
+ * The arithmetic of trace, apart from the kernel: shares and work per GiB
+ * between two snapshots, the lock kinds, the callers table, and the replay
+ * of recorded tracepoint events through the accounting that
+ * bpf/pagecliff.bpf.c does.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -144,6 +145,22 @@ void trace_interval(const struct trace_snap *a, const struct trace_snap *b,
 	ret->throttle_ms_s = ms_s(d[TRACE_THROTTLE], secs);
 	forget_unknown(a->unknown | b->unknown, ret);
 	top_callers(a, b, ret);
+}
+
+void trace_work(const struct trace_snap *a, const struct trace_snap *b, uint64_t bytes,
+		struct trace_work *ret)
+{
+	double gib = bytes / 1073741824.0;
+	unsigned int unknown = a->counts_unknown | b->counts_unknown;
+
+	for (int c = 0; c < TRACE_NCOUNTS; c++)
+		ret->count[c] = gib > 0 && !(unknown & (1u << c)) ?
+			up(a->count[c], b->count[c]) / gib : NAN;
+	ret->lock_waits = ret->lock_ms = NAN;
+	if (gib > 0 && !((a->unknown | b->unknown) & (1u << TRACE_LOCK))) {
+		ret->lock_waits = up(a->n[TRACE_LOCK], b->n[TRACE_LOCK]) / gib;
+		ret->lock_ms = up(a->ns[TRACE_LOCK], b->ns[TRACE_LOCK]) / 1e6 / gib;
+	}
 }
 
 /* Replay: the BPF program's state, with an open span per thread and kind. */
@@ -327,6 +344,7 @@ void trace_fold_snap(const struct trace_fold *f, double t, struct trace_snap *re
 
 	*ret = f->sums;
 	ret->t = t;
+	ret->counts_unknown = (1u << TRACE_NCOUNTS) - 1;	/* spans only are replayed */
 	for (size_t i = 0; i < f->nopen; i++)
 		if (now > f->open[i].ts)
 			ret->ns[f->open[i].kind] += now - f->open[i].ts;

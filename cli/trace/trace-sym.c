@@ -161,6 +161,14 @@ const char *trace_ksyms_find(const struct trace_ksyms *k, uint64_t addr, uint64_
 	return k->sym[lo].name;
 }
 
+uint64_t trace_ksyms_addr(const struct trace_ksyms *k, const char *name)
+{
+	for (size_t i = 0; i < k->count; i++)	/* by address: no order by name */
+		if (!strcmp(k->sym[i].name, name))
+			return k->sym[i].addr;
+	return 0;
+}
+
 /* Functions that take or wait for locks, and the tracing glue above them. */
 static const char *const lock_prefixes[] = {
 	"bpf_", "__bpf_", "__traceiter_", "trace_contention", "perf_trace_",

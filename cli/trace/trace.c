@@ -6,10 +6,12 @@
  * BPF support at build time every call says so.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,8 +28,13 @@ struct trace {
 	struct trace_ksyms *ksyms;	/* NULL when kallsyms hides addresses */
 	int ncpus, hz;
 	unsigned int unknown;		/* 1 << kind: its tracepoints are missing */
+	unsigned int counts_unknown;	/* 1 << count: not counted here */
 	void *percpu;			/* ncpus values, for per-CPU lookups */
 };
+
+/* A per-CPU value of any of the maps: the largest. */
+#define PERCPU_VALUE (sizeof(struct trace_sums) > sizeof(struct trace_counts) ? \
+		      sizeof(struct trace_sums) : sizeof(struct trace_counts))
 
 int trace_built(void)
 {
@@ -74,6 +81,50 @@ static int tp_nargs(const struct btf *btf, const char *tp)
 }
 
 /*
+ * The counting programs: each left out, and its counts unknown, where its
+ * tracepoint is missing (ipi_send_* before 6.4) or what it compares with
+ * is (the drain work's function when kallsyms hides addresses).
+ */
+static void fit_counts(struct trace *t, const struct btf *btf)
+{
+	static const struct { const char *tp; unsigned int counts; } tps[] = {
+		{ "mm_filemap_add_to_page_cache", 1u << TRACE_ADDED },
+		{ "mm_filemap_delete_from_page_cache",
+		  1u << TRACE_DELETED | 1u << TRACE_DELETED_KSWAPD },
+		{ "sys_enter", 1u << TRACE_FADVISE | 1u << TRACE_DONTNEED },
+		{ "workqueue_queue_work", 1u << TRACE_DRAIN },
+		{ "ipi_send_cpu", 1u << TRACE_IPI }, { "ipi_send_cpumask", 1u << TRACE_IPI },
+	};
+	struct bpf_program *prog;
+	unsigned int off = 0;
+
+	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
+		if (tp_nargs(btf, tps[i].tp) < 0)
+			off |= tps[i].counts;
+	t->skel->rodata->drain_fn = t->ksyms ?
+		trace_ksyms_addr(t->ksyms, "lru_add_drain_per_cpu") : 0;
+	if (!t->skel->rodata->drain_fn)
+		off |= 1u << TRACE_DRAIN;
+#ifdef SYS_fadvise64
+	t->skel->rodata->fadvise_nr = SYS_fadvise64;
+#else
+	off |= 1u << TRACE_FADVISE | 1u << TRACE_DONTNEED;
+#endif
+	t->skel->rodata->dontneed_advice = POSIX_FADV_DONTNEED;
+	t->skel->rodata->cpumask_words = (unsigned int)(t->ncpus + 63) / 64;
+	t->counts_unknown = off;
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		const char *sec = bpf_program__section_name(prog);
+
+		if (strncmp(bpf_program__name(prog), "pc_count_", strlen("pc_count_")))
+			continue;
+		for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
+			if (!strcmp(sec + strlen("tp_btf/"), tps[i].tp) && (off & tps[i].counts))
+				bpf_program__set_autoload(prog, false);
+	}
+}
+
+/*
  * Leave out programs whose tracepoint this kernel lacks (their kind is then
  * unknown), and keep the throttle program that knows where this kernel's
  * balance_dirty_pages has its pause (8 arguments since 6.x, 12 before).
@@ -110,6 +161,7 @@ static void fit_kernel(struct trace *t)
 			    (t->unknown & (1u << tps[i].kind)))
 				bpf_program__set_autoload(prog, false);
 	}
+	fit_counts(t, btf);
 	btf__free(btf);
 }
 
@@ -122,12 +174,14 @@ int trace_open(struct trace **ret, pid_t tgid, char *why, size_t size)
 		return -ENOMEM;
 	libbpf_set_print(getenv("PC_BPF_DEBUG") ? debug_print : quiet_print);
 	t->ncpus = libbpf_num_possible_cpus();
-	t->percpu = t->ncpus > 0 ? calloc((size_t)t->ncpus, sizeof(struct trace_sums)) : NULL;
+	t->percpu = t->ncpus > 0 ? calloc((size_t)t->ncpus, PERCPU_VALUE) : NULL;
 	t->skel = pcl_bpf_open();
 	err = !t->percpu ? -ENOMEM : !t->skel ? -errno : 0;
 	if (err)
 		goto out_err;
 	t->skel->rodata->target_tgid = (unsigned int)tgid;
+	if (trace_ksyms_load(NULL, &t->ksyms))
+		t->ksyms = NULL;	/* addresses hidden: no callers, no drain count */
 	fit_kernel(t);
 	err = pagecliff_bpf__load(t->skel);
 	if (!err)
@@ -137,8 +191,6 @@ int trace_open(struct trace **ret, pid_t tgid, char *why, size_t size)
 	t->hz = t->skel->kconfig ? t->skel->kconfig->CONFIG_HZ : 0;
 	if (t->hz <= 0)			/* no kernel config to read HZ from */
 		t->unknown |= 1u << TRACE_THROTTLE;
-	if (trace_ksyms_load(NULL, &t->ksyms))
-		t->ksyms = NULL;
 	*ret = t;
 	return 0;
 out_err:
@@ -181,6 +233,20 @@ static int read_sums(struct trace *t, struct trace_snap *s)
 	}
 	/* the program counts throttling in jiffies */
 	s->ns[TRACE_THROTTLE] = t->hz > 0 ? s->ns[TRACE_THROTTLE] * (1000000000u / t->hz) : 0;
+	return 0;
+}
+
+static int read_counts(struct trace *t, struct trace_snap *s)
+{
+	struct trace_counts *v = t->percpu;
+	unsigned int zero = 0;
+
+	s->counts_unknown = t->counts_unknown;
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.pc_counts), &zero, v))
+		return -errno;
+	for (int c = 0; c < t->ncpus; c++)
+		for (int k = 0; k < TRACE_NCOUNTS; k++)
+			s->count[k] += v[c].n[k];
 	return 0;
 }
 
@@ -255,6 +321,8 @@ int trace_read(struct trace *t, struct trace_snap *ret)
 	if (!s)
 		return -ENOMEM;
 	err = read_sums(t, s);	/* sums first: a span ending meanwhile counts later */
+	if (!err)
+		err = read_counts(t, s);
 	if (err)
 		goto out;
 	s->unknown = t->unknown;

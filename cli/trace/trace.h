@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * trace: time spent in direct and memory-cgroup reclaim, in contended-lock
- * waits (and where), kswapd awake, and balance_dirty_pages pauses, from the
+ * waits (and where), kswapd awake, and balance_dirty_pages pauses, and the
+ * counts of kernel work that grows with cores (page-cache insertions and
+ * deletions, fadvise calls, drain work queued on every CPU, IPIs), from the
  * kernel's tracepoints through a small BPF program (bpf/pagecliff.bpf.c).
  * trace_open() loads and attaches it, trace_read() takes a cumulative
  * snapshot (one lookup per map: the cost does not grow with the event rate),
@@ -35,6 +37,8 @@ struct trace_snap {
 	uint64_t n[TRACE_NKINDS];	/* finished spans */
 	uint64_t dropped;
 	unsigned int unknown;		/* 1 << kind: not measured (tracepoint missing) */
+	uint64_t count[TRACE_NCOUNTS];	/* kernel work done (enum trace_count) */
+	unsigned int counts_unknown;	/* 1 << count: not counted */
 	size_t ncallers;
 	int callers_truncated;
 	struct trace_caller callers[TRACE_MAX_CALLERS];
@@ -47,6 +51,12 @@ struct trace_shares {
 	double direct_ms_s, memcg_ms_s, lock_ms_s, throttle_ms_s;	/* per second, all threads */
 	unsigned int ntop;
 	struct trace_caller top[TRACE_TOP];	/* by time in the interval (ns: the interval's) */
+};
+
+/* Kernel work per GiB moved between two snapshots, NAN where not counted. */
+struct trace_work {
+	double count[TRACE_NCOUNTS];	/* enum trace_count */
+	double lock_waits, lock_ms;	/* contended-lock waits and their time */
 };
 
 struct trace;
@@ -71,6 +81,9 @@ int trace_built(void);
  */
 void trace_interval(const struct trace_snap *a, const struct trace_snap *b,
 		    unsigned int nthreads, unsigned int nnodes, struct trace_shares *ret);
+/* The work from @a to @b per GiB of @bytes moved (none moved: NAN). */
+void trace_work(const struct trace_snap *a, const struct trace_snap *b, uint64_t bytes,
+		struct trace_work *ret);
 /* Add @ns of lock wait at @name/@kind to @s's callers (merged by both). */
 void trace_snap_add_caller(struct trace_snap *s, const char *name, const char *kind,
 			   uint64_t ns);
@@ -85,6 +98,8 @@ int trace_ksyms_load(const char *root, struct trace_ksyms **ret);
 void trace_ksyms_free(struct trace_ksyms *k);
 /* The symbol holding @addr and the offset into it; NULL when none. */
 const char *trace_ksyms_find(const struct trace_ksyms *k, uint64_t addr, uint64_t *ret_off);
+/* The address of function @name, 0 when there is none. */
+uint64_t trace_ksyms_addr(const struct trace_ksyms *k, const char *name);
 /* Whether @addr is in a lock or scheduler function (not the caller). */
 int trace_ksyms_is_lock(const struct trace_ksyms *k, uint64_t addr);
 /* The first frame of @ips outside the lock functions, or -1. */

@@ -52,6 +52,9 @@ static void check_fixture(const char *src)
 	name = trace_ksyms_find(k, 0xffffffffc0002008, &off);
 	T_CHECK(name && !strcmp(name, "xfs_file_read_iter"), "module symbol: %s\n",
 		name ? name : "(null)");
+	T_CHECK(trace_ksyms_addr(k, "__remove_mapping") == 0xffffffff81100200, "by name\n");
+	T_CHECK(!trace_ksyms_addr(k, "some_data") && !trace_ksyms_addr(k, "__remove_mappin"),
+		"data and a prefix are no function\n");
 	T_CHECK(trace_ksyms_is_lock(k, 0xffffffff81300010), "lock text\n");
 	T_CHECK(trace_ksyms_is_lock(k, 0xffffffff81200180), "sched text\n");
 	T_CHECK(trace_ksyms_is_lock(k, 0xffffffff81100400), "slowpath by name\n");
