@@ -422,6 +422,7 @@ struct address_space___pc {
 struct folio___pc {
 	struct address_space___pc *mapping;
 	unsigned long index;
+	unsigned char _folio_order;	/* 6.1 to 6.5 */
 	unsigned long _flags_1;		/* a large folio's order in its low byte */
 } __attribute__((preserve_access_index));
 
@@ -456,10 +457,16 @@ static __always_inline unsigned int adder_tgid(void)
 static __always_inline __u64 folio_pages(struct folio___pc *folio)
 {
 	unsigned long flags = 0, flags1 = 0;
+	unsigned char order = 0;
 
 	bpf_probe_read_kernel(&flags, sizeof(flags), folio);
-	if (!(flags & (1ul << bpf_core_enum_value(enum pageflags, PG_head))) ||
-	    !bpf_core_field_exists(folio->_flags_1) ||
+	if (!(flags & (1ul << bpf_core_enum_value(enum pageflags, PG_head))))
+		return 1;
+	/* 6.1 to 6.5: a byte of its own; later, the low byte of _flags_1 */
+	if (bpf_core_field_exists(folio->_folio_order))
+		return bpf_core_read(&order, sizeof(order), &folio->_folio_order) ? 1 :
+		       1ull << order;
+	if (!bpf_core_field_exists(folio->_flags_1) ||
 	    bpf_core_read(&flags1, sizeof(flags1), &folio->_flags_1))
 		return 1;
 	return 1ull << (flags1 & 0xff);

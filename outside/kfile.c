@@ -502,15 +502,12 @@ void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double
 	/* one owner per stream: the process itself (the shim), or a position reader */
 	if (kf->self)
 		return;
-	if (!kf->ended)
-		kf->owned = env->owned(env->arg, kf->pid, kf->dev, kf->ino);
+	kf->owned = kf->ended ? PCO_KV_FREE : env->owned(env->arg, kf->pid, kf->dev, kf->ino);
 	if (kf->owned == PCO_KV_OWNED && mapped(kf, now))
 		kf->owned = PCO_KV_FREE;	/* mapped pages are out of its reach */
 	kf->deferred |= kf->owned == PCO_KV_OWNED;
 	if (kf->owned == PCO_KV_OWNED || (kf->deferred && !kf->nmaps))
 		return;
-	if (kf->owned == PCO_KV_BACKSTOP)
-		keep *= 2;
 	if (kf->state != PCO_KF_ACTING) {
 		if (kf->ended || !kf->n || now - kf->looked < PCO_KF_SEEK)
 			return;
