@@ -98,6 +98,8 @@ void pco_kfile_add(struct pco_kfile *kf, uint64_t lo, uint64_t hi, uint64_t run,
 
 	if (!kf->added || lo < kf->lo_min)
 		kf->lo_min = lo;
+	if (hi > kf->hi_max)
+		kf->hi_max = hi;
 	kf->added += hi - lo;
 	kf->fresh += hi - lo;
 	if (run >= PCO_KF_SEQ_RUN)
@@ -552,20 +554,23 @@ static void stats_line(const struct pco_kfile *kf, int stats_fd)
 	uint64_t pg = page_size(), ours = kf->dropped + kf->left + kf->held;
 	char line[700];
 
-	char before[80] = "";
+	char before[80] = "", kept[32] = "(unknown)";
 	int n;
 
+	if (kf->fd >= 0 && !kf->unknown)
+		snprintf(kept, sizeof(kept), "%" PRIu64, kf->kept * pg);
 	if (kf->claimed)
 		snprintf(before, sizeof(before), ", %" PRIu64 " of them before it was followed",
 			 kf->claimed * pg);
 	n = snprintf(line, sizeof(line),
 		     "pagecliff: %s: %" PRIu64 " bytes added to the page cache (pid %d, kernel "
 		     "view%s), %" PRIu64 "%s bytes dropped, %" PRIu64 " bytes already gone, %"
-		     PRIu64 " bytes left cached, %" PRIu64 " syscalls\n",
+		     PRIu64 " bytes left cached, %s bytes cached before kept, %" PRIu64
+		     " syscalls\n",
 		     kf->path, kf->added * pg, (int)kf->pid, before, kf->dropped * pg,
 		     kf->unknown ? " (residency unknown)" : "",
 		     (kf->added > ours ? kf->added - ours : 0) * pg,
-		     (kf->left + kf->held) * pg, kf->syscalls);
+		     (kf->left + kf->held) * pg, kept, kf->syscalls);
 	if (n <= 0)
 		return;
 	if ((size_t)n >= sizeof(line)) {
@@ -600,10 +605,34 @@ static void settle(struct pco_kfile *kf)
 	}
 }
 
+/*
+ * What was cached of the span it added in and not added by it: pages cached
+ * before (or by others), kept.
+ */
+static void count_kept(struct pco_kfile *kf)
+{
+	uint64_t busy;
+	int64_t c;
+
+	if (kf->hi_max <= kf->lo_min)
+		return;
+	c = count(kf, kf->lo_min, kf->hi_max, &busy);
+	kf->kept = c > 0 && (uint64_t)c > kf->left ? (uint64_t)c - kf->left : 0;
+}
+
 void pco_kfile_release(struct pco_kfile *kf, int stats_fd)
 {
-	if (kf->dropped)
+	if (kf->dropped && kf->fd < 0 && kf->path[0] == '/') {
+		int at = open(kf->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+		kf->fd = at < 0 ? -1 : reopen(kf, at);
+		if (kf->fd < 0)
+			kf->fd = -1;
+	}
+	if (kf->dropped && kf->fd >= 0) {
 		settle(kf);
+		count_kept(kf);
+	}
 	/*
 	 * Where another way dropped it all (the shim, a position stream), that
 	 * way's line says so: a line of ours only for what we dropped or left.

@@ -46,7 +46,8 @@ struct pco_kfile {
 	unsigned int head, n, cap;
 	uint64_t held;			/* pages in pieces */
 	uint64_t added, seq;		/* pages added; those in long runs */
-	uint64_t lo_min;		/* the lowest page it added */
+	uint64_t lo_min, hi_max;	/* the span of pages it added in */
+	uint64_t kept;			/* pages cached there it did not add, at its end */
 	uint64_t claimed;		/* pages below it taken as its own (attach) */
 	uint64_t dropped, left;		/* pages: dropped by us, left cached */
 	uint64_t syscalls;
