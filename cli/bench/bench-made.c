@@ -16,6 +16,7 @@
  * things are known by device and inode alone, as are those of a file system
  * that gives neither.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -103,8 +104,7 @@ int bench_made_id_same(const struct bench_made_id *was, const struct bench_made_
 	return !(was->has & MADE_GEN) || was->gen == now->gen;
 }
 
-/* One journal line for @id and @name into @buf; its length. */
-static int id_line(char *buf, size_t len, const struct bench_made_id *id, const char *name)
+int bench_made_id_print(char *buf, size_t len, const struct bench_made_id *id)
 {
 	char bt[32] = "-", gen[16] = "-";
 
@@ -112,41 +112,68 @@ static int id_line(char *buf, size_t len, const struct bench_made_id *id, const 
 		snprintf(bt, sizeof(bt), "%lld.%09u", (long long)id->btime_sec, id->btime_nsec);
 	if (id->has & MADE_GEN)
 		snprintf(gen, sizeof(gen), "%u", id->gen);
-	return snprintf(buf, len, "%llu %llu %s %s %s\n", (unsigned long long)id->dev,
-			(unsigned long long)id->ino, bt, gen, name);
+	return snprintf(buf, len, "%llu %llu %s %s", (unsigned long long)id->dev,
+			(unsigned long long)id->ino, bt, gen);
+}
+
+/*
+ * A field cut short (a token longer than its buffer) ends the identity
+ * anywhere but at a space or the end: refused, never read as a shorter one.
+ */
+int bench_made_id_parse(const char *s, struct bench_made_id *ret_id)
+{
+	struct bench_made_id id = { 0 };
+	unsigned long long dev, ino;
+	char bt[32], gen[16];
+	long long sec;
+	unsigned int nsec, g;
+	int len = 0, n = 0;
+
+	if (sscanf(s, "%llu %llu %31s %15s%n", &dev, &ino, bt, gen, &len) != 4 || !len ||
+	    (s[len] && !isspace((unsigned char)s[len])))
+		return -1;
+	if (strcmp(bt, "-")) {
+		if (sscanf(bt, "%lld.%9u%n", &sec, &nsec, &n) != 2 || bt[n] || nsec >= 1000000000u)
+			return -1;
+		id.btime_sec = sec;
+		id.btime_nsec = nsec;
+		id.has |= MADE_BTIME;
+	}
+	if (strcmp(gen, "-")) {
+		if (sscanf(gen, "%u%n", &g, &n) != 1 || gen[n])
+			return -1;
+		id.gen = g;
+		id.has |= MADE_GEN;
+	}
+	id.dev = dev;
+	id.ino = ino;
+	*ret_id = id;
+	return len;
+}
+
+/* One journal line for @id and @name into @buf; its length. */
+static int id_line(char *buf, size_t len, const struct bench_made_id *id, const char *name)
+{
+	int n = bench_made_id_print(buf, len, id);
+
+	if (n < 0 || (size_t)n >= len)
+		return n;
+	return n + snprintf(buf + n, len - (size_t)n, " %s\n", name);
 }
 
 /* Parse a v2 line (or with @v1 a v1 line) into @id and @name: 0 or -1. */
 static int id_parse(const char *line, int v1, struct bench_made_id *id, char *name)
 {
 	unsigned long long dev, ino;
-	char bt[32], gen[16];
-	long long sec;
-	unsigned int nsec, g;
-	int n = 0;
+	int n;
 
 	memset(id, 0, sizeof(*id));
-	if (v1) {
-		if (sscanf(line, "%llu %llu %31s", &dev, &ino, name) != 3)
-			return -1;
-	} else {
-		if (sscanf(line, "%llu %llu %31s %15s %31s", &dev, &ino, bt, gen, name) != 5)
-			return -1;
-		if (strcmp(bt, "-")) {
-			if (sscanf(bt, "%lld.%9u%n", &sec, &nsec, &n) != 2 || bt[n] ||
-			    nsec >= 1000000000u)
-				return -1;
-			id->btime_sec = sec;
-			id->btime_nsec = nsec;
-			id->has |= MADE_BTIME;
-		}
-		if (strcmp(gen, "-")) {
-			if (sscanf(gen, "%u%n", &g, &n) != 1 || gen[n])
-				return -1;
-			id->gen = g;
-			id->has |= MADE_GEN;
-		}
+	if (!v1) {
+		n = bench_made_id_parse(line, id);
+		return n < 0 || sscanf(line + n, "%31s", name) != 1 ? -1 : 0;
 	}
+	if (sscanf(line, "%llu %llu %31s", &dev, &ino, name) != 3)
+		return -1;
 	id->dev = dev;
 	id->ino = ino;
 	return 0;

@@ -3,11 +3,13 @@
  * bench.made, the journal of what pagecliff bench made in a data folder
  * (the folder itself, its lock, each data file, and the journal itself):
  * each thing by its name and an identity that a file put in its place does
- * not share.  Only bench-layout.c uses it; it calls only util.c.
+ * not share.  bench-layout.c uses it, and testbed.c its identities for the
+ * outputs a run made; it calls only util.c.
  */
 #ifndef PC_CLI_BENCH_MADE_H
 #define PC_CLI_BENCH_MADE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "bench.h"
@@ -60,6 +62,12 @@ int bench_made_id_at(int dir_fd, const char *name, unsigned int want,
 /* Whether @now is the thing recorded as @was: all that @was has must match,
  * and a part @now cannot give does not. */
 int bench_made_id_same(const struct bench_made_id *was, const struct bench_made_id *now);
+/* "DEV INO BTIME GEN" of @id into @buf, "-" for a part it lacks (as the
+ * journal writes it); the length snprintf gives. */
+int bench_made_id_print(char *buf, size_t len, const struct bench_made_id *id);
+/* Parse "DEV INO BTIME GEN" at the start of @s into @ret_id: how many
+ * characters it took, or -1 (@ret_id untouched). */
+int bench_made_id_parse(const char *s, struct bench_made_id *ret_id);
 
 /* Read @dir_fd's bench.made into @m: 0 (also when absent), -1 when it is
  * not bench's. */

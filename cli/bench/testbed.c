@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench-made.h"
 #include "cgroup.h"
 #include "sample.h"
 #include "testbed.h"
@@ -97,17 +98,30 @@ int state_record(struct state_journal *j, const char *what, const char *path)
 	return 0;
 }
 
+/*
+ * The record is "DEV INO BTIME GEN PATH" (bench-made.h's identity): ext4
+ * gives a file made after the output's removal its inode number, and the
+ * undo must not take that file for the output.  A record too long for a
+ * line is not written: an output not recorded is left, never another file
+ * taken for it.
+ */
 int state_record_output(struct state_journal *j, const char *path, int fd)
 {
-	char real[PATH_MAX], rec[PATH_MAX + 48];
-	struct stat st;
+	char real[PATH_MAX], rec[PATH_MAX + 128];
+	struct bench_made_id id;
+	int ret, n;
 
 	if (!j || !j->path[0])
 		return 0;
-	if (fstat(fd, &st) || !realpath(path, real))
+	if ((ret = bench_made_id_fd(fd, &id)))
+		return ret;
+	if (!realpath(path, real))
 		return -errno;
-	snprintf(rec, sizeof(rec), "%llu:%llu %s", (unsigned long long)st.st_dev,
-		 (unsigned long long)st.st_ino, real);
+	n = bench_made_id_print(rec, sizeof(rec), &id);
+	if (n < 0 || (size_t)n >= sizeof(rec) ||
+	    (size_t)snprintf(rec + n, sizeof(rec) - (size_t)n, " %s", real) >=
+		    sizeof(rec) - (size_t)n)
+		return -ENAMETOOLONG;
 	return state_record(j, STATE_OUTPUT, rec);
 }
 
@@ -182,23 +196,53 @@ static int undo(const char *what, const char *path, const char *backing)
 }
 
 /*
- * Remove the output of record @rec ("DEV:INO PATH") while it is still the
- * file the run made; its path into *@ret_path.  1 removed, 0 left alone
- * (gone, or another file now), or -errno.
+ * The identity at the start of output record @rec into @ret_id, then the
+ * path: where the path starts, or -1.  A record of an older bench, "DEV:INO
+ * PATH", gives the device and inode alone (has = 0), which a file made in
+ * the output's place may share.  Only an absolute path is one.
+ */
+static int output_id(const char *rec, struct bench_made_id *ret_id)
+{
+	unsigned long long dev, ino;
+	int n = 0;
+
+	if (sscanf(rec, "%llu:%llu %n", &dev, &ino, &n) == 2 && n) {
+		memset(ret_id, 0, sizeof(*ret_id));
+		ret_id->dev = dev;
+		ret_id->ino = ino;
+	} else if ((n = bench_made_id_parse(rec, ret_id)) >= 0 && rec[n] == ' ') {
+		n++;
+	} else {
+		return -1;
+	}
+	return rec[n] == '/' ? n : -1;
+}
+
+/*
+ * Remove the output of record @rec while it is still the file the run
+ * made, all its recorded identity matching (a part that cannot be read now
+ * does not); its path into *@ret_path.  1 removed, 0 left alone (gone, or
+ * another file now), or -errno.
  */
 static int undo_output(const char *rec, const char **ret_path)
 {
-	unsigned long long dev, ino;
+	struct bench_made_id was, now;
 	struct stat st;
-	int n = 0;
+	int n;
 
 	*ret_path = rec;
-	if (sscanf(rec, "%llu:%llu %n", &dev, &ino, &n) != 2 || !n)
+	n = output_id(rec, &was);
+	if (n < 0)
 		return 0;
 	*ret_path = rec + n;
 	if (lstat(*ret_path, &st))
 		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISREG(st.st_mode) || st.st_dev != dev || st.st_ino != ino)
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	n = bench_made_id_at(AT_FDCWD, *ret_path, was.has, &now);
+	if (n)
+		return n == -ENOENT ? 0 : n;
+	if (!bench_made_id_same(&was, &now))
 		return 0;
 	return unlink(*ret_path) ? -errno : 1;
 }

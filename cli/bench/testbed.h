@@ -73,9 +73,11 @@ int state_record(struct state_journal *j, const char *what, const char *path);
  * bench_release_stale(), the data kept with STATE_FOLDER_KEEP (--keep). */
 #define STATE_FOLDER "folder"
 #define STATE_FOLDER_KEEP "folder-keep"
-/* @what of an output (report, timeline, chart) a run made: "output DEV:INO
- * PATH"; the undo removes it while it is still that file, empty or partial
- * (a run that ends writes it, then removes the state file). */
+/* @what of an output (report, timeline, chart) a run made: "output DEV INO
+ * BTIME GEN PATH", the identity of bench-made.h; the undo removes it while
+ * it is still that file, all of that matching, empty or partial (a run that
+ * ends writes it, then removes the state file).  An older bench's "output
+ * DEV:INO PATH" is still undone, by device and inode alone. */
 #define STATE_OUTPUT "output"
 /* Record the output a run made at @path, open as @fd (its absolute path). */
 int state_record_output(struct state_journal *j, const char *path, int fd);
