@@ -33,7 +33,8 @@ static int have_kconfig(void)
 struct pagecliff_bpf *pcl_bpf_open(void)
 {
 	/* no configuration: the weak CONFIG_HZ reads 0 (throttle unknown) */
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .kconfig = have_kconfig() ? NULL : "");
+	LIBBPF_OPTS(bpf_object_open_opts, opts,
+		    .kconfig = have_kconfig() ? NULL : "CONFIG_HZ=0\n");
 
 	return pagecliff_bpf__open_opts(&opts);
 }

@@ -566,6 +566,7 @@ static __always_inline void kv_send(const struct kv_key *k, struct kv_run *r)
 
 	if (r->end <= r->start)
 		return;
+	/* adaptive: a wake-up only when the watcher had taken every record */
 	if (bpf_ringbuf_output(&pc_kv_ring, &rec, sizeof(rec), 0))
 		__sync_fetch_and_add(&kv_lost, 1);
 	r->start = r->end;
@@ -619,12 +620,14 @@ SEC("tp_btf/mm_filemap_delete_from_page_cache")
 int BPF_PROG(pc_kv_del, struct folio___pc *folio)
 {
 	struct task_struct___pc *task = (void *)bpf_get_current_task();
-	struct inode___pc *host = BPF_CORE_READ(folio, mapping, host);
+	struct inode___pc *host;
 	struct kv_key k = { 0 };
 	__u64 nr, *v;
 
-	if (!host || (BPF_CORE_READ(task, flags) & (PC_PF_MEMALLOC | PC_PF_KTHREAD)) ||
-	    !(k.tid = kv_wanted()))
+	if (BPF_CORE_READ(task, flags) & (PC_PF_MEMALLOC | PC_PF_KTHREAD))
+		return 0;	/* reclaim and kswapd: the cheap test first */
+	host = BPF_CORE_READ(folio, mapping, host);
+	if (!host || !(k.tid = kv_wanted()))
 		return 0;
 	k.ino = BPF_CORE_READ(host, i_ino);
 	k.dev = BPF_CORE_READ(host, i_sb, s_dev);

@@ -40,8 +40,16 @@
 /* Pieces looked at in one tick, and the most a file keeps. */
 #define PCO_KF_BATCH 512
 #define PCO_KF_MAX_PIECES 65536
-/* Ticks the oldest pages may stay dirty or under writeback before giving up. */
+/*
+ * Ticks the oldest pages may stay dirty or under writeback before giving up;
+ * once its process is gone, fewer: our description keeps the file system
+ * busy meanwhile.
+ */
 #define PCO_KF_TRIES 200
+#define PCO_KF_TRIES_ENDED 30
+/* Pages it adds again in what was dropped: a working set, left alone. */
+#define PCO_KF_REFAULTS 256
+#define PCO_KF_DROPS 16
 /* Idle this long (s): all of it is dropped, our description closed. */
 #define PCO_KF_IDLE 1.0
 /* A way to a file not found is sought again this often (s). */
@@ -92,6 +100,45 @@ static void pop(struct pco_kfile *kf)
 	kf->n--;
 }
 
+/* Whether someone else cares for its pages, or no one may. */
+static int hands_off(const struct pco_kfile *kf)
+{
+	return kf->state == PCO_KF_ALONE || kf->self || kf->working ||
+	       (kf->deferred && !kf->nmaps);
+}
+
+/* Note that [@lo, @hi) was dropped, for refaults(). */
+static void note_dropped(struct pco_kfile *kf, uint64_t lo, uint64_t hi)
+{
+	struct pco_kpiece *last = kf->ndrops ? &kf->drops[(kf->ndrops - 1) % PCO_KF_DROPS] : NULL;
+
+	if (last && last->hi == lo) {
+		last->hi = hi;
+		return;
+	}
+	kf->drops[kf->ndrops++ % PCO_KF_DROPS] = (struct pco_kpiece){ lo, hi };
+}
+
+/*
+ * Pages it adds again where we dropped: it reads them again (random access
+ * through a mapping whose read-around looked like a run, a working set).
+ * Past PCO_KF_REFAULTS and an eighth of what was dropped, hands off.
+ */
+static void refaults(struct pco_kfile *kf, uint64_t lo, uint64_t hi)
+{
+	unsigned int n = kf->ndrops < PCO_KF_DROPS ? kf->ndrops : PCO_KF_DROPS;
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t a = lo > kf->drops[i].lo ? lo : kf->drops[i].lo;
+		uint64_t b = hi < kf->drops[i].hi ? hi : kf->drops[i].hi;
+
+		if (a < b)
+			kf->refaulted += b - a;
+	}
+	if (kf->refaulted >= PCO_KF_REFAULTS && 8 * kf->refaulted >= kf->dropped)
+		kf->working = 1;
+}
+
 void pco_kfile_add(struct pco_kfile *kf, uint64_t lo, uint64_t hi, uint64_t run, double now)
 {
 	struct pco_kpiece *tail = kf->n ? piece(kf, kf->n - 1) : NULL;
@@ -102,11 +149,18 @@ void pco_kfile_add(struct pco_kfile *kf, uint64_t lo, uint64_t hi, uint64_t run,
 		kf->hi_max = hi;
 	kf->added += hi - lo;
 	kf->fresh += hi - lo;
-	if (run >= PCO_KF_SEQ_RUN)
+	/*
+	 * A stream's run goes on from record to record; one fault's read-around
+	 * (32 pages, or the whole read-ahead window) is a record of its own.
+	 */
+	if (run > hi - lo && run >= PCO_KF_SEQ_RUN)
 		kf->seq += hi - lo;
+	refaults(kf, lo, hi);
 	if (!kf->rate_at)
 		kf->rate_at = now;
 	kf->last_add = now;
+	if (hands_off(kf))
+		return;		/* counted, not kept: never acted on */
 	kf->held += hi - lo;
 	if (tail && tail->hi == lo) {
 		tail->hi = hi;
@@ -145,23 +199,6 @@ void pco_kfile_claim(struct pco_kfile *kf, uint64_t pages)
 	kf->lo_min = lo;
 }
 
-/* The O_PATH @at (closed here) reopened read-only if it is @kf's file. */
-static int reopen(const struct pco_kfile *kf, int at)
-{
-	char path[64];
-	struct stat st;
-	int fd = -ESTALE;
-
-	if (!fstat(at, &st) && S_ISREG(st.st_mode) && st.st_ino == kf->ino) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", at);
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (fd < 0)
-			fd = -errno;
-	}
-	close(at);
-	return fd;
-}
-
 /* Whether mount @m may be touched; says once why not. */
 static int local(const struct pco_kfile *kf, const struct pco_kview_env *env,
 		 const struct pco_mount *m)
@@ -174,13 +211,55 @@ static int local(const struct pco_kfile *kf, const struct pco_kview_env *env,
 	return 0;
 }
 
-/* A descriptor of @kf's process on its file, reopened; -errno when none. */
+/*
+ * The O_PATH @at (closed here) reopened read-only if it is @kf's file, or
+ * -errno.  Which mount it lies on is read from its fdinfo before anything
+ * asks the file system: the descriptor or mapping may have been replaced
+ * since it was looked at, by a file a user's server answers for.  *@ret_dev:
+ * its st_dev (a btrfs subvolume's own).
+ */
+static int reopen(struct pco_kfile *kf, const struct pco_kview_env *env, int at, double now,
+		  dev_t *ret_dev)
+{
+	const struct pco_mount *m;
+	struct pco_fdinfo fi;
+	char path[64];
+	struct stat st;
+	int fd = -ESTALE;
+
+	if (pco_fdinfo_read(getpid(), at, &fi) || fi.ino != kf->ino)
+		goto out;
+	m = pco_mount_by_id(env->mounts, kf->pid, fi.mnt_id, now);
+	if (!local(kf, env, m)) {
+		fd = -EPERM;
+		goto out;
+	}
+	if (fstat(at, &st) || !S_ISREG(st.st_mode) || st.st_ino != kf->ino ||
+	    (st.st_dev != kf->dev && strcmp(m->fstype, "btrfs")))
+		goto out;
+	*ret_dev = st.st_dev;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", at);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		fd = -errno;
+out:
+	close(at);
+	return fd;
+}
+
+/*
+ * A descriptor of @kf's process on its file, reopened; -errno when none.
+ * On btrfs one superblock holds every subvolume and snapshot, each with
+ * inode numbers of its own: two of the process's files can have the
+ * kernel's (device, inode) of one, and then neither is touched.
+ */
 static int by_descriptor(struct pco_kfile *kf, const struct pco_kview_env *env, double now)
 {
 	static int fds[PCO_KF_MAX_FDS];
+	int n, at, fd = -ENOENT, other;
 	struct pco_fdinfo fi;
+	dev_t dev = 0, d;
 	char path[64];
-	int n, at;
 
 	n = pco_fds(kf->pid, fds, PCO_KF_MAX_FDS);
 	for (int i = 0; i < n; i++) {
@@ -191,21 +270,37 @@ static int by_descriptor(struct pco_kfile *kf, const struct pco_kview_env *env, 
 		m = pco_mount_by_id(env->mounts, kf->pid, fi.mnt_id, now);
 		if (!m || (m->dev != kf->dev && strcmp(m->fstype, "btrfs")))
 			continue;
-		if (!local(kf, env, m))
+		if (!local(kf, env, m)) {
+			if (fd >= 0)
+				close(fd);
 			return -EPERM;
+		}
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)kf->pid, fds[i]);
 		at = open(path, O_PATH | O_CLOEXEC);
-		if (at >= 0)
-			return reopen(kf, at);
+		other = at < 0 ? -errno : reopen(kf, env, at, now, &d);
+		if (other < 0)
+			continue;
+		if (fd < 0) {
+			fd = other;
+			dev = d;
+			if (strcmp(m->fstype, "btrfs"))
+				return fd;
+			continue;
+		}
+		close(other);
+		if (d != dev) {
+			close(fd);
+			return -EPERM;	/* two files, one key: neither */
+		}
 	}
-	return -ENOENT;
+	return fd;
 }
 
 /* A mapping of @kf's file by its process, reopened; -errno when none. */
 static int by_mapping(struct pco_kfile *kf, const struct pco_kview_env *env, double now)
 {
-	const struct pco_mount *m;
 	char path[96];
+	dev_t dev;
 	int at;
 
 	kf->nmaps = pco_maps_of(kf->pid, kf->dev, kf->ino, kf->maps, PCO_KF_MAPS);
@@ -213,13 +308,10 @@ static int by_mapping(struct pco_kfile *kf, const struct pco_kview_env *env, dou
 		kf->nmaps = 0;
 		return -ENOENT;
 	}
-	m = pco_mount_by_dev(env->mounts, kf->pid, kf->dev, now);
-	if (!local(kf, env, m))
-		return -EPERM;
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)kf->pid,
 		 kf->maps[0].start, kf->maps[0].end);
 	at = open(path, O_PATH | O_CLOEXEC);
-	return at < 0 ? -errno : reopen(kf, at);
+	return at < 0 ? -errno : reopen(kf, env, at, now, &dev);
 }
 
 static void name_it(struct pco_kfile *kf)
@@ -237,26 +329,6 @@ static void name_it(struct pco_kfile *kf)
 		kf->path[n] = 0;
 }
 
-/*
- * Its file again by the path it had, for the next stretch of work once idle
- * or ended (a writer's last pages written back): 0, or -errno and then it is
- * given up (what it holds is left).
- */
-static int reopen_path(struct pco_kfile *kf)
-{
-	int at = kf->path[0] == '/' ? open(kf->path, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
-
-	kf->fd = at < 0 ? -ENOENT : reopen(kf, at);
-	if (kf->fd >= 0)
-		return 0;
-	kf->fd = -1;
-	kf->left += kf->held;
-	while (kf->n)
-		pop(kf);
-	kf->state = PCO_KF_ALONE;
-	return -ENOENT;
-}
-
 /* Whether its newest pieces hold dirty pages: it writes the file. */
 static void note_writer(struct pco_kfile *kf)
 {
@@ -272,10 +344,12 @@ static void note_writer(struct pco_kfile *kf)
 		     cs.nr_dirty + cs.nr_writeback > 0;
 }
 
+static void forget_pieces(struct pco_kfile *kf);
+
 /* Find a way to the file: ACTING, NOFD (again later) or ALONE. */
 static void resolve(struct pco_kfile *kf, const struct pco_kview_env *env, double now)
 {
-	int pidfd = env->pidfd(env->arg, kf->pid), fd;
+	int pidfd = env->pidfd(env->arg, kf->pid, kf->seen), fd;
 
 	kf->looked = now;
 	if (pidfd < 0) {
@@ -295,12 +369,24 @@ static void resolve(struct pco_kfile *kf, const struct pco_kview_env *env, doubl
 	}
 	if (fd >= 0) {
 		kf->fd = fd;
+		kf->seek = 0;
 		kf->state = PCO_KF_ACTING;
 		name_it(kf);
 		note_writer(kf);
 		return;
 	}
 	kf->state = fd == -ENOENT ? PCO_KF_NOFD : PCO_KF_ALONE;
+	/* not found: looked for less and less often (0.5 s, 1 s... 8 s) */
+	kf->seek = kf->seek < PCO_KF_SEEK ? PCO_KF_SEEK : kf->seek < 8 ? 2 * kf->seek : 8;
+	if (kf->state == PCO_KF_ALONE)
+		forget_pieces(kf);
+}
+
+/* What it holds is no one's to drop now (left alone). */
+static void forget_pieces(struct pco_kfile *kf)
+{
+	while (kf->n)
+		pop(kf);
 }
 
 /* Page out [@lo, @hi) of the process's own mappings of the file. */
@@ -320,7 +406,7 @@ static void page_out(struct pco_kfile *kf, const struct pco_kview_env *env, uint
 			iov[n++] = (struct iovec){ (void *)(uintptr_t)(m->start + (a - m->off)),
 						   b - a };
 	}
-	pidfd = n ? env->pidfd(env->arg, kf->pid) : -1;
+	pidfd = n ? env->pidfd(env->arg, kf->pid, kf->seen) : -1;
 	if (pidfd < 0)
 		return;
 	syscall(SYS_process_madvise, pidfd, iov, (size_t)n, MADV_PAGEOUT, 0u);
@@ -357,19 +443,24 @@ static int deleted(struct pco_kfile *kf)
 /*
  * Drop [@lo, @hi), pages this process added: write back what is dirty, drop
  * what is clean, page out what its mappings hold.  RANGE_BUSY while dirty
- * or writeback pages are left (dropped at a later tick).
+ * or writeback pages are left (dropped at a later tick); when done,
+ * *@ret_left: its pages still cached.
  */
 static int drop_range(struct pco_kfile *kf, const struct pco_kview_env *env, uint64_t lo,
-		      uint64_t hi)
+		      uint64_t hi, uint64_t *ret_left)
 {
 	uint64_t pg = page_size(), busy;
 	int64_t before = count(kf, lo, hi, &busy), after;
 
+	*ret_left = 0;
 	if (before == 0)
 		return RANGE_DONE;	/* gone already (the shim, the kernel) */
-	if (busy && deleted(kf))
-		busy = 0;	/* its pages die with its last close: never written */
-	else if (busy) {
+	if (busy && deleted(kf)) {
+		/* its pages die with its last close: fadvise would write them */
+		*ret_left = before > 0 ? (uint64_t)before : 0;
+		return RANGE_DONE;
+	}
+	if (busy) {
 		sync_file_range(kf->fd, lo * pg, (hi - lo) * pg, SYNC_FILE_RANGE_WRITE);
 		kf->syscalls++;
 		kf->wb = 1;
@@ -377,8 +468,6 @@ static int drop_range(struct pco_kfile *kf, const struct pco_kview_env *env, uin
 	posix_fadvise(kf->fd, lo * pg, (hi - lo) * pg, POSIX_FADV_DONTNEED);
 	kf->syscalls++;
 	after = count(kf, lo, hi, &busy);
-	if (busy && deleted(kf))
-		busy = 0;
 	if (after > 0 && !busy && kf->nmaps && !kf->ended) {
 		page_out(kf, env, lo, hi);
 		posix_fadvise(kf->fd, lo * pg, (hi - lo) * pg, POSIX_FADV_DONTNEED);
@@ -387,10 +476,12 @@ static int drop_range(struct pco_kfile *kf, const struct pco_kview_env *env, uin
 	}
 	if (before < 0 || after < 0)
 		return RANGE_DONE;	/* unknown: dropped once, not counted */
-	kf->dropped += (uint64_t)(before - after);
-	if (busy && kf->tries < PCO_KF_TRIES)
+	if (before > after)
+		kf->dropped += (uint64_t)(before - after);
+	note_dropped(kf, lo, hi);
+	if (busy && kf->tries < (kf->ended ? PCO_KF_TRIES_ENDED : PCO_KF_TRIES))
 		return RANGE_BUSY;
-	kf->left += (uint64_t)after;
+	*ret_left = (uint64_t)after;
 	return RANGE_DONE;
 }
 
@@ -445,14 +536,18 @@ static void drop_oldest(struct pco_kfile *kf, const struct pco_kview_env *env, u
 	unsigned int whole;
 	uint64_t part;
 	int n = oldest(kf, old, ranges, &whole, &part), busy = 0;
+	uint64_t left = 0, l;
 
-	for (int i = 0; i < n; i++)
-		busy |= drop_range(kf, env, ranges[i].lo, ranges[i].hi) == RANGE_BUSY;
+	for (int i = 0; i < n; i++) {
+		busy |= drop_range(kf, env, ranges[i].lo, ranges[i].hi, &l) == RANGE_BUSY;
+		left += l;
+	}
 	if (busy) {
 		kf->tries++;
-		return;
+		return;		/* all of them again at the next tick */
 	}
 	kf->tries = 0;
+	kf->left += left;
 	while (whole--)
 		pop(kf);
 	if (part) {
@@ -502,7 +597,7 @@ void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double
 	    (kf->seq < min || 4 * kf->seq < 3 * kf->added))
 		return;
 	/* one owner per stream: the process itself (the shim), or a position reader */
-	if (kf->self)
+	if (kf->self || kf->working)
 		return;
 	kf->owned = kf->ended ? PCO_KV_FREE : env->owned(env->arg, kf->pid, kf->dev, kf->ino);
 	if (kf->owned == PCO_KV_OWNED && mapped(kf, now))
@@ -511,14 +606,12 @@ void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double
 	if (kf->owned == PCO_KV_OWNED || (kf->deferred && !kf->nmaps))
 		return;
 	if (kf->state != PCO_KF_ACTING) {
-		if (kf->ended || !kf->n || now - kf->looked < PCO_KF_SEEK)
+		if (kf->ended || !kf->n || now - kf->looked < kf->seek)
 			return;
 		resolve(kf, env, now);
 		if (kf->state != PCO_KF_ACTING)
 			return;
 	}
-	if (kf->fd < 0 && reopen_path(kf))
-		return;
 	old = idle(kf, now) && !kf->owned ? kf->held : kf->held > keep ? kf->held - keep : 0;
 	for (int round = 0; old && round < 64 && kf->n; round++) {
 		uint64_t before = kf->held;
@@ -528,12 +621,11 @@ void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double
 			break;		/* busy: again at the next tick */
 		old -= before - kf->held < old ? before - kf->held : old;
 	}
-	if (idle(kf, now) && kf->fd >= 0) {
-		/* the file system is not held busy by us between looks */
+	if (idle(kf, now) && !kf->n && kf->fd >= 0 && !kf->ended) {
+		/* the file system is not held busy by us: found again if it grows */
 		close(kf->fd);
 		kf->fd = -1;
-		if (!kf->n && !kf->ended)
-			kf->state = PCO_KF_NOFD;	/* found again if it grows */
+		kf->state = PCO_KF_NOFD;
 	}
 }
 
@@ -542,7 +634,7 @@ int pco_kfile_done(const struct pco_kfile *kf, double now)
 	/* a small file read once (a build reads thousands) is soon forgotten */
 	if (kf->state == PCO_KF_CANDIDATE)
 		return kf->ended || now - kf->last_add >= PCO_KF_IDLE;
-	if (kf->state == PCO_KF_ALONE || kf->self || (kf->deferred && !kf->nmaps))
+	if (hands_off(kf))
 		return kf->ended || now - kf->last_add >= PCO_KF_FORGET;
 	if (kf->ended)
 		return !kf->n || kf->state != PCO_KF_ACTING;
@@ -622,13 +714,6 @@ static void count_kept(struct pco_kfile *kf)
 
 void pco_kfile_release(struct pco_kfile *kf, int stats_fd)
 {
-	if (kf->dropped && kf->fd < 0 && kf->path[0] == '/') {
-		int at = open(kf->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-
-		kf->fd = at < 0 ? -1 : reopen(kf, at);
-		if (kf->fd < 0)
-			kf->fd = -1;
-	}
 	if (kf->dropped && kf->fd >= 0) {
 		settle(kf);
 		count_kept(kf);

@@ -37,6 +37,11 @@ struct pco_kfile {
 	int owned;			/* PCO_KV_OWNED, _BACKSTOP: see kview.h */
 	int deferred;			/* a position reader of it was seen, no mapping */
 	int self;			/* its process drops its pages itself */
+	int working;			/* it reads again what was dropped: left alone */
+	uint64_t refaulted;		/* pages added again in what was dropped */
+	struct pco_kpiece drops[16];	/* the last ranges dropped (PCO_KF_DROPS) */
+	unsigned int ndrops;
+	double seek;			/* seconds between looks for a way to it */
 	int writer;			/* its newest pages were dirty when first found */
 	double maps_at;			/* when its mappings were last read */
 	int unknown;			/* residency could not be told */
@@ -52,6 +57,7 @@ struct pco_kfile {
 	uint64_t dropped, left;		/* pages: dropped by us, left cached */
 	uint64_t syscalls;
 	double last_add, looked;	/* when it last grew; a way to it last sought */
+	uint64_t seen;			/* boot clock ticks when it was first seen */
 	double rate;			/* pages per second, smoothed */
 	double rate_at;			/* when it was last measured */
 	uint64_t fresh;			/* pages added since then */

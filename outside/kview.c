@@ -43,6 +43,7 @@ struct pco_kview {
 	void *rb;			/* struct ring_buffer */
 	int targets_fd;
 	int self_fd;			/* pages processes dropped themselves */
+	int runs_fd;			/* the runs not sent yet */
 	int stats_fd;
 	int claim;			/* processes were running before: attach */
 	uint64_t min, keep, budget;	/* pages */
@@ -134,6 +135,7 @@ static struct pco_kfile *kfile_new(struct pco_kview *kv, pid_t pid, unsigned int
 	kf->dev = makedev(kdev >> 20, kdev & 0xfffff);
 	kf->ino = ino;
 	kf->fd = -1;
+	kf->seen = pco_boot_ticks();
 	kv->kf[kv->n++] = kf;
 	*slot_of(kv, pid, kdev, ino) = kv->n;
 	return kf;
@@ -210,6 +212,7 @@ static int load(struct pco_kview *kv, int all)
 	kv->skel = skel;
 	kv->targets_fd = bpf_map__fd(skel->maps.pc_kv_targets);
 	kv->self_fd = bpf_map__fd(skel->maps.pc_kv_self);
+	kv->runs_fd = bpf_map__fd(skel->maps.pc_kv_runs);
 	return 0;
 }
 
@@ -228,6 +231,41 @@ int pco_kview_follow(struct pco_kview *kv, pid_t pid)
 	return bpf_map_update_elem(kv->targets_fd, &key, &one, BPF_ANY) ? -errno : 0;
 }
 
+/*
+ * What a thread of @pid added last and had not sent yet (less than a
+ * chunk a run), into its files; its entries out of the map.
+ */
+static void flush_runs(struct pco_kview *kv, pid_t pid)
+{
+	struct kv_key key, next, *prev = NULL;
+	struct kv_run run;
+
+	while (!bpf_map_get_next_key(kv->runs_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(kv->runs_fd, &key, &run) || run.tgid != (unsigned int)pid)
+			continue;
+		if (run.end > run.start) {
+			unsigned int *slot = slot_of(kv, pid, key.dev, key.ino);
+
+			if (*slot)
+				pco_kfile_add(kv->kf[*slot - 1], run.start, run.end,
+					      run.end - run.run_start, kv->now);
+		}
+		bpf_map_delete_elem(kv->runs_fd, &key);
+	}
+}
+
+/* @pid is gone: out of the targets (its number may be reused), its last pages in. */
+static void unfollow(struct pco_kview *kv, pid_t pid, int acting)
+{
+	unsigned int key = (unsigned int)pid;
+
+	bpf_map_delete_elem(kv->targets_fd, &key);
+	if (acting)
+		flush_runs(kv, pid);
+}
+
 /* Pages @kf's process dropped of its file itself (kview.h), and forget them. */
 static uint64_t self_dropped(struct pco_kview *kv, const struct pco_kfile *kf, int forget)
 {
@@ -238,6 +276,11 @@ static uint64_t self_dropped(struct pco_kview *kv, const struct pco_kfile *kf, i
 	if (forget)
 		bpf_map_delete_elem(kv->self_fd, &k);
 	return pages;
+}
+
+int pco_kview_fd(const struct pco_kview *kv)
+{
+	return kv->rb ? ring_buffer__epoll_fd(kv->rb) : -1;
 }
 
 static void consume(struct pco_kview *kv)
@@ -267,6 +310,11 @@ int pco_kview_follow(struct pco_kview *kv, pid_t pid)
 	return -ENOTSUP;
 }
 
+int pco_kview_fd(const struct pco_kview *kv)
+{
+	return -1;
+}
+
 static void consume(struct pco_kview *kv)
 {
 }
@@ -274,6 +322,10 @@ static void consume(struct pco_kview *kv)
 static uint64_t self_dropped(struct pco_kview *kv, const struct pco_kfile *kf, int forget)
 {
 	return 0;
+}
+
+static void unfollow(struct pco_kview *kv, pid_t pid, int acting)
+{
 }
 #endif
 
@@ -357,8 +409,12 @@ static double interval(const struct pco_kview *kv, const struct pco_kfile *kf, d
 {
 	double room = (double)(kv->budget - kv->keep) / 2, iv;
 
-	if (kf->rate <= 0 || now - kf->last_add > 1.0 || kf->ended)
-		return kf->ended && kf->n ? 0.01 : 1e9;
+	if (kf->ended)
+		return kf->n ? 0.01 : 1e9;
+	if (kf->rate <= 0)
+		return kf->fresh ? 0.02 : 1e9;	/* new: its rate from a look soon */
+	if (now - kf->last_add > 1.0)
+		return 1e9;
 	if (kf->state == PCO_KF_CANDIDATE && kf->seq < kv->min)
 		room += (double)(kv->min - kf->seq);
 	iv = room / kf->rate;
@@ -421,9 +477,15 @@ int pco_kview_acting(struct pco_kview *kv, pid_t pid, unsigned int dev, uint64_t
 
 void pco_kview_gone(struct pco_kview *kv, pid_t pid)
 {
-	for (unsigned int i = 0; i < kv->n; i++)
-		if (kv->kf[i]->pid == pid)
-			kv->kf[i]->ended = 1;
+	int acting = 0;
+
+	for (unsigned int i = 0; i < kv->n; i++) {
+		if (kv->kf[i]->pid != pid)
+			continue;
+		kv->kf[i]->ended = 1;
+		acting |= kv->kf[i]->state == PCO_KF_ACTING;
+	}
+	unfollow(kv, pid, acting);
 }
 
 int pco_kview_busy(const struct pco_kview *kv)

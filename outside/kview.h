@@ -27,16 +27,21 @@ struct pco_kview;
 
 /*
  * A position stream of the watcher acts on the file: a reader's is left to
- * it; behind a writer's, whose write-back can fall behind a fast writer,
- * the kernel's view drops only what passes the whole budget.
+ * it (unless the process maps the file); behind a writer's, whose
+ * write-back can fall behind a fast writer, the kernel's view writes back
+ * and drops as behind any other (what passes half the budget).
  */
 enum { PCO_KV_FREE, PCO_KV_OWNED, PCO_KV_BACKSTOP };
 
 /* What the watcher lends the kernel view for a tick. */
 struct pco_kview_env {
 	void *arg;
-	/* @pid's pidfd, following it first where it may be; -errno: not followed */
-	int (*pidfd)(void *arg, pid_t pid);
+	/*
+	 * @pid's pidfd, following it first where it may be and where it had
+	 * started by @seen (boot clock ticks: its pid not reused since); -errno:
+	 * not followed.
+	 */
+	int (*pidfd)(void *arg, pid_t pid, uint64_t seen);
 	/* Whether one of @pid's position streams acts on file (@dev, @ino) */
 	int (*owned)(void *arg, pid_t pid, unsigned int dev, uint64_t ino);
 	struct pco_mounts *mounts;
@@ -60,6 +65,9 @@ double pco_kview_tick(struct pco_kview *kv, const struct pco_kview_env *env, dou
 
 /* Whether it acts on @pid's file (@dev: makedev(), @ino). */
 int pco_kview_acting(struct pco_kview *kv, pid_t pid, unsigned int dev, uint64_t ino);
+
+/* A descriptor that polls readable when records wait, or -1. */
+int pco_kview_fd(const struct pco_kview *kv);
 
 /* @pid exited: finish behind its files at the next ticks. */
 void pco_kview_gone(struct pco_kview *kv, pid_t pid);

@@ -286,6 +286,7 @@ int pco_maps_of(pid_t pid, unsigned int dev, uint64_t ino, struct pco_map *maps,
 	char path[64], line[4400];
 	unsigned long long start, end, off, i;
 	unsigned int major, minor;
+	char perms[8];
 	int n = 0;
 	FILE *f;
 
@@ -294,8 +295,10 @@ int pco_maps_of(pid_t pid, unsigned int dev, uint64_t ino, struct pco_map *maps,
 	if (!f)
 		return -errno;
 	while (n < max && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx-%llx %*7s %llx %x:%x %llu", &start, &end, &off, &major,
-			   &minor, &i) != 6 || i != ino || makedev(major, minor) != dev)
+		/* code is never paged out: the program runs it */
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &start, &end, perms, &off, &major,
+			   &minor, &i) != 7 || i != ino || makedev(major, minor) != dev ||
+		    perms[2] == 'x')
 			continue;
 		maps[n++] = (struct pco_map){ .start = start, .end = end, .off = off, .dev = dev,
 					      .ino = ino };

@@ -74,8 +74,8 @@ struct pco_map {
 };
 
 /*
- * The mappings of file (@dev, @ino) by @pid into @maps (up to @max); how
- * many, or -errno.
+ * The mappings of file (@dev, @ino) by @pid into @maps (up to @max), but
+ * executable ones; how many, or -errno.
  */
 int pco_maps_of(pid_t pid, unsigned int dev, uint64_t ino, struct pco_map *maps, int max);
 

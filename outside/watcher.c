@@ -122,6 +122,7 @@ struct pco_watcher {
 	struct pco_kview *kv;	/* the kernel's view of streams, or NULL */
 	struct pco_kview_env env;
 	int raised;		/* the descriptor limit was raised */
+	int freeing;		/* pco_watcher_free(): no new targets */
 };
 
 static double mono(void)
@@ -347,15 +348,19 @@ static int add_target(struct pco_watcher *w, pid_t pid, pid_t parent, uint64_t l
 }
 
 /* The kernel view's way to a followed process (kview.h): its pidfd. */
-static int env_pidfd(void *arg, pid_t pid)
+static int env_pidfd(void *arg, pid_t pid, uint64_t seen)
 {
 	struct pco_watcher *w = arg;
 	struct pco_target *t = find_target(w, pid);
 	char why[256];
 
-	/* the program vouched for it: a target's descendant, or --all */
-	if (!t && (w->o.all || w->o.cgroup || w->o.follow_children) &&
-	    !add_target(w, pid, 0, 0, why, sizeof(why)))
+	/*
+	 * The program vouched for it (a target's descendant, or --all); its
+	 * start is checked against when it was seen (not a reused pid).  Not
+	 * once the watcher ends: a target added then would never be closed.
+	 */
+	if (!t && !w->freeing && (w->o.all || w->o.cgroup || w->o.follow_children) &&
+	    !add_target(w, pid, 0, seen, why, sizeof(why)))
 		t = find_target(w, pid);
 	return t && t->pidfd >= 0 ? t->pidfd : -ESRCH;
 }
@@ -385,13 +390,17 @@ static int env_owned(void *arg, pid_t pid, unsigned int dev, uint64_t ino)
 /* Load the kernel's view where it can be, and say which view follows streams. */
 static void kview_on(struct pco_watcher *w)
 {
-	char why[256], line[400];
+	char why[256] = "the watcher's own process could not be followed", line[400];
 	int n;
 
 	w->env = (struct pco_kview_env){ .arg = w, .pidfd = env_pidfd, .owned = env_owned,
 					 .mounts = w->mounts };
-	if (!pco_kview_open(&w->o, &w->kv, why, sizeof(why)) &&
-	    (!w->o.own_children || !pco_kview_follow(w->kv, getpid())))
+	if (!pco_kview_open(&w->o, &w->kv, why, sizeof(why)) && w->o.own_children &&
+	    pco_kview_follow(w->kv, getpid())) {
+		pco_kview_free(w->kv, &w->env);
+		w->kv = NULL;
+	}
+	if (w->kv)
 		n = snprintf(line, sizeof(line), "pagecliff: streams followed by the kernel's view "
 			     "(BPF: the pages each process adds to the page cache)%s\n",
 			     w->o.kernel_only ? ", beside the shim" : "");
@@ -815,7 +824,13 @@ static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 	if (t->quiet && now < t->next_at)
 		return;
 	if (w->o.kernel_only) {
-		/* the shim acts on its descriptors, the kernel's view on the rest */
+		/*
+		 * The shim acts on its descriptors, the kernel's view on the
+		 * rest: only its exit is looked for, as seldom as a quiet one's.
+		 */
+		t->added = t->added ? t->added : now;
+		t->quiet = 1;
+		t->next_at = now + PCO_QUIET_MAX;
 		if (pco_pidfd_alive(t->pidfd))
 			target_gone(w, t);
 		return;
@@ -905,7 +920,9 @@ static void discover(struct pco_watcher *w, double now)
 		if (!bsearch(&w->pids[i], w->known, n_known, sizeof(pid_t), cmp_pid))
 			add_target(w, w->pids[i], 0, listed, why, sizeof(why));
 	/* A cgroup's children are its members: found above. */
-	if (!w->o.follow_children || w->o.cgroup || now - w->children_seen < PCO_DISCOVER_CHILDREN)
+	/* beside the shim the kernel's view finds descendants by itself */
+	if (!w->o.follow_children || w->o.cgroup || w->o.kernel_only ||
+	    now - w->children_seen < PCO_DISCOVER_CHILDREN)
 		return;
 	w->children_seen = now;
 	for (int i = 0; i < w->n; i++) {
@@ -977,7 +994,7 @@ static double quiet_wait(const struct pco_watcher *w, double now, double next, d
 
 double pco_watcher_tick(struct pco_watcher *w)
 {
-	double now = mono(), next = w->o.all ? PCO_IDLE_ALL : PCO_IDLE, soonest = 1e9;
+	double now = mono(), next = w->o.all ? PCO_IDLE_ALL : PCO_IDLE, soonest = 1e9, kv_next;
 	int quiet = 1;
 
 	discover(w, now);
@@ -998,16 +1015,13 @@ double pco_watcher_tick(struct pco_watcher *w)
 				next = iv;
 		}
 	}
-	if (w->kv) {
-		double iv = pco_kview_tick(w->kv, &w->env, now);
-
-		if (iv < next)
-			next = iv;
-	}
+	kv_next = w->kv ? pco_kview_tick(w->kv, &w->env, now) : 1e9;
 	compact(w);
 	drain(w);
 	if (quiet)
 		next = quiet_wait(w, now, next, soonest);
+	if (kv_next < next)
+		next = kv_next;		/* quiet targets may stream all the same */
 	if (w->ndrain && next > 0.01)
 		next = 0.01;
 	next -= mono() - now;
@@ -1024,25 +1038,39 @@ int pco_watcher_alive(const struct pco_watcher *w)
 	return w->ndrain > 0;
 }
 
+static void sleep_for(double secs)
+{
+	struct timespec ts = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
 void pco_watcher_wait(struct pco_watcher *w, double secs)
 {
-	struct pollfd p[64];
+	double start = mono();
+	struct pollfd p[65];
 	struct timespec ts;
-	int n = 0;
+	int n = 0, ring = -1;
 
 	/* a quiet target is asked when it is due, its exit with it */
 	for (int i = 0; i < w->n && n < 64; i++)
 		if (!w->t[i].dead && !w->t[i].quiet)
 			p[n++] = (struct pollfd){ .fd = w->t[i].pidfd, .events = POLLIN };
+	/* the kernel's view: a stream's first pages wake us */
+	if (w->kv && (ring = pco_kview_fd(w->kv)) >= 0)
+		p[n++] = (struct pollfd){ .fd = ring, .events = POLLIN };
 	ts.tv_sec = (time_t)secs;
 	ts.tv_nsec = (long)((secs - ts.tv_sec) * 1e9);
-	ppoll(p, n, &ts, NULL);
+	if (ppoll(p, n, &ts, NULL) > 0 && ring >= 0 && p[n - 1].revents &&
+	    mono() - start < PCO_IDLE && secs > PCO_IDLE)
+		sleep_for(PCO_IDLE - (mono() - start));	/* a busy host: 50 looks a second at most */
 }
 
 void pco_watcher_free(struct pco_watcher *w)
 {
 	if (!w)
 		return;
+	w->freeing = 1;
 	for (int i = 0; i < w->n; i++)
 		if (!w->t[i].dead)
 			target_gone(w, &w->t[i]);
