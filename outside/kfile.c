@@ -207,7 +207,7 @@ static int local(const struct pco_kfile *kf, const struct pco_kview_env *env,
 		return 0;
 	if (m->class == PCO_FS_LOCAL)
 		return 1;
-	pco_mount_said(env->mounts, m);
+	env->served(env->arg, m);
 	return 0;
 }
 
@@ -455,15 +455,9 @@ static int drop_range(struct pco_kfile *kf, const struct pco_kview_env *env, uin
 	*ret_left = 0;
 	if (before == 0)
 		return RANGE_DONE;	/* gone already (the shim, the kernel) */
-	if (busy && deleted(kf)) {
-		/* its pages die with its last close: fadvise would write them */
-		*ret_left = before > 0 ? (uint64_t)before : 0;
-		return RANGE_DONE;
-	}
 	if (busy) {
 		sync_file_range(kf->fd, lo * pg, (hi - lo) * pg, SYNC_FILE_RANGE_WRITE);
 		kf->syscalls++;
-		kf->wb = 1;
 	}
 	posix_fadvise(kf->fd, lo * pg, (hi - lo) * pg, POSIX_FADV_DONTNEED);
 	kf->syscalls++;
@@ -612,7 +606,18 @@ void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double
 		if (kf->state != PCO_KF_ACTING)
 			return;
 	}
-	old = idle(kf, now) && !kf->owned ? kf->held : kf->held > keep ? kf->held - keep : 0;
+	if (kf->writer && deleted(kf)) {
+		/*
+		 * A scratch file (restic's packs, an O_TMPFILE): its pages die
+		 * with its last close and it is often read back; its newest
+		 * budget's worth stays, even at its end, and only a file that
+		 * grows past that is written back behind.
+		 */
+		keep *= 2;
+		old = kf->held > keep ? kf->held - keep : 0;
+	} else {
+		old = idle(kf, now) && !kf->owned ? kf->held : kf->held > keep ? kf->held - keep : 0;
+	}
 	for (int round = 0; old && round < 64 && kf->n; round++) {
 		uint64_t before = kf->held;
 
@@ -646,10 +651,12 @@ static void stats_line(const struct pco_kfile *kf, int stats_fd)
 	uint64_t pg = page_size(), ours = kf->dropped + kf->left + kf->held;
 	char line[700];
 
-	char before[80] = "", kept[32] = "(unknown)";
+	char before[80] = "", kept[80] = "(unknown)";
 	int n;
 
-	if (kf->fd >= 0 && !kf->unknown)
+	if (kf->took || kf->deferred)
+		snprintf(kept, sizeof(kept), "0");	/* the position stream's line counts them */
+	else if (kf->fd >= 0 && !kf->unknown)
 		snprintf(kept, sizeof(kept), "%" PRIu64, kf->kept * pg);
 	if (kf->claimed)
 		snprintf(before, sizeof(before), ", %" PRIu64 " of them before it was followed",
@@ -657,7 +664,7 @@ static void stats_line(const struct pco_kfile *kf, int stats_fd)
 	n = snprintf(line, sizeof(line),
 		     "pagecliff: %s: %" PRIu64 " bytes added to the page cache (pid %d, kernel "
 		     "view%s), %" PRIu64 "%s bytes dropped, %" PRIu64 " bytes already gone, %"
-		     PRIu64 " bytes left cached, %s bytes cached before kept, %" PRIu64
+		     PRIu64 " bytes left cached, %s bytes kept cached (cached before), %" PRIu64
 		     " syscalls\n",
 		     kf->path, kf->added * pg, (int)kf->pid, before, kf->dropped * pg,
 		     kf->unknown ? " (residency unknown)" : "",

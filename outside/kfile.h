@@ -34,7 +34,7 @@ struct pco_kfile {
 	enum pco_kf_state state;
 	int fd;				/* our read-only description, or -1 */
 	int ended;			/* its process exited */
-	int owned;			/* PCO_KV_OWNED, _BACKSTOP: see kview.h */
+	int owned;			/* PCO_KV_OWNED: see kview.h */
 	int deferred;			/* a position reader of it was seen, no mapping */
 	int self;			/* its process drops its pages itself */
 	int working;			/* it reads again what was dropped: left alone */
@@ -45,7 +45,7 @@ struct pco_kfile {
 	int writer;			/* its newest pages were dirty when first found */
 	double maps_at;			/* when its mappings were last read */
 	int unknown;			/* residency could not be told */
-	int wb;				/* writeback was started on some of it */
+	int took;			/* a guessing position stream handed it over */
 	unsigned int tries;		/* ticks the oldest pieces stayed cached */
 	struct pco_kpiece *pieces;	/* a ring: head is the oldest */
 	unsigned int head, n, cap;

@@ -468,11 +468,27 @@ double pco_kview_tick(struct pco_kview *kv, const struct pco_kview_env *env, dou
 	return next;
 }
 
-int pco_kview_acting(struct pco_kview *kv, pid_t pid, unsigned int dev, uint64_t ino)
+void pco_kview_defer(struct pco_kview *kv, pid_t pid, unsigned int dev, uint64_t ino)
 {
 	unsigned int kdev = major(dev) << 20 | minor(dev), *slot = slot_of(kv, pid, kdev, ino);
+	struct pco_kfile *kf = *slot ? kv->kf[*slot - 1] : kfile_new(kv, pid, kdev, ino);
 
-	return *slot && kv->kf[*slot - 1]->state == PCO_KF_ACTING && !kv->kf[*slot - 1]->self;
+	if (!kf)
+		return;
+	kf->deferred = 1;
+	if (kf->last_add < kv->now)
+		kf->last_add = kv->now;		/* not forgotten while its owner reads */
+}
+
+int pco_kview_take(struct pco_kview *kv, pid_t pid, unsigned int dev, uint64_t ino)
+{
+	unsigned int kdev = major(dev) << 20 | minor(dev), *slot = slot_of(kv, pid, kdev, ino);
+	struct pco_kfile *kf = *slot ? kv->kf[*slot - 1] : NULL;
+
+	if (!kf || kf->state != PCO_KF_ACTING || kf->self || kf->working)
+		return 0;
+	kf->took = 1;
+	return 1;
 }
 
 void pco_kview_gone(struct pco_kview *kv, pid_t pid)

@@ -26,12 +26,10 @@
 struct pco_kview;
 
 /*
- * A position stream of the watcher acts on the file: a reader's is left to
- * it (unless the process maps the file); behind a writer's, whose
- * write-back can fall behind a fast writer, the kernel's view writes back
- * and drops as behind any other (what passes half the budget).
+ * A position stream of the watcher acts on the file (a writer, or a reader
+ * whose cursor moves): the file is left to it, unless the process maps it.
  */
-enum { PCO_KV_FREE, PCO_KV_OWNED, PCO_KV_BACKSTOP };
+enum { PCO_KV_FREE, PCO_KV_OWNED };
 
 /* What the watcher lends the kernel view for a tick. */
 struct pco_kview_env {
@@ -44,6 +42,8 @@ struct pco_kview_env {
 	int (*pidfd)(void *arg, pid_t pid, uint64_t seen);
 	/* Whether one of @pid's position streams acts on file (@dev, @ino) */
 	int (*owned)(void *arg, pid_t pid, unsigned int dev, uint64_t ino);
+	/* Say once, with --stats, that mount @m is left alone (not local) */
+	void (*served)(void *arg, const struct pco_mount *m);
 	struct pco_mounts *mounts;
 };
 
@@ -63,8 +63,19 @@ int pco_kview_follow(struct pco_kview *kv, pid_t pid);
  */
 double pco_kview_tick(struct pco_kview *kv, const struct pco_kview_env *env, double now);
 
-/* Whether it acts on @pid's file (@dev: makedev(), @ino). */
-int pco_kview_acting(struct pco_kview *kv, pid_t pid, unsigned int dev, uint64_t ino);
+/*
+ * A position stream of @pid follows file (@dev, @ino) (a writer, or a
+ * reader by its moving cursor): the file is left to it for good (unless the
+ * process maps it).
+ */
+void pco_kview_defer(struct pco_kview *kv, pid_t pid, unsigned int dev, uint64_t ino);
+
+/*
+ * Whether it acts on @pid's file (@dev: makedev(), @ino); if so it takes
+ * the file over from a position stream that guesses, whose line then
+ * counts what was kept.
+ */
+int pco_kview_take(struct pco_kview *kv, pid_t pid, unsigned int dev, uint64_t ino);
 
 /* A descriptor that polls readable when records wait, or -1. */
 int pco_kview_fd(const struct pco_kview *kv);

@@ -376,15 +376,22 @@ static int env_owned(void *arg, pid_t pid, unsigned int dev, uint64_t ino)
 		const struct pco_stream *s = &t->streams[i];
 		const struct pco_mount *m;
 
-		/* a stream that guesses (its cursor stands) yields to the facts */
+		/* a reader that guesses (its cursor stands) yields to the facts */
 		if ((s->state != PCO_READER && s->state != PCO_WRITER) || s->fi.ino != ino ||
-		    pco_stream_guesses(s))
+		    (s->state == PCO_READER && pco_stream_guesses(s)))
 			continue;
 		m = pco_mount_by_id(w->mounts, pid, s->fi.mnt_id, now);
 		if (m && m->dev == dev)
-			return s->state == PCO_WRITER ? PCO_KV_BACKSTOP : PCO_KV_OWNED;
+			return PCO_KV_OWNED;
 	}
 	return 0;
+}
+
+static void say_served(struct pco_watcher *w, const struct pco_mount *m);
+
+static void env_served(void *arg, const struct pco_mount *m)
+{
+	say_served(arg, m);
 }
 
 /* Load the kernel's view where it can be, and say which view follows streams. */
@@ -394,7 +401,7 @@ static void kview_on(struct pco_watcher *w)
 	int n;
 
 	w->env = (struct pco_kview_env){ .arg = w, .pidfd = env_pidfd, .owned = env_owned,
-					 .mounts = w->mounts };
+					 .served = env_served, .mounts = w->mounts };
 	if (!pco_kview_open(&w->o, &w->kv, why, sizeof(why)) && w->o.own_children &&
 	    pco_kview_follow(w->kv, getpid())) {
 		pco_kview_free(w->kv, &w->env);
@@ -801,17 +808,25 @@ static void look_list(struct pco_watcher *w, struct pco_target *t, int n)
 	sweep(w, t);
 }
 
-/* Streams of @t that guess, on files the kernel's view acts on, hand off. */
-static void yield_to_kview(struct pco_watcher *w, struct pco_target *t, double now)
+/*
+ * One owner per stream: a writer, and a reader followed by its moving
+ * cursor, keep their file from the kernel's view; a reader that guesses
+ * (its cursor stands) hands its file to the kernel's view once that acts.
+ */
+static void share_with_kview(struct pco_watcher *w, struct pco_target *t, double now)
 {
 	for (int i = 0; w->kv && i < t->n; i++) {
 		struct pco_stream *s = &t->streams[i];
 		const struct pco_mount *m;
 
-		if ((s->state != PCO_READER && s->state != PCO_WRITER) || !pco_stream_guesses(s))
+		if (s->state != PCO_READER && s->state != PCO_WRITER)
 			continue;
 		m = pco_mount_by_id(w->mounts, t->pid, s->fi.mnt_id, now);
-		if (m && pco_kview_acting(w->kv, t->pid, m->dev, s->fi.ino))
+		if (!m)
+			continue;
+		if (s->state == PCO_WRITER || !pco_stream_guesses(s))
+			pco_kview_defer(w->kv, t->pid, m->dev, s->fi.ino);
+		else if (pco_kview_take(w->kv, t->pid, m->dev, s->fi.ino))
 			pco_stream_yield(s, &w->ctx);
 	}
 }
@@ -861,7 +876,7 @@ static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 		t->streams[i].seen = 0;
 	for (int i = 0; i < n; i++)
 		look_fd(w, t, w->fds[i], now);
-	yield_to_kview(w, t, now);
+	share_with_kview(w, t, now);
 	sweep(w, t);
 	look_maps(w, t, now);
 	if (pco_pidfd_alive(t->pidfd))

@@ -36,17 +36,18 @@ EOL
 	[ "$kdropped" -gt 0 ] || fail "$1: the kernel view says nothing dropped: $_k"
 }
 
-# kstats_any PATH MIN_MIB: a line of the kernel view for PATH (kstats), or
-# where a position stream of the watcher owned it, that stream's line with
-# its measured bytes dropped (one owner per stream, one line).
+# kstats_any PATH MIN_MIB [PID]: a line of the kernel view for PATH
+# (kstats), or where a position stream of the watcher owned it (a writer
+# followed by its cursor or its file's size), that stream's line with its
+# measured bytes dropped (one owner per stream, one line).
 kstats_any() {
 	if grep -F "pagecliff: $1: " "$dir/stats" 2>/dev/null | grep -qF "kernel view"; then
 		kstats "$@"
 		return
 	fi
 	grep -F "pagecliff: $1: " "$dir/stats" 2>/dev/null |
-		grep -qE "mode (dropbehind|writebehind) \(outside, pid [0-9]+\).* [1-9][0-9]* bytes dropped" ||
-		fail "no measured --stats line for $1: $(cat "$dir/stats" 2>/dev/null)"
+		grep -qE "mode (dropbehind|writebehind) \(outside, pid ${3:-[0-9]+}\).* [1-9][0-9]* bytes dropped" ||
+		fail "no measured --stats line for $1${3:+ (pid $3)}: $(cat "$dir/stats" 2>/dev/null)"
 }
 
 # slowfs DIR: a new ext4 of 640 MiB on DIR (a loop device of the test's

@@ -60,13 +60,13 @@ sql backup ".backup '$dir/b.db'"
 at_most "$db"
 at_most "$dir/b.db"
 kstats "$db" 128 $pid
-kstats "$dir/b.db" 128 $pid
+kstats_any "$dir/b.db" 128 $pid
 
 sql vacuum "VACUUM INTO '$dir/v.db';"
 at_most "$db"
 at_most "$dir/v.db"
 kstats "$db" 128 $pid
-kstats "$dir/v.db" 128 $pid
+kstats_any "$dir/v.db" 128 $pid
 
 sql scan "PRAGMA cache_size=16; SELECT count(*), sum(length(x)) FROM t;"
 [ "$(cat "$dir/out")" = "$ROWS|$((ROWS * 1000))" ] || fail "the scan said: $(cat "$dir/out")"
