@@ -283,6 +283,7 @@ static int by_descriptor(struct pco_kfile *kf, const struct pco_kview_env *env, 
 		if (fd < 0) {
 			fd = other;
 			dev = d;
+			kf->fdnum = fds[i];
 			if (strcmp(m->fstype, "btrfs"))
 				return fd;
 			continue;
@@ -492,7 +493,7 @@ static int cmp_piece(const void *a, const void *b)
  * many ranges; *@ret_pieces: the whole pieces they took, *@ret_part: pages
  * of the next one.
  */
-static int oldest(struct pco_kfile *kf, uint64_t old, struct pco_kpiece *out,
+static int oldest(struct pco_kfile *kf, uint64_t old, uint64_t limit, struct pco_kpiece *out,
 		  unsigned int *ret_pieces, uint64_t *ret_part)
 {
 	unsigned int i, n = 0, m = 0;
@@ -500,14 +501,21 @@ static int oldest(struct pco_kfile *kf, uint64_t old, struct pco_kpiece *out,
 	*ret_part = 0;
 	for (i = 0; i < kf->n && n < PCO_KF_BATCH && old; i++, n++) {
 		struct pco_kpiece p = *piece(kf, i);
+		uint64_t take = p.hi - p.lo;
 
-		if (p.hi - p.lo > old) {
-			p.hi = p.lo + old;
-			*ret_part = old;
+		if (p.lo >= limit)
+			break;		/* ahead of the reader's cursor: its read-ahead */
+		if (p.hi > limit)
+			take = limit - p.lo;
+		if (take > old)
+			take = old;
+		if (take < p.hi - p.lo) {
+			p.hi = p.lo + take;
+			*ret_part = take;
 			out[n++] = p;
 			break;
 		}
-		old -= p.hi - p.lo;
+		old -= take;
 		out[n] = p;
 	}
 	*ret_pieces = *ret_part ? n - 1 : n;
@@ -523,13 +531,14 @@ static int oldest(struct pco_kfile *kf, uint64_t old, struct pco_kpiece *out,
 	return m;
 }
 
-/* Drop the oldest @old pages it added; pieces done are taken off. */
-static void drop_oldest(struct pco_kfile *kf, const struct pco_kview_env *env, uint64_t old)
+/* Drop the oldest @old pages it added below @limit; pieces done are taken off. */
+static void drop_oldest(struct pco_kfile *kf, const struct pco_kview_env *env, uint64_t old,
+			uint64_t limit)
 {
 	static struct pco_kpiece ranges[PCO_KF_BATCH];
 	unsigned int whole;
 	uint64_t part;
-	int n = oldest(kf, old, ranges, &whole, &part), busy = 0;
+	int n = oldest(kf, old, limit, ranges, &whole, &part), busy = 0;
 	uint64_t left = 0, l;
 
 	for (int i = 0; i < n; i++) {
@@ -579,10 +588,30 @@ static void measure(struct pco_kfile *kf, double now)
 	kf->rate_at = now;
 }
 
+/*
+ * Pages below the cursor of the process's descriptor of the file when that
+ * cursor moves (a reader by read(2): what lies ahead is its read-ahead,
+ * maybe hundreds of MiB on a large read_ahead_kb); else no limit (pread, a
+ * whole-file copy in one call, a mapping: no cursor says where it is).
+ */
+static uint64_t cursor_limit(struct pco_kfile *kf)
+{
+	struct pco_fdinfo fi;
+	uint64_t pos;
+
+	if (kf->fdnum < 0 || pco_fdinfo_read(kf->pid, kf->fdnum, &fi) || fi.ino != kf->ino)
+		return UINT64_MAX;
+	pos = fi.pos;
+	/* at the first look a cursor off 0 is taken for one that moves */
+	kf->moving = kf->last_pos == UINT64_MAX ? pos > 0 : pos != kf->last_pos;
+	kf->last_pos = pos;
+	return kf->moving ? pos / page_size() : UINT64_MAX;
+}
+
 void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double now,
 		   uint64_t keep, uint64_t min)
 {
-	uint64_t old;
+	uint64_t old, limit;
 
 	measure(kf, now);
 	if (kf->state == PCO_KF_ALONE)
@@ -618,10 +647,11 @@ void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double
 	} else {
 		old = idle(kf, now) && !kf->owned ? kf->held : kf->held > keep ? kf->held - keep : 0;
 	}
+	limit = idle(kf, now) ? UINT64_MAX : cursor_limit(kf);
 	for (int round = 0; old && round < 64 && kf->n; round++) {
 		uint64_t before = kf->held;
 
-		drop_oldest(kf, env, old);
+		drop_oldest(kf, env, old, limit);
 		if (kf->held == before)
 			break;		/* busy: again at the next tick */
 		old -= before - kf->held < old ? before - kf->held : old;
@@ -688,7 +718,7 @@ static void settle(struct pco_kfile *kf)
 	uint64_t part, busy;
 
 	while (kf->n && kf->fd >= 0) {
-		int n = oldest(kf, kf->held, ranges, &whole, &part);
+		int n = oldest(kf, kf->held, UINT64_MAX, ranges, &whole, &part);
 
 		for (int i = 0; i < n; i++) {
 			int64_t c = count(kf, ranges[i].lo, ranges[i].hi, &busy);

@@ -33,6 +33,9 @@ struct pco_kfile {
 	uint64_t ino;
 	enum pco_kf_state state;
 	int fd;				/* our read-only description, or -1 */
+	int fdnum;			/* the process's descriptor of it, or -1 */
+	uint64_t last_pos;		/* that descriptor's position at the last look */
+	int moving;			/* and whether it moved */
 	int ended;			/* its process exited */
 	int owned;			/* PCO_KV_OWNED: see kview.h */
 	int deferred;			/* a position reader of it was seen, no mapping */

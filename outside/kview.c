@@ -134,7 +134,8 @@ static struct pco_kfile *kfile_new(struct pco_kview *kv, pid_t pid, unsigned int
 	kf->kdev = kdev;
 	kf->dev = makedev(kdev >> 20, kdev & 0xfffff);
 	kf->ino = ino;
-	kf->fd = -1;
+	kf->fd = kf->fdnum = -1;
+	kf->last_pos = UINT64_MAX;
 	kf->seen = pco_boot_ticks();
 	kv->kf[kv->n++] = kf;
 	*slot_of(kv, pid, kdev, ino) = kv->n;
