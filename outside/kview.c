@@ -469,7 +469,8 @@ double pco_kview_tick(struct pco_kview *kv, const struct pco_kview_env *env, dou
 	return next;
 }
 
-void pco_kview_defer(struct pco_kview *kv, pid_t pid, unsigned int dev, uint64_t ino)
+void pco_kview_defer(struct pco_kview *kv, pid_t pid, unsigned int dev, uint64_t ino,
+		     int writer)
 {
 	unsigned int kdev = major(dev) << 20 | minor(dev), *slot = slot_of(kv, pid, kdev, ino);
 	struct pco_kfile *kf = *slot ? kv->kf[*slot - 1] : kfile_new(kv, pid, kdev, ino);
@@ -477,6 +478,7 @@ void pco_kview_defer(struct pco_kview *kv, pid_t pid, unsigned int dev, uint64_t
 	if (!kf)
 		return;
 	kf->deferred = 1;
+	kf->writer |= writer;		/* what it added is no read: claim() */
 	if (kf->last_add < kv->now)
 		kf->last_add = kv->now;		/* not forgotten while its owner reads */
 }

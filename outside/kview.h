@@ -64,11 +64,12 @@ int pco_kview_follow(struct pco_kview *kv, pid_t pid);
 double pco_kview_tick(struct pco_kview *kv, const struct pco_kview_env *env, double now);
 
 /*
- * A position stream of @pid follows file (@dev, @ino) (a writer, or a
+ * A position stream of @pid follows file (@dev, @ino) (a @writer, or a
  * reader by its moving cursor): the file is left to it for good (unless the
  * process maps it).
  */
-void pco_kview_defer(struct pco_kview *kv, pid_t pid, unsigned int dev, uint64_t ino);
+void pco_kview_defer(struct pco_kview *kv, pid_t pid, unsigned int dev, uint64_t ino,
+		     int writer);
 
 /*
  * Whether it acts on @pid's file (@dev: makedev(), @ino); if so it takes

@@ -825,7 +825,8 @@ static void share_with_kview(struct pco_watcher *w, struct pco_target *t, double
 		if (!m)
 			continue;
 		if (s->state == PCO_WRITER || !pco_stream_guesses(s))
-			pco_kview_defer(w->kv, t->pid, m->dev, s->fi.ino);
+			pco_kview_defer(w->kv, t->pid, m->dev, s->fi.ino,
+					s->state == PCO_WRITER);
 		else if (pco_kview_take(w->kv, t->pid, m->dev, s->fi.ino))
 			pco_stream_yield(s, &w->ctx);
 	}
