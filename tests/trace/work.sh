@@ -5,8 +5,8 @@
 # folios: counted in pages) and makes no fadvise call; dropbehind makes
 # fadvise calls, POSIX_FADV_DONTNEED among them, and deletes what it read;
 # direct adds almost nothing.  No mode queues drain work on every CPU per
-# call: dropbehind queues fewer lru_add_drain_per_cpu items than it makes
-# DONTNEED calls.  Text, JSON and CSV carry the same figures.
+# call: dropbehind queues fewer lru_add_drain_per_cpu items than CPUs times
+# its DONTNEED calls.  Text, JSON and CSV carry the same figures.
 . "$(dirname "$0")/lib.sh"
 need_trace
 [ -e /dev/loop-control ] || skip "no loop devices"
@@ -21,7 +21,7 @@ for fmt in json text csv; do
 done
 
 python3 - "$T" "$page" <<'PY' || fail "kernel work figures"
-import csv, json, re, sys
+import csv, json, os, re, sys
 T, page = sys.argv[1], int(sys.argv[2])
 per_gib = (1 << 30) // page
 j = json.load(open(T + "/r.json"))
@@ -39,8 +39,13 @@ assert db["dontneed_calls_per_gib"] > 0, ("dropbehind DONTNEED", db["dontneed_ca
 assert db["fadvise_calls_per_gib"] >= db["dontneed_calls_per_gib"], db
 assert db["pages_deleted_per_gib"] >= 0.9 * per_gib, ("dropbehind deletes",
                                                      db["pages_deleted_per_gib"])
-assert db["drain_work_per_gib"] < db["dontneed_calls_per_gib"], (
-    "drain work on every CPU per call", db["drain_work_per_gib"], db["dontneed_calls_per_gib"])
+# a drain on every CPU per call queues one item per CPU per call; a call
+# drains only when some of its pages still sit in a CPU's batch, which a
+# loaded machine makes more frequent, but never every time
+ncpu = os.cpu_count() or 1
+assert db["drain_work_per_gib"] < ncpu * db["dontneed_calls_per_gib"], (
+    "drain work on every CPU per call", db["drain_work_per_gib"], db["dontneed_calls_per_gib"],
+    ncpu)
 assert d["strategy"] == "direct", d["strategy"]
 assert d["pages_added_per_gib"] < 0.01 * b["pages_added_per_gib"], (
     "direct adds", d["pages_added_per_gib"], b["pages_added_per_gib"])
