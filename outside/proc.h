@@ -61,10 +61,6 @@ int pco_pid_list(const char *path, pid_t *pids, int max);
 int pco_maps(pid_t pid, void (*fn)(void *arg, const char *path, unsigned int dev, uint64_t ino),
 	     void *arg);
 
-/*
- * The inode of @pid's mount namespace (0: ours); 0 when it cannot be read.
- * Two processes with the same one see the same paths.
- */
 /* One mapping of a file, as /proc/PID/maps lists it. */
 struct pco_map {
 	uint64_t start, end;		/* its addresses: [start, end) */
@@ -79,6 +75,10 @@ struct pco_map {
  */
 int pco_maps_of(pid_t pid, unsigned int dev, uint64_t ino, struct pco_map *maps, int max);
 
+/*
+ * The inode of @pid's mount namespace (0: ours); 0 when it cannot be read.
+ * Two processes with the same one see the same paths.
+ */
 uint64_t pco_mntns(pid_t pid);
 
 /*
