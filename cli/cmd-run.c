@@ -45,7 +45,10 @@ struct run_opts {
 enum { RUN_STATS = CMD_LONG, RUN_VIA };
 
 static const struct cmd_option run_options[] = {
-	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE|off", "auto (default), dontcache, dropbehind, off" },
+	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE|off",
+	  "auto (default), dontcache, dropbehind, direct, off;\n"
+	  "direct: cold files read O_DIRECT ahead of CMD\n"
+	  "(auto does so for a file with nothing cached)" },
 	{ "min-size", 's', CMD_ARG_REQUIRED, "SIZE",
 	  "sequential bytes before acting, fio units; default 8m" },
 	{ "via", RUN_VIA, CMD_ARG_REQUIRED, "preload|outside|both",
@@ -59,7 +62,7 @@ static const struct cmd_option run_options[] = {
 };
 
 /* The library's strategies the shim acts with; besides them, "off". */
-#define RUN_MODES (1u << PC_AUTO | 1u << PC_DONTCACHE | 1u << PC_DROPBEHIND)
+#define RUN_MODES (1u << PC_AUTO | 1u << PC_DONTCACHE | 1u << PC_DROPBEHIND | 1u << PC_DIRECT)
 
 static void mode_arg(struct run_opts *o, const char *arg)
 {
