@@ -48,6 +48,7 @@ struct pl_direct {
 	pthread_mutex_t lock;	/* one read at a time; after pl_lock(), never before */
 	struct pc_stream *s;	/* NULL: not reading (never began, or stopped) */
 	int live;		/* s serves reads (atomic: read without the lock) */
+	int began;		/* s was opened */
 	const char *win;	/* lent by the stream: the bytes of [win_off, win_off + win_len) */
 	uint64_t win_off;
 	size_t win_len;
@@ -131,11 +132,25 @@ static int place_high(int fd)
  * only where residency and the O_DIRECT alignment are known.  Says why in
  * d->why either way.
  */
+struct probe_call {
+	int fd;
+	struct pc_probe *p;
+	uint64_t *calls;
+};
+
+static int probe_call(void *arg)
+{
+	struct probe_call *c = arg;
+
+	return pcl_probe_fd(c->fd, c->p, c->calls);
+}
+
 static int auto_direct(struct pl_direct *d, int fd)
 {
 	char reason[160];
 	struct pc_probe p;
-	int ret = pcl_probe_fd(fd, &p, &d->syscalls);
+	struct probe_call c = { fd, &p, &d->syscalls };
+	int ret = pl_io_call(probe_call, &c);	/* its ring is the io thread's */
 
 	if (ret) {
 		snprintf(d->why, sizeof(d->why), "auto: probe failed (%s): not direct", strerror(-ret));
@@ -161,13 +176,29 @@ static int auto_direct(struct pl_direct *d, int fd)
 	return 1;
 }
 
+struct open_call {
+	struct pl_direct *d;
+	int fd;
+	uint64_t pos;
+	char *reason;
+	size_t size;
+};
+
+static int open_call(void *arg)
+{
+	struct open_call *c = arg;
+
+	return pcl_direct_open(&c->d->s, c->fd, c->pos, READER_BYTES, place_high, pl_submit,
+			       c->reason, c->size);
+}
+
 /* Open the stream at @fd's offset; 0, or -1 with d->why saying why not. */
 static int begin(struct pl_direct *d, int fd)
 {
 	char reason[160];
-	int fds[2];
+	struct open_call c = { d, fd, 0, reason, sizeof(reason) };
 	int64_t pos = syscall(SYS_lseek, fd, 0, SEEK_CUR);
-	int ret;
+	int fds[2], ret;
 
 	d->syscalls++;
 	if (pos < 0)
@@ -178,14 +209,8 @@ static int begin(struct pl_direct *d, int fd)
 			 "PAGECLIFF_BUDGET");
 		return -1;
 	}
-	ret = pl_submitter_start();
-	if (ret) {
-		snprintf(d->why, sizeof(d->why), "not direct: cannot start the shim's io_uring "
-			 "thread (%s)", strerror(-ret));
-		return -1;
-	}
-	ret = pcl_direct_open(&d->s, fd, pos, READER_BYTES, place_high, pl_submit, reason,
-			      sizeof(reason));
+	c.pos = (uint64_t)pos;
+	ret = pl_io_call(open_call, &c);	/* the ring is the io thread's */
 	if (ret) {
 		snprintf(d->why, sizeof(d->why), "not direct: %s", reason);
 		return -1;
@@ -202,6 +227,7 @@ static int begin(struct pl_direct *d, int fd)
 		snprintf(d->why + strlen(d->why), sizeof(d->why) - strlen(d->why), "; %s",
 			 pcl_direct_stats(d->s)->reason);
 	d->cur = d->pos = d->win_off = (uint64_t)pos;
+	d->began = 1;
 	__atomic_store_n(&d->live, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&nlive, 1, __ATOMIC_RELAXED);
 	return 0;
@@ -217,6 +243,7 @@ static int eligible(const struct pl_file *f)
 void pl_direct_decide(struct pl_file *f, int fd)
 {
 	struct pl_direct *d;
+	int ret;
 
 	f->direct_tried = 1;
 	if (!eligible(f) || __atomic_load_n(&cannot_check, __ATOMIC_RELAXED))
@@ -229,6 +256,11 @@ void pl_direct_decide(struct pl_file *f, int fd)
 	d->ino = f->ino;
 	f->direct = d;
 	list_add(d);
+	if ((ret = pl_submitter_start())) {
+		snprintf(d->why, sizeof(d->why), "not direct: cannot start the shim's io_uring "
+			 "thread (%s)", strerror(-ret));
+		return;
+	}
 	if (pl_cfg.mode == PL_MODE_AUTO && !auto_direct(d, fd))
 		return;
 	begin(d, fd);
@@ -551,20 +583,19 @@ void pl_direct_release(struct pl_file *f)
 
 /*
  * A file auto did not read direct keeps today's line; one direct was asked
- * for and refused says why, and one read direct says why and, if it
- * stopped, why and what came after.
+ * for and refused says why; one read direct says why and, if it stopped,
+ * why and what came after.
  */
 const char *pl_direct_mode(const struct pl_file *f, const char *plain, char *buf, size_t size)
 {
 	const struct pl_direct *d = f->direct;
+	int stopped = d && d->stop[0] && strcmp(d->stop, "closed");
 
-	if (!d || !d->why[0] || (!d->bytes && pl_cfg.mode != PL_MODE_DIRECT))
+	if (!d || !d->why[0] || (!d->began && pl_cfg.mode != PL_MODE_DIRECT))
 		return NULL;
-	if (!d->bytes)
-		snprintf(buf, size, "%s (%s%s%s)", plain, d->why,
-			 d->stop[0] && strcmp(d->stop, "closed") ? "; stopped: " : "",
-			 d->stop[0] && strcmp(d->stop, "closed") ? d->stop : "");
-	else if (d->stop[0] && strcmp(d->stop, "closed"))
+	if (!d->began)
+		snprintf(buf, size, "%s (%s)", plain, d->why);
+	else if (stopped)
 		snprintf(buf, size, "direct, then %s (%s; stopped: %s)", plain, d->why, d->stop);
 	else
 		snprintf(buf, size, "direct (%s)", d->why);

@@ -26,7 +26,8 @@
  *   write.c              writers: write-behind through lib/flusher.c
  *   direct.c             cold files read O_DIRECT ahead of the program
  *                        (lib/strategy/direct-shim.h), copied into its reads
- *   submitter.c          the thread that submits direct.c's io_uring reads
+ *   submitter.c          the thread that makes direct.c's io_uring rings and
+ *                        submits their reads
  *   table.c              open fds -> the file they read, one lock, fork handlers
  *   overlay.c            a writer's upper file on overlayfs; pl_dup_high()
  *   meter.c              what left the page cache during the shim's drops
@@ -367,13 +368,15 @@ const char *pl_direct_mode(const struct pl_file *f, const char *plain, char *buf
 void pl_direct_figures(const struct pl_file *f, uint64_t *ret_bytes,
 		       uint64_t *ret_syscalls) PL_HIDDEN;
 /*
- * The direct readers' io_uring submissions are made by a thread of the
- * shim's (submitter.c), so that io_uring's task work never interrupts the
- * program's own system calls.  Start it (0 or -errno); submit @ring's
- * queued entries through it (io_uring_submit()'s result).
+ * The direct readers' io_uring rings are made and submitted to by a thread
+ * of the shim's (submitter.c), so that io_uring's task work never
+ * interrupts the program's own system calls.  Start it (0 or -errno); run
+ * @fn(@arg) on it and return its result; submit @ring's queued entries
+ * through it (io_uring_submit()'s result).
  */
 struct io_uring;
 int pl_submitter_start(void) PL_HIDDEN;
+int pl_io_call(int (*fn)(void *), void *arg) PL_HIDDEN;
 int pl_submit(struct io_uring *ring) PL_HIDDEN;
 /* Changes through @fd (ftruncate, fallocate) or @path (truncate). */
 void pl_note_changed(int fd) PL_HIDDEN;
