@@ -62,7 +62,7 @@ struct pl_direct {
 	uint64_t jumps, moved, changes;
 	char why[200];		/* why direct, or why not */
 	char stop[128];		/* why it stopped; "" while it serves */
-	struct pl_direct *prev, *next;	/* all readers that began */
+	struct pl_direct *prev, *next;	/* the readers of all files decided */
 };
 
 static struct pl_direct *readers;
@@ -128,9 +128,38 @@ static int place_high(int fd)
 }
 
 /*
- * What auto does with a file: as the library's auto (pcl_auto_read()), and
- * only where residency and the O_DIRECT alignment are known.  Says why in
- * d->why either way.
+ * Whether auto may read the file direct, from its residency alone (one count,
+ * no ring): a file the kernel hides residency of (one this user may not
+ * write) cannot be told cold, and one with more than an eighth of it cached
+ * goes the library's auto's other ways.  Says why not in d->why.
+ */
+static int auto_cold(struct pl_direct *d, int fd)
+{
+	struct pc_probe p;
+	uint64_t pages;
+
+	if (pcl_probe_cache(fd, &p, &d->syscalls)) {
+		snprintf(d->why, sizeof(d->why), "auto: cannot count its pages: not direct");
+		return 0;
+	}
+	if (p.cached_bytes == PC_BYTES_UNKNOWN) {
+		snprintf(d->why, sizeof(d->why), "auto: residency hidden (file not writable): "
+			 "cannot tell it is cold, not direct");
+		return 0;
+	}
+	pages = pcl_align_up(p.file_size, pcl_page_size());
+	if (p.cached_bytes > pages / 8) {
+		snprintf(d->why, sizeof(d->why), "auto: %llu%% cached: not direct",
+			 (unsigned long long)(p.cached_bytes * 100 / (pages ? pages : 1)));
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * What auto does with a cold file: as the library's auto (pcl_auto_read(),
+ * from a full probe, whose ring is the io thread's), and only where the
+ * O_DIRECT alignment is known.  Says why in d->why either way.
  */
 struct probe_call {
 	int fd;
@@ -150,15 +179,10 @@ static int auto_direct(struct pl_direct *d, int fd)
 	char reason[160];
 	struct pc_probe p;
 	struct probe_call c = { fd, &p, &d->syscalls };
-	int ret = pl_io_call(probe_call, &c);	/* its ring is the io thread's */
+	int ret = pl_io_call(probe_call, &c);
 
 	if (ret) {
 		snprintf(d->why, sizeof(d->why), "auto: probe failed (%s): not direct", strerror(-ret));
-		return 0;
-	}
-	if (p.cached_bytes == PC_BYTES_UNKNOWN) {
-		snprintf(d->why, sizeof(d->why), "auto: residency hidden (file not writable): "
-			 "cannot tell it is cold, not direct");
 		return 0;
 	}
 	if (pcl_auto_read(&p, 8, reason, sizeof(reason)) != PC_DIRECT) {
@@ -170,9 +194,9 @@ static int auto_direct(struct pl_direct *d, int fd)
 			 "(no STATX_DIOALIGN): not direct");
 		return 0;
 	}
-	snprintf(d->why, sizeof(d->why), "auto: %u%% cached, O_DIRECT, io_uring and "
-		 "STATX_DIOALIGN work", (unsigned int)(p.cached_bytes * 100 /
-		 (p.file_size ? p.file_size : 1)));
+	snprintf(d->why, sizeof(d->why), "auto: %llu%% cached, O_DIRECT, io_uring and "
+		 "STATX_DIOALIGN work", (unsigned long long)(p.cached_bytes * 100 /
+		 pcl_align_up(p.file_size ? p.file_size : 1, pcl_page_size())));
 	return 1;
 }
 
@@ -256,6 +280,8 @@ void pl_direct_decide(struct pl_file *f, int fd)
 	d->ino = f->ino;
 	f->direct = d;
 	list_add(d);
+	if (pl_cfg.mode == PL_MODE_AUTO && !auto_cold(d, fd))
+		return;
 	if ((ret = pl_submitter_start())) {
 		snprintf(d->why, sizeof(d->why), "not direct: cannot start the shim's io_uring "
 			 "thread (%s)", strerror(-ret));
