@@ -47,8 +47,8 @@ enum { RUN_STATS = CMD_LONG, RUN_VIA };
 static const struct cmd_option run_options[] = {
 	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE|off",
 	  "auto (default), dontcache, dropbehind, direct, off;\n"
-	  "direct: cold files read O_DIRECT ahead of CMD\n"
-	  "(auto does so for a file with nothing cached)" },
+	  "direct: every file past SIZE read O_DIRECT ahead\n"
+	  "of CMD (auto: those with nothing cached)" },
 	{ "min-size", 's', CMD_ARG_REQUIRED, "SIZE",
 	  "sequential bytes before acting, fio units; default 8m" },
 	{ "via", RUN_VIA, CMD_ARG_REQUIRED, "preload|outside|both",
@@ -622,8 +622,9 @@ const struct cmd_entry cmd_run_entry = {
 	.summary = "run a program with the page-cache shim, or the watcher where it cannot act",
 	.usage = "[--via WAY] [--mode MODE] [--min-size SIZE] [--stats[=FILE]] -- CMD [ARGS...]",
 	.about = "Run CMD with the page-cache shim preloaded: files it reads sequentially\n"
-		 "past SIZE are read with RWF_DONTCACHE or dropped behind the reader, files\n"
-		 "it writes get write-behind, and pages that were cached before stay cached.\n"
+		 "past SIZE are read O_DIRECT ahead of it when nothing of them is cached,\n"
+		 "else with RWF_DONTCACHE or dropped behind the reader, files it writes\n"
+		 "get write-behind, and pages that were cached before stay cached.\n"
 		 "Where the shim cannot act (static, setuid, Go, io_uring or AIO programs)\n"
 		 "the watcher acts from outside instead, and run says so in one line.\n"
 		 "CMD's exit status is passed through (127: not found).",
