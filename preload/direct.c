@@ -655,7 +655,8 @@ static int inode_of(int fd, dev_t *dev, ino_t *ino)
 	return 0;
 }
 
-void pl_note_changed(int fd)
+/* @act on the file behind @fd, under pl_lock(), when a reader is live. */
+static void note_inode(int fd, void (*act)(dev_t dev, ino_t ino))
 {
 	int saved = errno;
 	dev_t dev;
@@ -665,9 +666,19 @@ void pl_note_changed(int fd)
 		return;
 	pl_lock();
 	if (!inode_of(fd, &dev, &ino))
-		pl_direct_changed(dev, ino);
+		act(dev, ino);
 	pl_unlock();
 	errno = saved;
+}
+
+void pl_note_changed(int fd)
+{
+	note_inode(fd, pl_direct_changed);
+}
+
+void pl_note_mapped(int fd)
+{
+	note_inode(fd, pl_direct_mapped);
 }
 
 void pl_note_changed_path(const char *path)
@@ -680,21 +691,6 @@ void pl_note_changed_path(const char *path)
 	pl_lock();
 	if (!stat(path, &st) && S_ISREG(st.st_mode))
 		pl_direct_changed(st.st_dev, st.st_ino);
-	pl_unlock();
-	errno = saved;
-}
-
-void pl_note_mapped(int fd)
-{
-	int saved = errno;
-	dev_t dev;
-	ino_t ino;
-
-	if (!pl_direct_live())
-		return;
-	pl_lock();
-	if (!inode_of(fd, &dev, &ino))
-		pl_direct_mapped(dev, ino);
 	pl_unlock();
 	errno = saved;
 }

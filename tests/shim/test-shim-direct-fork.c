@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "direct-stats.h"
+#include "direct-test.h"
 #include "helpers.h"
 
 #define MIB (1ull << 20)
@@ -91,27 +91,16 @@ int main(int argc, char **argv)
 {
 	char path[4096], cloexec[4096], other[4096], line[2048];
 
-	if (!t_shimmed()) {
-		direct_stats_env("direct-fork");
-		setenv("PAGECLIFF_MODE", "direct", 1);
-		setenv("PAGECLIFF_MIN_SIZE", "1m", 1);
-		t_reexec_with_shim(argv);
-	}
+	if (!t_shimmed())
+		direct_reexec(argv, "direct-fork", "direct", "1m");
 	buf = malloc(MIB);
 	T_CHECK(buf, "malloc");
 	snprintf(path, sizeof(path), "%s/inherited", t_testdir());
 	snprintf(cloexec, sizeof(cloexec), "%s/cloexec", t_testdir());
 	snprintf(other, sizeof(other), "%s/other", t_testdir());
-	t_make_file(path, SIZE, SEED);
-	t_make_file(cloexec, SIZE, SEED);
-	t_make_file(other, SIZE, SEED);
-	int dfd = open(path, O_RDONLY | O_DIRECT);
-	if (dfd < 0)
-		t_skip("O_DIRECT refused in %s: %s", t_testdir(), strerror(errno));
-	close(dfd);
-	t_evict(path);
-	t_evict(cloexec);
-	t_evict(other);
+	direct_cold_file(path, SIZE, SEED);
+	direct_cold_file(cloexec, SIZE, SEED);
+	direct_cold_file(other, SIZE, SEED);
 
 	shared_offset(cloexec, O_CLOEXEC);
 	shared_offset(path, 0);

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "direct-stats.h"
+#include "direct-test.h"
 #include "helpers.h"
 
 #define MIB (1ull << 20)
@@ -28,12 +28,7 @@ static int shimmed(const char *mode)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/f", t_testdir());
-	t_make_file(path, SIZE, SEED);
-	fd = open(path, O_RDONLY | O_DIRECT);
-	if (fd < 0)
-		t_skip("O_DIRECT refused in %s: %s", t_testdir(), strerror(errno));
-	close(fd);
-	t_evict(path);
+	direct_cold_file(path, SIZE, SEED);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	T_CHECK(buf && fd >= 0, "open: %s", strerror(errno));
 	while ((n = read(fd, buf, 131072 + 7)) > 0) {
@@ -68,12 +63,8 @@ static int run(const char *mode, char *self)
 	int st;
 
 	T_CHECK(pid >= 0, "fork: %s", strerror(errno));
-	if (!pid) {
-		setenv("PAGECLIFF_MODE", mode, 1);
-		setenv("PAGECLIFF_MIN_SIZE", "1m", 1);
-		direct_stats_env(mode);
-		t_reexec_with_shim(argv);
-	}
+	if (!pid)
+		direct_reexec(argv, mode, mode, "1m");
 	T_CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st), "the %s run", mode);
 	return WEXITSTATUS(st);
 }

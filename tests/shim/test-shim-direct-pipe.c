@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "direct-test.h"
 #include "helpers.h"
 
 #define MIB (1ull << 20)
@@ -56,28 +57,19 @@ int main(int argc, char **argv)
 	uint64_t at = 0;
 	pid_t pid;
 
-	if (!t_shimmed()) {
-		setenv("PAGECLIFF_MODE", "direct", 1);
-		setenv("PAGECLIFF_MIN_SIZE", "0", 1);
-		t_reexec_with_shim(argv);
-	}
+	if (!t_shimmed())
+		direct_reexec(argv, "direct-pipe", "direct", "0");
 	buf = malloc(MIB);
 	small = malloc(MIB);
 	T_CHECK(buf && small, "malloc");
 	snprintf(path, sizeof(path), "%s/big", t_testdir());
-	t_make_file(path, SIZE, SEED);
+	direct_cold_file(path, SIZE, SEED);
 	for (int i = 0; i < SMALL; i++) {
 		char s[4200];
 
 		snprintf(s, sizeof(s), "%s/s%d", t_testdir(), i);
-		t_make_file(s, 100000, i);
-		t_evict(s);
+		direct_cold_file(s, 100000, i);
 	}
-	fd = open(path, O_RDONLY | O_DIRECT);
-	if (fd < 0)
-		t_skip("O_DIRECT refused in %s: %s", t_testdir(), strerror(errno));
-	close(fd);
-	t_evict(path);
 	T_CHECK(pipe2(p, O_CLOEXEC) == 0, "pipe: %s", strerror(errno));
 	pid = fork();
 	T_CHECK(pid >= 0, "fork: %s", strerror(errno));
@@ -109,6 +101,8 @@ int main(int argc, char **argv)
 	T_CHECK(!WEXITSTATUS(st), "the pipe's reader got other bytes (%d)", WEXITSTATUS(st));
 	T_CHECK(!shorts, "%d of %llu blocking writes to the pipe ended short", shorts,
 		(unsigned long long)(at / MIB));
+	direct_stats_say(path, "mode direct (asked for");
+	direct_stats_remove();
 	printf("PASS: %llu MiB read direct, every blocking write to the pipe whole\n",
 	       (unsigned long long)(at / MIB));
 	return 0;

@@ -18,7 +18,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "direct-stats.h"
+#include "direct-test.h"
 #include "helpers.h"
 
 #define MIB (1ull << 20)
@@ -136,19 +136,10 @@ int main(int argc, char **argv)
 	char path[4096];
 	int fd, plain;
 
-	if (!t_shimmed()) {
-		direct_stats_env("direct-seek");
-		setenv("PAGECLIFF_MODE", "direct", 1);
-		setenv("PAGECLIFF_MIN_SIZE", "1m", 1);
-		t_reexec_with_shim(argv);
-	}
+	if (!t_shimmed())
+		direct_reexec(argv, "direct-seek", "direct", "1m");
 	snprintf(path, sizeof(path), "%s/f", t_testdir());
-	t_make_file(path, SIZE, SEED);
-	fd = open(path, O_RDONLY | O_DIRECT);
-	if (fd < 0)
-		t_skip("O_DIRECT refused in %s: %s", t_testdir(), strerror(errno));
-	close(fd);
-	t_evict(path);
+	direct_cold_file(path, SIZE, SEED);
 	buf = malloc(4 * MIB);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	plain = open(path, O_RDWR | O_CLOEXEC);	/* read-write: the shim reads it plainly */

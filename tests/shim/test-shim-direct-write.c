@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "direct-stats.h"
+#include "direct-test.h"
 #include "helpers.h"
 
 #define MIB (1ull << 20)
@@ -137,19 +137,10 @@ int main(int argc, char **argv)
 	pid_t pid;
 	int fd, plain, st;
 
-	if (!t_shimmed()) {
-		direct_stats_env("direct-write");
-		setenv("PAGECLIFF_MODE", "direct", 1);
-		setenv("PAGECLIFF_MIN_SIZE", "1m", 1);
-		t_reexec_with_shim(argv);
-	}
+	if (!t_shimmed())
+		direct_reexec(argv, "direct-write", "direct", "1m");
 	snprintf(path, sizeof(path), "%s/f", t_testdir());
-	t_make_file(path, START, SEED);
-	fd = open(path, O_RDONLY | O_DIRECT);
-	if (fd < 0)
-		t_skip("O_DIRECT refused in %s: %s", t_testdir(), strerror(errno));
-	close(fd);
-	t_evict(path);
+	direct_cold_file(path, START, SEED);
 	buf = malloc(2 * MIB);
 	want = malloc(2 * MIB);
 	/* close-on-exec: a fork() child's sharing of fd across exec stops direct */

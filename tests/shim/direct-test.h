@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the shim's direct tests share: the stats file the shim appends its
- * lines to ($PAGECLIFF_STATS, named before the test runs again with the
- * shim), and the checks of the line of one file in it.
+ * What the shim's direct tests share: running again with the shim in a
+ * mode, a cold file in a folder that takes O_DIRECT (or a skip), the stats
+ * file the shim appends its lines to ($PAGECLIFF_STATS, named before the
+ * test runs again with the shim), and the checks of the line of one file in
+ * it.
  */
-#ifndef PC_TEST_DIRECT_STATS_H
-#define PC_TEST_DIRECT_STATS_H
+#ifndef PC_TEST_DIRECT_TEST_H
+#define PC_TEST_DIRECT_TEST_H
+
+#include <errno.h>
+#include <fcntl.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +28,32 @@ static inline void direct_stats_env(const char *name)
 		return;
 	snprintf(stats, sizeof(stats), "%s/pagecliff-%s-%d.stats", t_workdir(), name, (int)getpid());
 	setenv("PAGECLIFF_STATS", stats, 1);
+}
+
+/*
+ * Run this program again with the shim in @mode, acting from @min_size, its
+ * stats lines in a file named after @name.
+ */
+static inline void direct_reexec(char **argv, const char *name, const char *mode,
+				 const char *min_size)
+{
+	direct_stats_env(name);
+	setenv("PAGECLIFF_MODE", mode, 1);
+	setenv("PAGECLIFF_MIN_SIZE", min_size, 1);
+	t_reexec_with_shim(argv);
+}
+
+/* @path: @size pattern bytes of @seed, not cached; skips where O_DIRECT is refused. */
+static inline void direct_cold_file(const char *path, uint64_t size, uint32_t seed)
+{
+	int fd;
+
+	t_make_file(path, size, seed);
+	fd = open(path, O_RDONLY | O_DIRECT);
+	if (fd < 0)
+		t_skip("O_DIRECT refused for %s: %s", path, strerror(errno));
+	close(fd);
+	t_evict(path);
 }
 
 /* The last line for @path in the stats file, into @line. */
