@@ -72,7 +72,7 @@ int pl_submitter_start(void)
 	sigfillset(&all);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 64 * 1024);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
 	pthread_sigmask(SIG_SETMASK, &all, &old);	/* the thread starts with all blocked */
 	ret = -pthread_create(&io_thread, &attr, submitter, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -85,16 +85,21 @@ out:
 	return ret;
 }
 
+/*
+ * The caller waits in pthread_cond_wait(), a cancellation point: a program's
+ * pthread_cancel() must not end its thread there, holding the shim's locks.
+ */
 int pl_io_call(int (*fn)(void *), void *arg)
 {
 	uint64_t mine;
-	int ret;
+	int ret, cancel;
 
 	pthread_mutex_lock(&lock);
 	if (started <= 0 || pthread_equal(io_thread, pthread_self())) {
 		pthread_mutex_unlock(&lock);
 		return fn(arg);	/* not started (the caller checked why), or itself */
 	}
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	while (asked != made)		/* another reader's request first */
 		pthread_cond_wait(&done, &lock);
 	pending = fn;
@@ -105,6 +110,7 @@ int pl_io_call(int (*fn)(void *), void *arg)
 		pthread_cond_wait(&done, &lock);
 	ret = result;
 	pthread_mutex_unlock(&lock);
+	pthread_setcancelstate(cancel, NULL);
 	return ret;
 }
 
