@@ -66,7 +66,8 @@ static size_t fread_direct(struct pl_read *r, char *buf, size_t want, FILE *fp, 
 	iov = (struct iovec){ buf + avail, want - avail };
 	if (!pl_direct_read(r, &iov, 1, iov.iov_len, &k))
 		goto out;
-	memcpy(buf, fp->_IO_read_ptr, avail);
+	if (avail)
+		memcpy(buf, fp->_IO_read_ptr, avail);
 	if (fp->_IO_buf_base) {
 		fp->_IO_read_base = fp->_IO_read_ptr = fp->_IO_read_end = fp->_IO_buf_base;
 		fp->_IO_write_base = fp->_IO_write_ptr = fp->_IO_write_end = fp->_IO_buf_base;

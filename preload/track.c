@@ -640,7 +640,7 @@ void pl_note_unseen(int fd, const char *why)
 		f->mapped = 1;
 		if (!f->unseen_why)
 			f->unseen_why = why;
-		pl_direct_stop(f, why);
+		pl_direct_stop(f, "read another way too (mmap, AIO or io_uring)");
 	}
 	pl_unlock();
 	errno = saved;
