@@ -9,8 +9,10 @@
  * (which the offset ignores), a buffer the kernel refuses (EFAULT, and a
  * partial count for one that ends in an unmapped page, as a plain
  * descriptor gives them), and ends with nothing of the file in the page
- * cache before the pread() and a stats line that says "mode direct".
+ * cache before the pread() and a stats line that says "mode direct".  A
+ * program that closes the shim's descriptors stops the reader, not the read.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -131,6 +133,40 @@ static void bad_buffers(int fd, int plain)
 	munmap(half, page);
 }
 
+/*
+ * A program that closes every descriptor from 3 up but its own (as daemons
+ * do, here through /proc/self/fd) closes the shim's: the reader stops
+ * first, the program's close() gets EBADF as it would, and the file is read
+ * on plainly from where it was.
+ */
+static void shim_fds_closed(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ebadf = 0;
+	char line[2048];
+	struct dirent *e;
+	DIR *dir;
+
+	T_CHECK(fd >= 0, "open: %s", strerror(errno));
+	read_at(fd, 0, MIB, MIB);
+	dir = opendir("/proc/self/fd");
+	T_CHECK(dir, "opendir: %s", strerror(errno));
+	while ((e = readdir(dir))) {
+		int n = atoi(e->d_name);
+
+		if (n > 2 && n != fd && n != dirfd(dir) && close(n) < 0 && errno == EBADF)
+			ebadf++;	/* the shim's: closed by the shim first */
+	}
+	closedir(dir);
+	T_CHECK(ebadf >= 1, "no descriptor of the shim's was found");
+	for (uint64_t at = MIB; at < SIZE; at += 4 * MIB)	/* buf holds 4 MiB */
+		read_at(fd, at, 4 * MIB, SIZE - at < 4 * MIB ? SIZE - at : 4 * MIB);
+	close(fd);
+	T_CHECK(strstr(direct_stats_last(path, line, sizeof(line)),
+		       "stopped: the program closed the shim's descriptor"), "%s", line);
+	printf("closing the shim's %d descriptors (EBADF) stopped the reader; bytes still exact\n",
+	       ebadf);
+}
+
 int main(int argc, char **argv)
 {
 	char path[4096];
@@ -155,6 +191,8 @@ int main(int argc, char **argv)
 	close(plain);
 	T_CHECK(close(fd) == 0, "close: %s", strerror(errno));
 	direct_stats_say(path, "mode direct (asked for");
+	t_evict(path);
+	shim_fds_closed(path);
 	direct_stats_remove();
 	printf("PASS: read(2)'s offset, counts and errno through direct read-ahead\n");
 	return 0;
