@@ -45,7 +45,10 @@ struct run_opts {
 enum { RUN_STATS = CMD_LONG, RUN_VIA };
 
 static const struct cmd_option run_options[] = {
-	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE|off", "auto (default), dontcache, dropbehind, off" },
+	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE|off",
+	  "auto (default), dontcache, dropbehind, direct, off;\n"
+	  "direct: every file past SIZE read O_DIRECT ahead\n"
+	  "of CMD (auto: those with nothing cached)" },
 	{ "min-size", 's', CMD_ARG_REQUIRED, "SIZE",
 	  "sequential bytes before acting, fio units; default 8m" },
 	{ "via", RUN_VIA, CMD_ARG_REQUIRED, "preload|outside|both",
@@ -59,7 +62,7 @@ static const struct cmd_option run_options[] = {
 };
 
 /* The library's strategies the shim acts with; besides them, "off". */
-#define RUN_MODES (1u << PC_AUTO | 1u << PC_DONTCACHE | 1u << PC_DROPBEHIND)
+#define RUN_MODES (1u << PC_AUTO | 1u << PC_DONTCACHE | 1u << PC_DROPBEHIND | 1u << PC_DIRECT)
 
 static void mode_arg(struct run_opts *o, const char *arg)
 {
@@ -643,8 +646,9 @@ const struct cmd_entry cmd_run_entry = {
 	.summary = "run a program with the page-cache shim, or the watcher where it cannot act",
 	.usage = "[--via WAY] [--mode MODE] [--min-size SIZE] [--stats[=FILE]] -- CMD [ARGS...]",
 	.about = "Run CMD with the page-cache shim preloaded: files it reads sequentially\n"
-		 "past SIZE are read with RWF_DONTCACHE or dropped behind the reader, files\n"
-		 "it writes get write-behind, and pages that were cached before stay cached.\n"
+		 "past SIZE are read O_DIRECT ahead of it when nothing of them is cached,\n"
+		 "else with RWF_DONTCACHE or dropped behind the reader, files it writes\n"
+		 "get write-behind, and pages that were cached before stay cached.\n"
 		 "Where the shim cannot act (static, setuid, Go, io_uring or AIO programs)\n"
 		 "the watcher acts from outside instead, and run says so in one line.\n"
 		 "CMD's exit status is passed through (127: not found).",

@@ -39,8 +39,8 @@ static void complain(const char *what, const char *value)
 
 /*
  * The shim's modes are the library's strategy names that act on a program's
- * own reads (auto, dontcache, dropbehind: pc_strategy_parse's table), and
- * "off"; buffered and direct are not offered (the program does its reads).
+ * own reads (auto, dontcache, dropbehind, direct: pc_strategy_parse's table),
+ * and "off"; buffered is not offered (it is what "off" does).
  */
 static int parse_mode(const char *s, enum pl_mode *ret)
 {
@@ -56,6 +56,7 @@ static int parse_mode(const char *s, enum pl_mode *ret)
 	case PC_AUTO: *ret = PL_MODE_AUTO; return 0;
 	case PC_DONTCACHE: *ret = PL_MODE_DONTCACHE; return 0;
 	case PC_DROPBEHIND: *ret = PL_MODE_DROPBEHIND; return 0;
+	case PC_DIRECT: *ret = PL_MODE_DIRECT; return 0;
 	default: return -EINVAL;
 	}
 }

@@ -166,6 +166,7 @@ static void forget_range(unsigned int lo, unsigned int hi)
 		return;
 	pl_lock();
 	pl_table_each(lo, hi, pl_table_del);
+	pl_direct_closing(lo, hi);
 	pl_unlock();
 	errno = saved;
 }

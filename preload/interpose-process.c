@@ -13,7 +13,7 @@ __attribute__((constructor)) static void pl_init(void)
 {
 	int saved = errno;
 
-	pl_table_hooks(pl_track_fd, pl_track_forked);
+	pl_table_hooks(pl_track_met, pl_track_forked, pl_direct_parent_forked);
 	pl_config_load();
 	errno = saved;
 }

@@ -4,7 +4,8 @@
  * fortified names, and lseek, which moves the offset those read at.  Each
  * read is told to track.c before and after; once a file is read
  * sequentially, read(), pread() and readv() may become preadv2(...,
- * RWF_DONTCACHE), which returns the same bytes.
+ * RWF_DONTCACHE), which returns the same bytes; a read() or readv() at the
+ * offset of a file direct.c reads ahead is served from its buffers.
  */
 #include "interpose.h"
 
@@ -56,6 +57,13 @@ static int try_dontcache(struct pl_read *r, const struct iovec *iov, int cnt,
 	return 1;
 }
 
+/* A read at the fd's offset that direct.c served: 1 with *@ret set. */
+static inline int try_direct(struct pl_read *r, const struct iovec *iov, int cnt,
+			     ssize_t *ret)
+{
+	return r->direct && r->len && pl_direct_read(r, iov, cnt, r->len, ret);
+}
+
 PL_EXPORT ssize_t read(int fd, void *buf, size_t len)
 {
 	struct iovec iov = { buf, len };
@@ -64,8 +72,8 @@ PL_EXPORT ssize_t read(int fd, void *buf, size_t len)
 
 	if (!watching())
 		return CALL(ssize_t, read, fd, buf, len);
-	pl_read_begin(&r, fd, -1, len);
-	if (!try_dontcache(&r, &iov, 1, -1, 0, &n))
+	pl_read_begin_direct(&r, fd, len);
+	if (!try_direct(&r, &iov, 1, &n) && !try_dontcache(&r, &iov, 1, -1, 0, &n))
 		n = CALL(ssize_t, read, fd, buf, len);
 	pl_read_end(&r, n);
 	return n;
@@ -113,8 +121,11 @@ static ssize_t preadv_common(ssize_t (*fn)(int, const struct iovec *, int, off_t
 
 	if (!watching_vector(cnt, off))
 		return fn(fd, iov, cnt, off, flags);
-	pl_read_begin(&r, fd, off, iov_len(iov, cnt));
-	if (!try_dontcache(&r, iov, cnt, off, flags, &n))
+	if (off == -1 && !flags)
+		pl_read_begin_direct(&r, fd, iov_len(iov, cnt));
+	else
+		pl_read_begin(&r, fd, off, iov_len(iov, cnt));
+	if (!try_direct(&r, iov, cnt, &n) && !try_dontcache(&r, iov, cnt, off, flags, &n))
 		n = fn(fd, iov, cnt, off, flags);
 	pl_read_end(&r, n);
 	return n;

@@ -14,18 +14,100 @@
 
 #undef fread_unlocked	/* an inline macro in <bits/stdio.h> */
 
+/* glibc's flags of a stream (libio.h) that keep fread() on its own path. */
+#define PL_IO_NO_READS 0x0004	/* glibc's _IO_NO_READS: a stream that only writes */
+#define PL_IO_EOF_SEEN 0x0010
+#define PL_IO_ERR_SEEN 0x0020
+#define PL_IO_IN_BACKUP 0x0100	/* ungetc() past the buffer */
+#define PL_IO_CURRENTLY_PUTTING 0x0800
+#define PL_IO_NOT_PLAIN (PL_IO_NO_READS | PL_IO_EOF_SEEN | PL_IO_ERR_SEEN | \
+			 PL_IO_IN_BACKUP | PL_IO_CURRENTLY_PUTTING)
+
+/*
+ * Bytes an fread() of @want on @fp would read straight into the caller's
+ * buffer, past what the stream's buffer holds: glibc does that from a
+ * buffer's worth on (_IO_file_xsgetn), and a direct reader (direct.c) can
+ * serve those instead.  0 when the stream is not a plain byte stream that
+ * only reads, or the read is smaller.
+ */
+static size_t bulk_of(const FILE *fp, size_t want)
+{
+	size_t avail, bufsize;
+
+	if ((fp->_flags & PL_IO_NOT_PLAIN) || fp->_mode > 0 ||
+	    fp->_IO_write_ptr != fp->_IO_write_base)
+		return 0;
+	avail = fp->_IO_read_end - fp->_IO_read_ptr;
+	bufsize = fp->_IO_buf_base ? (size_t)(fp->_IO_buf_end - fp->_IO_buf_base) : 4096;
+	return want > avail && want - avail >= bufsize ? want - avail : 0;
+}
+
+/*
+ * fread()'s bulk through the direct reader, with the stream locked (@locked):
+ * what the stream's buffer holds first, then the rest served at the fd's
+ * offset, the stream left as glibc leaves it after reading straight into
+ * the caller's buffer (buffer empty, its offset advanced, end of file or
+ * error noted).  Returns the bytes read, and in *@ret_direct what the reader
+ * returned, or (size_t)-1 when it did not serve them (nothing consumed): the
+ * caller reads through libc.
+ */
+static size_t fread_direct(struct pl_read *r, char *buf, size_t want, FILE *fp, int locked,
+			   ssize_t *ret_direct)
+{
+	size_t have = (size_t)-1, avail;
+	struct iovec iov;
+	ssize_t k;
+
+	if (locked)
+		flockfile(fp);
+	if (!bulk_of(fp, want))
+		goto out;
+	avail = fp->_IO_read_end - fp->_IO_read_ptr;
+	iov = (struct iovec){ buf + avail, want - avail };
+	if (!pl_direct_read(r, &iov, 1, iov.iov_len, &k))
+		goto out;
+	if (avail)
+		memcpy(buf, fp->_IO_read_ptr, avail);
+	if (fp->_IO_buf_base) {
+		fp->_IO_read_base = fp->_IO_read_ptr = fp->_IO_read_end = fp->_IO_buf_base;
+		fp->_IO_write_base = fp->_IO_write_ptr = fp->_IO_write_end = fp->_IO_buf_base;
+	}
+	if (k > 0 && fp->_offset != -1)
+		fp->_offset += k;
+	if (k < 0)
+		fp->_flags |= PL_IO_ERR_SEEN;
+	else if ((size_t)k < iov.iov_len)
+		fp->_flags |= PL_IO_EOF_SEEN;
+	have = avail + (k > 0 ? (size_t)k : 0);
+	*ret_direct = k;
+out:
+	if (locked)
+		funlockfile(fp);
+	return have;
+}
+
 /* fread: the bytes handed out advance the file as a read at its offset. */
 static size_t fread_common(size_t (*fn)(void *, size_t, size_t, FILE *), int fd,
-			   void *buf, size_t size, size_t n, FILE *fp)
+			   void *buf, size_t size, size_t n, FILE *fp, int locked)
 {
 	struct pl_read r;
-	size_t got;
+	size_t got, want = size * n;
+	ssize_t k = 0;
 
 	if (!fn)
 		return 0;
 	if (!watching() || fd < 0)
 		return fn(buf, size, n, fp);
-	pl_read_begin(&r, fd, -1, size * n);
+	if (size && n <= SIZE_MAX / size && bulk_of(fp, want)) {
+		pl_read_begin_direct(&r, fd, want);
+		if (r.direct && (got = fread_direct(&r, buf, want, fp, locked, &k)) != (size_t)-1) {
+			pl_read_end(&r, k);
+			return got == want ? n : got / size;
+		}
+		r.direct = NULL;
+	} else {
+		pl_read_begin(&r, fd, -1, want);
+	}
 	r.use_dontcache = 0;
 	r.stdio = 1;
 	got = fn(buf, size, n, fp);
@@ -35,12 +117,12 @@ static size_t fread_common(size_t (*fn)(void *, size_t, size_t, FILE *), int fd,
 
 PL_EXPORT size_t fread(void *buf, size_t size, size_t n, FILE *fp)
 {
-	return fread_common(REAL(fread), fileno(fp), buf, size, n, fp);
+	return fread_common(REAL(fread), fileno(fp), buf, size, n, fp, 1);
 }
 
 PL_EXPORT size_t fread_unlocked(void *buf, size_t size, size_t n, FILE *fp)
 {
-	return fread_common(REAL(fread_unlocked), fileno_unlocked(fp), buf, size, n, fp);
+	return fread_common(REAL(fread_unlocked), fileno_unlocked(fp), buf, size, n, fp, 0);
 }
 
 /* Fortified fread entry points: the check first, then the hook above. */
@@ -180,10 +262,6 @@ STDIO_GETS(fgets_unlocked)
  * met no error; for the rest (a stream that also reads, a wide stream, an
  * error) the shim asks the kernel where the offset is.
  */
-#define PL_IO_NO_READS 0x0004	/* glibc's _IO_NO_READS: a stream that only writes */
-#ifndef _IO_ERR_SEEN
-#define _IO_ERR_SEEN 0x0020
-#endif
 
 struct stdio_wprobe {
 	FILE *fp;
@@ -219,7 +297,7 @@ static int64_t stream_count(size_t pending, size_t consumed, size_t now)
 
 static int countable(const FILE *fp)
 {
-	return (fp->_flags & PL_IO_NO_READS) && fp->_mode <= 0 && !(fp->_flags & _IO_ERR_SEEN);
+	return (fp->_flags & PL_IO_NO_READS) && fp->_mode <= 0 && !(fp->_flags & PL_IO_ERR_SEEN);
 }
 
 static int64_t wprobe_count(const struct stdio_wprobe *p, size_t consumed)

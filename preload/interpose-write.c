@@ -3,9 +3,12 @@
  * The write family: write, pwrite, writev, pwritev, pwritev2 and their 64-bit
  * names.  Each write is told to write.c before and after, which starts the
  * writeback of a file written sequentially and drops it once it is on disk.
+ * ftruncate, truncate and fallocate change a file without a write: they are
+ * told to direct.c, whose readers forget what they read ahead of it.
  */
 #include "interpose.h"
 
+#include <fcntl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -60,3 +63,43 @@ PL_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t len, off64_t off)
 
 /* writev, pwritev, pwritev64, pwritev2, pwritev64v2 */
 PL_VECTOR_HOOKS(write, pwritev_common)
+
+/*
+ * Calls that change a file's bytes without writing them: what a direct
+ * reader of the file read ahead goes (direct.c).
+ */
+static int changed(int ret, int fd)
+{
+	if (!ret && watching())
+		pl_note_changed(fd);
+	return ret;
+}
+
+#define HOOK_FTRUNCATE(name, off_type)					\
+	PL_EXPORT int name(int fd, off_type len)			\
+	{								\
+		return changed(CALL(int, name, fd, len), fd);		\
+	}
+
+#define HOOK_TRUNCATE(name, off_type)					\
+	PL_EXPORT int name(const char *path, off_type len)		\
+	{								\
+		int ret = CALL(int, name, path, len);			\
+									\
+		if (!ret && watching())					\
+			pl_note_changed_path(path);			\
+		return ret;						\
+	}
+
+#define HOOK_FALLOCATE(name, off_type)					\
+	PL_EXPORT int name(int fd, int mode, off_type off, off_type len) \
+	{								\
+		return changed(CALL(int, name, fd, mode, off, len), fd); \
+	}
+
+HOOK_FTRUNCATE(ftruncate, off_t)
+HOOK_FTRUNCATE(ftruncate64, off64_t)
+HOOK_TRUNCATE(truncate, off_t)
+HOOK_TRUNCATE(truncate64, off64_t)
+HOOK_FALLOCATE(fallocate, off_t)
+HOOK_FALLOCATE(fallocate64, off64_t)

@@ -9,7 +9,8 @@
  *   interpose-open.c     open, openat, creat, fopen, freopen, close,
  *                        close_range, closefrom, dup, dup2, dup3, fcntl
  *   interpose-read.c     read, pread, readv, preadv, preadv2, lseek
- *   interpose-write.c    write, pwrite, writev, pwritev, pwritev2
+ *   interpose-write.c    write, pwrite, writev, pwritev, pwritev2; ftruncate,
+ *                        truncate, fallocate (they change what direct read ahead)
  *   interpose-stdio.c    fread, getc, getline, fgets; fwrite, fputs, putc,
  *                        printf, fflush; fclose
  *   interpose-copy.c     mmap, sendfile, splice, copy_file_range
@@ -23,10 +24,15 @@
  *   track.c              a file's life: readers (where a file is read, when
  *                        to drop behind), closes, dups, the stats lines
  *   write.c              writers: write-behind through lib/flusher.c
+ *   direct.c             cold files read O_DIRECT ahead of the program
+ *                        (lib/strategy/direct-shim.h), copied into its reads
+ *   submitter.c          the thread that makes direct.c's io_uring rings and
+ *                        submits their reads
  *   table.c              open fds -> the file they read, one lock, fork handlers
  *   overlay.c            a writer's upper file on overlayfs; pl_dup_high()
  *   meter.c              what left the page cache during the shim's drops
- *   config.c             PAGECLIFF_MODE, PAGECLIFF_MIN_SIZE, PAGECLIFF_STATS
+ *   config.c             PAGECLIFF_MODE, PAGECLIFF_MIN_SIZE, PAGECLIFF_STATS,
+ *                        PAGECLIFF_BUDGET
  *   preload-path.c.in    where `pagecliff run` finds the installed shim (the
  *                        command's, not the shim's)
  *   libpagecliff-preload.map  the version script
@@ -54,6 +60,7 @@ enum pl_mode {
 	PL_MODE_AUTO,		/* RWF_DONTCACHE where it works, else drop-behind */
 	PL_MODE_DROPBEHIND,
 	PL_MODE_DONTCACHE,	/* as auto; named so that stats say what was asked */
+	PL_MODE_DIRECT,		/* O_DIRECT ahead of the program, else as auto */
 };
 
 struct pl_config {
@@ -130,6 +137,9 @@ struct pl_file {
 	uint64_t seeks;
 	uint64_t inflight;	/* bytes asked of reads at the fd's offset running now */
 	uint64_t behind;	/* what this file adds to the process-wide budget */
+	int met;		/* met in the table, not opened through the shim */
+	int direct_tried;	/* direct.c decided for this file once */
+	struct pl_direct *direct;	/* its direct reader (or why none), or NULL */
 	struct pl_file *prev, *next;	/* all files with a dropper */
 
 	/* Writers (opened for writing): write-behind through lib/flusher.c. */
@@ -184,14 +194,19 @@ void pl_table_each(unsigned int lo, unsigned int hi, void (*fn)(int fd)) PL_HIDD
 /* With the lock held: as pl_table_get(), but an fd not met yet is met
  * first (an fd opened before exec, a stdout the shell redirected). */
 void pl_table_meet(int fd, struct pl_file **ret_file) PL_HIDDEN;
-/* Set at load: how an fd is met (pl_track_fd) and what a fork() child does
- * to each fd in the table (pl_track_forked); so table.c, which the other
- * files call, calls none of them back. */
-void pl_table_hooks(void (*meet)(int fd, const char *path), void (*forked)(int fd)) PL_HIDDEN;
+/* Set at load: how an fd is met (pl_track_met), what a fork() child does to
+ * each fd in the table (pl_track_forked) and what the parent does
+ * (pl_direct_parent_forked); so table.c, which the other files call, calls
+ * none of them back. */
+void pl_table_hooks(void (*meet)(int fd, const char *path), void (*forked)(int fd),
+		    void (*parent)(int fd)) PL_HIDDEN;
 
 /* Start tracking @fd, just opened (or met) for reading; lock held.
  * @path may be NULL.  Ignores what is not a read-only regular file. */
 void pl_track_fd(int fd, const char *path) PL_HIDDEN;
+/* As pl_track_fd() for an fd the shim did not see opened (table.c's meet):
+ * it may be shared with processes the shim is not in. */
+void pl_track_met(int fd, const char *path) PL_HIDDEN;
 /*
  * @fd is a file on overlayfs: open its upper (real) file read-only, at a
  * high fd number, close-on-exec, and return that fd with its stat in
@@ -220,6 +235,8 @@ struct pl_read {
 	uint64_t len;		/* asked for */
 	int use_dontcache;
 	int stdio;		/* through fread(): the fd's offset runs ahead */
+	struct pl_direct *direct;	/* read through this direct reader, if it serves */
+	int served;		/* it did: off is where the bytes came from */
 };
 
 /*
@@ -227,6 +244,9 @@ struct pl_read {
  * lock, look the fd up, decide.  Returns with the lock released.
  */
 void pl_read_begin(struct pl_read *r, int fd, int64_t off, uint64_t len) PL_HIDDEN;
+/* As pl_read_begin() for a read at the fd's offset into the program's own
+ * buffers (read, readv, fread's bulk): r->direct may then serve it. */
+void pl_read_begin_direct(struct pl_read *r, int fd, uint64_t len) PL_HIDDEN;
 /* After it: @n bytes (or -1) came back.  Keeps errno. */
 void pl_read_end(struct pl_read *r, int64_t n) PL_HIDDEN;
 /* RWF_DONTCACHE was refused on this read's file: read the normal way. */
@@ -257,6 +277,9 @@ struct pl_write {
 	int positional;
 	uint64_t off;
 	uint64_t len;
+	int changes;		/* a regular file: what direct read ahead of it goes */
+	dev_t dev;
+	ino_t ino;
 };
 
 /*
@@ -296,6 +319,70 @@ void pl_writer_init(struct pl_file *f, int fd, int flags) PL_HIDDEN;
 void pl_writer_stats(const struct pl_file *f, char *line, size_t size) PL_HIDDEN;
 /* In a fork() child: hands off a writer whose lock another thread held. */
 void pl_writer_forked(struct pl_file *f) PL_HIDDEN;
+
+/*
+ * Direct readers (direct.c).  A file the program opened read-only through
+ * the shim and reads at its offset is, once decided (mode direct, or auto
+ * for a cold file), read O_DIRECT ahead of the program into the shim's
+ * buffers; each read is a copy from them and one lseek().  All but
+ * pl_direct_read() run under pl_lock(); a reader's own lock is taken after
+ * pl_lock(), never before it.
+ */
+struct pl_direct;
+/* Decide, once, whether @f (read at @fd's offset now) gets a direct reader. */
+void pl_direct_decide(struct pl_file *f, int fd) PL_HIDDEN;
+/* @f's direct reader while it serves reads, else NULL. */
+struct pl_direct *pl_direct_use(const struct pl_file *f) PL_HIDDEN;
+/*
+ * Without pl_lock(): serve a read of @len bytes (over @cnt buffers of @iov)
+ * at @fd's offset.  1: served, *@ret is what read(2) returns (errno set when
+ * -1) and r->off where the bytes came from; 0: read it plainly.
+ */
+int pl_direct_read(struct pl_read *r, const struct iovec *iov, int cnt, uint64_t len,
+		   ssize_t *ret) PL_HIDDEN;
+/* The program moved @f's offset to @pos (lseek). */
+void pl_direct_seeked(struct pl_file *f, uint64_t pos) PL_HIDDEN;
+/* The file @dev:@ino changed through the shim (write, truncate): what was
+ * read ahead of it is forgotten. */
+void pl_direct_changed(dev_t dev, ino_t ino) PL_HIDDEN;
+/* The file @dev:@ino was mapped: its readers read plainly from now on. */
+void pl_direct_mapped(dev_t dev, ino_t ino) PL_HIDDEN;
+/* @f is read in ways the shim cannot follow: its reader stops. */
+void pl_direct_stop(struct pl_file *f, const char *why) PL_HIDDEN;
+/* fds [@lo, @hi] are about to be closed or replaced: a reader whose own
+ * descriptor is among them stops first. */
+void pl_direct_closing(unsigned int lo, unsigned int hi) PL_HIDDEN;
+/* 1 while some direct reader is live (an atomic look, no lock). */
+int pl_direct_live(void) PL_HIDDEN;
+/* A fork() parent: a reader of @fd, which the child now shares (and keeps
+ * across exec), stops. */
+void pl_direct_parent_forked(int fd) PL_HIDDEN;
+/* A fork() child: @f's reader is the parent's; let it go. */
+void pl_direct_child_forked(struct pl_file *f) PL_HIDDEN;
+/* @f's last fd is gone: close its reader. */
+void pl_direct_release(struct pl_file *f) PL_HIDDEN;
+/* The mode part of @f's stats line, or NULL when direct was never decided. */
+const char *pl_direct_mode(const struct pl_file *f, const char *plain, char *buf,
+			   size_t size) PL_HIDDEN;
+/* Bytes @f's reader served, and the system calls it made. */
+void pl_direct_figures(const struct pl_file *f, uint64_t *ret_bytes,
+		       uint64_t *ret_syscalls) PL_HIDDEN;
+/*
+ * The direct readers' io_uring rings are made and submitted to by a thread
+ * of the shim's (submitter.c), so that io_uring's task work never
+ * interrupts the program's own system calls.  Start it (0 or -errno); run
+ * @fn(@arg) on it and return its result; submit @ring's queued entries
+ * through it (io_uring_submit()'s result).
+ */
+struct io_uring;
+int pl_submitter_start(void) PL_HIDDEN;
+int pl_io_call(int (*fn)(void *), void *arg) PL_HIDDEN;
+int pl_submit(struct io_uring *ring) PL_HIDDEN;
+/* Changes through @fd (ftruncate, fallocate) or @path (truncate). */
+void pl_note_changed(int fd) PL_HIDDEN;
+void pl_note_changed_path(const char *path) PL_HIDDEN;
+/* The file on @fd was mapped: readers of it, on any fd, stop. */
+void pl_note_mapped(int fd) PL_HIDDEN;
 
 /*
  * Per-thread re-entrancy guard: set while the shim runs its own code, so that

@@ -46,19 +46,24 @@ static void atfork_prepare(void)
 	pthread_mutex_lock(&table_lock);
 }
 
-static void atfork_parent(void)
-{
-	pthread_mutex_unlock(&table_lock);
-}
-
-/* track.c's, set at load: how an fd is met, what a fork() child does to it. */
+/* Set at load: how an fd is met, what a fork() child and its parent do to it. */
 static void (*meet_fn)(int fd, const char *path);
 static void (*fork_child_fn)(int fd);
+static void (*fork_parent_fn)(int fd);
 
-void pl_table_hooks(void (*meet)(int fd, const char *path), void (*forked)(int fd))
+void pl_table_hooks(void (*meet)(int fd, const char *path), void (*forked)(int fd),
+		    void (*parent)(int fd))
 {
 	meet_fn = meet;
 	fork_child_fn = forked;
+	fork_parent_fn = parent;
+}
+
+static void atfork_parent(void)
+{
+	if (fork_parent_fn)
+		pl_table_each(0, ~0u, fork_parent_fn);
+	pthread_mutex_unlock(&table_lock);
 }
 
 static void atfork_child(void)

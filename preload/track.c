@@ -58,18 +58,21 @@ static const char *mode_name(const struct pl_file *f)
 
 static void print_stats(const struct pl_file *f)
 {
-	char line[512], dropped[24];
+	char line[768], dropped[24], mode[384];
+	const char *m = pl_direct_mode(f, mode_name(f), mode, sizeof(mode));
+	uint64_t direct, calls;
 	int len;
 
+	pl_direct_figures(f, &direct, &calls);
 	len = snprintf(line, sizeof(line),
 		       "pagecliff: %s: %" PRIu64 " bytes read, %" PRIu64
 		       " sequential runs, %" PRIu64 " seeks, mode %s, %" PRIu64
 		       " bytes read uncached, %s bytes dropped, %" PRIu64
 		       " bytes kept cached, %" PRIu64 " syscalls\n",
 		       f->path ? f->path : "?", f->bytes_read, f->runs, f->seeks,
-		       mode_name(f), f->bytes_dontcache,
+		       m ? m : mode_name(f), f->bytes_dontcache + direct,
 		       pl_meter_str(&f->meter, dropped, sizeof(dropped)),
-		       f->drop.bytes_kept, f->drop.syscalls + f->meter.syscalls);
+		       f->drop.bytes_kept, f->drop.syscalls + f->meter.syscalls + calls);
 	if (len <= 0)
 		return;
 	if ((size_t)len >= sizeof(line)) {	/* a very long path: cut, keep the newline */
@@ -240,7 +243,7 @@ static void finish(struct pl_file *f, int fd)
 		print_untracked(f, why);
 	}
 	/* Files the shim acted on, or could have: not every small file. */
-	if (f->runs || f->bytes_read >= pl_cfg.min_size)
+	if (f->runs || f->bytes_read >= pl_cfg.min_size || pl_direct_use(f))
 		print_stats(f);
 }
 
@@ -250,6 +253,7 @@ static void file_release(struct pl_file *f, int fd)
 	int saved = errno;
 
 	finish(f, fd);
+	pl_direct_release(f);
 	list_del(f);
 	if (f->have_dropper)
 		pcl_dropper_release(&f->drop);
@@ -374,6 +378,15 @@ out:
 	errno = saved;
 }
 
+void pl_track_met(int fd, const char *path)
+{
+	struct pl_file *f = NULL;
+
+	pl_track_fd(fd, path);
+	if (pl_table_get(fd, &f) && f)
+		f->met = 1;
+}
+
 /*
  * A file that was small at open and grew: start dropping only above what it
  * held at open, so nothing that could have been cached before is evicted.
@@ -466,7 +479,7 @@ static uint64_t max_rw_count(void)
 	return INT_MAX & ~((uint64_t)sysconf(_SC_PAGESIZE) - 1);
 }
 
-void pl_read_begin(struct pl_read *r, int fd, int64_t off, uint64_t len)
+static void read_begin(struct pl_read *r, int fd, int64_t off, uint64_t len, int direct)
 {
 	struct pl_file *f = NULL;
 	int saved = errno;
@@ -488,14 +501,29 @@ void pl_read_begin(struct pl_read *r, int fd, int64_t off, uint64_t len)
 	r->off = off >= 0 ? (uint64_t)off : f->fpos + f->inflight;
 	if (!r->positional)
 		f->inflight += len;
+	if (direct && !f->direct_tried && !f->finished)
+		pl_direct_decide(f, fd);
+	if (direct && (r->direct = pl_direct_use(f)))
+		goto out;
 	r->use_dontcache = !huge && f->active && f->dontcache != 0 && !f->mapped &&
 			   (pl_cfg.mode == PL_MODE_DONTCACHE ||
-			    (pl_cfg.mode == PL_MODE_AUTO && (len >= AUTO_DONTCACHE_MIN || f->hidden)));
+			    ((pl_cfg.mode == PL_MODE_AUTO || pl_cfg.mode == PL_MODE_DIRECT) &&
+			     (len >= AUTO_DONTCACHE_MIN || f->hidden)));
 	if (f->have_dropper && r->off == f->cursor)
 		pcl_dropper_before(&f->drop, fd, r->off, len);
 out:
 	pl_unlock();
 	errno = saved;
+}
+
+void pl_read_begin(struct pl_read *r, int fd, int64_t off, uint64_t len)
+{
+	read_begin(r, fd, off, len, 0);
+}
+
+void pl_read_begin_direct(struct pl_read *r, int fd, uint64_t len)
+{
+	read_begin(r, fd, -1, len, 1);
 }
 
 void pl_read_no_dontcache(struct pl_read *r)
@@ -521,10 +549,17 @@ void pl_read_end(struct pl_read *r, int64_t n)
 		 * counted where the offset was when this read came back.
 		 */
 		f->inflight -= f->inflight < r->len ? f->inflight : r->len;
-		r->off = f->fpos;
+		if (!r->served)
+			r->off = f->fpos;
 	}
 	f->fd = r->fd;
-	if (n > 0 && !f->finished) {
+	if (r->served) {
+		/* read O_DIRECT ahead: no page cache to follow or drop */
+		if (n > 0) {
+			f->fpos = r->off + n;
+			f->bytes_read += n;
+		}
+	} else if (n > 0 && !f->finished) {
 		if (r->use_dontcache) {
 			f->dontcache = 1;
 			f->bytes_dontcache += n;
@@ -580,8 +615,10 @@ void pl_note_seek(int fd, int64_t pos)
 	struct pl_file *f = NULL;
 
 	pl_lock();
-	if (pl_table_get(fd, &f) && f)
+	if (pl_table_get(fd, &f) && f) {
 		f->fpos = pos;
+		pl_direct_seeked(f, pos);
+	}
 	pl_unlock();
 }
 
@@ -589,6 +626,7 @@ void pl_note_mmap(int fd)
 {
 	pl_note_unseen(fd, "mapped with mmap(2): reads through the map are not seen, "
 		       "the shim did not act on the file from then on");
+	pl_note_mapped(fd);
 }
 
 void pl_note_unseen(int fd, const char *why)
@@ -602,6 +640,7 @@ void pl_note_unseen(int fd, const char *why)
 		f->mapped = 1;
 		if (!f->unseen_why)
 			f->unseen_why = why;
+		pl_direct_stop(f, "read another way too (mmap, AIO or io_uring)");
 	}
 	pl_unlock();
 	errno = saved;
@@ -660,6 +699,7 @@ void pl_note_close(int fd)
 		f->refs--;
 	}
 	pl_table_del(fd);
+	pl_direct_closing(fd, fd);
 	pl_unlock();
 	errno = saved;
 }
@@ -727,6 +767,7 @@ void pl_track_forked(int fd)
 	f->drop.bytes_dropped = f->drop.bytes_kept = f->drop.syscalls = 0;
 	pl_meter_reset(&f->meter);
 	f->inflight = 0;	/* the parent's other threads are not here */
+	pl_direct_child_forked(f);
 	pl_writer_forked(f);
 }
 

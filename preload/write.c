@@ -230,6 +230,11 @@ void pl_write_begin(struct pl_write *w, int fd, int64_t off, uint64_t len)
 		return;
 	pl_lock();
 	pl_table_meet(fd, &f);	/* e.g. a stdout the shell redirected */
+	if (f && f->writer) {	/* direct readers of the file forget what it changes */
+		w->changes = 1;
+		w->dev = f->dev;
+		w->ino = f->ino;
+	}
 	if (!f || !f->writer || f->mapped || f->finished)
 		goto out;
 	f->refs++;
@@ -293,6 +298,11 @@ void pl_write_end(struct pl_write *w, int64_t n)
 	struct pl_file *f = w->file;
 	int saved = errno;
 
+	if (w->changes && n && pl_direct_live()) {
+		pl_lock();
+		pl_direct_changed(w->dev, w->ino);
+		pl_unlock();
+	}
 	if (!f)
 		return;
 	pl_lock();
@@ -370,8 +380,10 @@ void pl_note_stdio_write(int fd, int64_t n)
 	f = w.file;
 	pl_lock();
 	wrote = stdio_span(f, fd, n, &from, &to);
-	if (wrote)
+	if (wrote) {
 		f->fpos = to;
+		pl_direct_changed(f->dev, f->ino);
+	}
 	pl_unlock();
 	if (wrote) {
 		wlock_take(f);

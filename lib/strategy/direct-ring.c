@@ -71,7 +71,7 @@ int pcl_direct_submit(struct pc_stream *s, struct direct *d)
 
 	for (int tries = 0;; tries++) {
 		s->stats.syscalls++;
-		ret = io_uring_submit(&d->ring);
+		ret = d->submit ? d->submit(&d->ring) : io_uring_submit(&d->ring);
 		if (ret >= 0)
 			return 0;
 		if (ret != -EAGAIN && ret != -ENOMEM && ret != -EINTR)

@@ -60,6 +60,7 @@ struct direct {
 	int bufs_huge;			/* in huge pages (a long file) */
 	struct io_uring ring;
 	int have_ring;
+	int (*submit)(struct io_uring *ring);	/* NULL: io_uring_submit() (direct-shim.c) */
 	int fixed_bufs;
 	unsigned int head;		/* slot holding the cursor */
 	unsigned int queued;		/* slots in the pipeline from head */

@@ -87,13 +87,13 @@ mkdir -p "$tmp/src/sub" && echo data >"$tmp/src/sub/f"
 n=$((n + 2))
 
 # The library's mode names, in its order: the same in cat's, cp's and bench's
-# messages; run's are the shim's (auto, dontcache, dropbehind) and off.
+# messages; run's are the shim's (auto, dontcache, dropbehind, direct) and off.
 names="auto, buffered, dontcache, dropbehind, direct"
 refused "pagecliff: unknown mode 'fast' (auto, buffered, dontcache, dropbehind, direct)" cat --mode fast
 refused "pagecliff: unknown mode 'fast' (auto, buffered, dontcache, dropbehind, direct)" cp -m fast a b
 refused "pagecliff: unknown mode 'fast' in --mode (auto, buffered, dontcache, dropbehind, direct)" \
 	bench --mode buffered,fast
-refused "pagecliff: unknown mode 'direct' (auto, dontcache, dropbehind, off)" run --mode direct true
+refused "pagecliff: unknown mode 'buffered' (auto, dontcache, dropbehind, direct, off)" run --mode buffered true
 for c in cat cp bench; do
 	"$pc" "$c" --help >"$tmp/long"
 	for m in $(echo "$names" | tr -d ,); do

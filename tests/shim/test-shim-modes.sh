@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Every PAGECLIFF_MODE over every way of reading the shim follows: dd with
-# 4 MiB reads (RWF_DONTCACHE in auto and dontcache where the file system has
-# it), python3's sendfile (shutil.copyfile) and splice (os.splice): the bytes
+# 4 MiB reads (RWF_DONTCACHE in dontcache where the file system has it,
+# O_DIRECT ahead of the reader in auto and direct), python3's sendfile (shutil.copyfile) and splice (os.splice): the bytes
 # are the file's, the stats line names the mode used, and the file is not
 # left cached; with --mode off it is.
 set -u
@@ -57,12 +57,14 @@ check() {
 	echo "$mode/$how: ${line#*bytes read, }"
 }
 
-for mode in auto dontcache dropbehind; do
+for mode in auto dontcache dropbehind direct; do
 	expect=dropbehind
 	[ "$mode" = dropbehind ] || expect=dontcache
+	# a cold file read at its offset: O_DIRECT ahead of the reader (direct.c)
+	case $mode in auto | direct) expect=direct ;; esac
 	check "$mode" dd $expect
 	check "$mode" sendfile dropbehind
 	check "$mode" splice dropbehind
 done
 warm_tries check off dd none || fail "off/dd: most of the file was not cached in three tries"
-echo "PASS: auto, dontcache, dropbehind and off over read, sendfile and splice"
+echo "PASS: auto, dontcache, dropbehind, direct and off over read, sendfile and splice"

@@ -7,7 +7,8 @@
 # pages the file has: a count of what was asked said the whole copy was
 # dropped while its last batch (about 7 MiB, under writeback at close) stayed
 # cached.  Then the count must have seen most of the file go (the shim did
-# work).  Another process's eviction can only make the sum smaller.
+# work).  Another process's eviction can only make the sum smaller.  In mode
+# dropbehind: auto reads a cold source O_DIRECT, with nothing to drop.
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}" "${PAGECLIFF_PRELOAD_SO:?}"
 . "$(dirname "$0")/../lib.sh"
@@ -18,7 +19,7 @@ pages_bytes=$(( (SIZE + page - 1) / page * page ))
 head -c $SIZE /dev/urandom > "$dir/src" || exit 1
 "$SHIM_PAGESTAT" evict "$dir/src" || exit 1
 
-"$PAGECLIFF" run --stats="$dir/stats" -- dd if="$dir/src" of="$dir/out" bs=1M status=none ||
+"$PAGECLIFF" run --mode dropbehind --stats="$dir/stats" -- dd if="$dir/src" of="$dir/out" bs=1M status=none ||
 	fail "dd under the shim"
 for f in src out; do
 	left=$("$SHIM_PAGESTAT" cached "$dir/$f") || exit 1
