@@ -128,7 +128,9 @@ case "${1:-}" in
 "")
 	install_missing "${packages[@]}" || exit 1
 	build build || exit 1
-	exec ./build/cli/pagecliff bench
+	# The chart goes into the build folder, which git ignores: the
+	# checkout stays as it was cloned.
+	exec ./build/cli/pagecliff bench --plot build/pagecliff-bench.svg
 	;;
 test)
 	install_missing "${packages[@]}" "${test_packages[@]}" || exit 1
