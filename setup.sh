@@ -3,9 +3,11 @@
 # The two set-up commands of the README, for a fresh Debian 12 machine:
 #   ./setup.sh        install what is missing, build, run `pagecliff bench`
 #   ./setup.sh test   install what is missing, build, run the whole suite:
-#                     the plain build, then AddressSanitizer+UBSan, then
-#                     ThreadSanitizer over the concurrent parts, then the
-#                     fuzzers for a short fixed time
+#                     the plain build's, Debian's kernels in guests,
+#                     AddressSanitizer+UBSan and ThreadSanitizer over the
+#                     concurrent parts side by side (each test takes its
+#                     turn on the machine: tests/turn.sh), then the fuzzers
+#                     for a short fixed time
 # Both are idempotent.  Installing packages, the RAM testbed and the memory
 # cap need root; without root this says what it could not do.
 set -u
@@ -59,37 +61,60 @@ build() {
 	ninja -C "$dir" >/dev/null || ninja -C "$dir"
 }
 
+# stage NAME COMMAND...: run COMMAND with its output in NAME.log of the
+# logs folder, and say when it ended; the logs are printed in order at the end.
+stage() {
+	local name=$1
+	shift
+	"$@" >"$logs/$name.log" 2>&1
+	echo "$?" >"$logs/$name.rc"
+	echo "== $name ended: $(tail -n 1 "$logs/$name.log")"
+}
+
 run_tests() {
-	local rc=0 total
+	local rc=0 name
+	local asan=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:quarantine_size_mb=32
+		    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1)
 
 	[ "$(id -u)" = 0 ] || echo "setup: not root: tests that need loop devices, mounts, cgroups or sysctls will skip" >&2
 	build build || return 1
-	echo "== tests: plain build"
-	tests/run.sh build --no-suite vm || rc=1
-	# Each kernel boots in a guest of its own under software emulation: the
-	# two run side by side, apart from the timing-sensitive tests above.
-	echo "== tests: Debian's 6.1 and 6.12 kernels with cgroup v2 (tests/vm)"
-	PAGECLIFF_LOGBASE=vmlog tests/run.sh build --suite vm || rc=1
-	echo "== tests: AddressSanitizer + UndefinedBehaviorSanitizer"
 	build build-asan -Db_sanitize=address,undefined -Db_lundef=false || return 1
-	# ASan keeps up to 256 MiB of freed memory in quarantine by default, all
-	# charged to the memory cgroup a test caps at 256 MiB: bench was killed
-	# by its own cap (trace-live, exit 137).  32 MiB still catches reuse.
-	# pkg and vm ran once above.  The field suite runs other people's
-	# programs: its shim half is never sanitized, its watcher half repeats
-	# what the outside suite runs under ASan.  mpi's ranks run bench, which
-	# the bench suite runs under ASan.  The Python module cannot be loaded
-	# into Debian's unsanitized interpreter.  Left out for CI's time budget.
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:quarantine_size_mb=32 \
-	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		tests/run.sh build-asan --no-suite pkg --no-suite vm --no-suite field --no-suite mpi --no-suite python || rc=1
-	echo "== tests: ThreadSanitizer (the concurrent parts: bench's sampler and workers, the rig)"
 	build build-tsan -Db_sanitize=thread -Db_lundef=false || return 1
-	TSAN_OPTIONS=halt_on_error=1 \
-		tests/run.sh build-tsan --suite bench --suite fault || rc=1
-	echo "== fuzzers"
-	FUZZ_SECONDS=${FUZZ_SECONDS:-10} tests/fuzz/run-fuzzers.sh
-	case $? in 0 | 77) ;; *) rc=1 ;; esac
+	logs=$(mktemp -d "${TMPDIR:-/tmp}/pagecliff-tests-XXXXXX") || return 1
+	# The stages run side by side: most tests wait on devices, sleeps and
+	# other programs, and each takes its turn on the machine through
+	# tests/turn.sh, those that measure it alone whatever the build folder.
+	# plain: the plain build's suite, then the fuzzers.
+	# vm: Debian's 6.1 and 6.12 kernels and the many-CPU guest under QEMU
+	#   (their page cache is their own: no turn), two guests at a time.
+	# asan: AddressSanitizer + UndefinedBehaviorSanitizer.  ASan keeps up to
+	#   256 MiB of freed memory in quarantine by default, all charged to the
+	#   memory cgroup a test caps at 256 MiB: bench was killed by its own cap
+	#   (trace-live, exit 137); 32 MiB still catches reuse.  pkg and vm run
+	#   once, in the plain build.  The field suite runs other people's
+	#   programs: its shim half is never sanitized, its watcher half repeats
+	#   what the outside suite runs under ASan.  mpi's ranks run bench, which
+	#   the bench suite runs under ASan.  The Python module cannot be loaded
+	#   into Debian's unsanitized interpreter.
+	# tsan: ThreadSanitizer over the concurrent parts (bench's sampler and
+	#   workers, the rig).
+	echo "== tests: plain build, the guests, ASan+UBSan and TSan side by side, then the fuzzers"
+	stage plain sh -c 'tests/run.sh build --no-rebuild --no-suite vm; rc=$?
+		FUZZ_SECONDS=${FUZZ_SECONDS:-10} tests/fuzz/run-fuzzers.sh
+		case $? in 0 | 77) exit $rc ;; *) exit 1 ;; esac' &
+	stage vm env PAGECLIFF_LOGBASE=vmlog PAGECLIFF_JOBS=2 \
+		tests/run.sh build --no-rebuild --suite vm &
+	stage asan env "${asan[@]}" tests/run.sh build-asan --no-rebuild --no-suite pkg \
+		--no-suite vm --no-suite field --no-suite mpi --no-suite python &
+	stage tsan env TSAN_OPTIONS=halt_on_error=1 \
+		tests/run.sh build-tsan --no-rebuild --suite bench --suite fault &
+	wait
+	for name in plain vm asan tsan; do
+		echo "== tests: $name"
+		cat "$logs/$name.log"
+		[ "$(cat "$logs/$name.rc")" = 0 ] || rc=1
+	done
+	rm -rf "$logs"
 	summarize build build:vmlog build-asan build-tsan
 	return $rc
 }
