@@ -297,6 +297,7 @@ struct bench_cluster {
 	char failure[256];		/* "rank 2 (node3) failed: ...", "" none */
 };
 
+struct figure;
 struct trace;
 struct trace_snap;
 struct bench_hooks;
@@ -395,10 +396,16 @@ struct bench_col {
 	int prec;			/* CSV decimals (BENCH_COL_NUM) */
 	double div;			/* the field is divided by it, 0 for none */
 	int total;			/* a sum over hosts knows it (bench_row_add) */
+	/* A figure of the catalogue (figures.h), read from the row's sample_delta,
+	 * its names the figure's; NULL for bench's own fields above. */
+	const struct figure *fig;
 };
 
 extern const struct bench_col bench_cols[];
 extern const size_t bench_ncols;
+/* Column @c's CSV header name and JSON key, NULL when a format leaves it out. */
+const char *bench_col_csv_name(const struct bench_col *c);
+const char *bench_col_json_key(const struct bench_col *c);
 /* Column @c of @r as a number (NUM, UINT, U64), divided; as text (STR). */
 double bench_col_value(const struct bench_row *r, const struct bench_col *c);
 const char *bench_col_text(const struct bench_row *r, const struct bench_col *c);
