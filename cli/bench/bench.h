@@ -14,7 +14,9 @@
  *     bench-text.c, bench-json.c, bench-csv.c   one host's report, per format
  *     bench-layout.c    the data folders, their lock and the data set
  *       bench-cluster.c   a run across hosts: totals, then each host's report
- *       bench-run.c       the phases: workers, sampling, one row per interval
+ *       bench-worker.c    the workers: NUMA placement, a read or write pass a file
+ *       bench-sampler.c   a phase's sampling: one row per interval, the live line
+ *       bench-run.c       the phases: cold start, workers started and joined (bench-run.h)
  *       testbed.c         the RAM testbed and the state journal (testbed.h)
  *         bench-options.c   the option table, defaults, the job's checks
  *         bench-setup.c     testbed, memory cgroup and sampler thread set up
