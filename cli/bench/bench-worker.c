@@ -126,18 +126,26 @@ static int read_pass(struct worker *w, char *buf)
 	return ret;
 }
 
+/*
+ * The I/O a worker keeps in flight: --iodepth (io_uring: at least one), one
+ * at a time for sync and psync, else @dflt (the library's default).
+ */
+static unsigned int job_inflight(const struct bench_job *job, unsigned int dflt)
+{
+	if (job->engine == BENCH_ENGINE_URING)
+		return job->iodepth ? job->iodepth : 1;
+	if (job->engine != BENCH_ENGINE_DEFAULT)
+		return 1;
+	return job->iodepth ? job->iodepth : dflt;
+}
+
 static void worker_wopts(const struct bench_job *job, enum pc_strategy mode,
 			 struct pc_wopts *o)
 {
 	pc_wopts_init(o);
 	o->strategy = mode;
 	o->chunk_size = job->bs;
-	if (job->engine == BENCH_ENGINE_URING)
-		o->inflight = job->iodepth ? job->iodepth : 1;
-	else if (job->engine != BENCH_ENGINE_DEFAULT)
-		o->inflight = 1;	/* sync/psync: one write at a time */
-	else if (job->iodepth)
-		o->inflight = job->iodepth;
+	o->inflight = job_inflight(job, o->inflight);
 }
 
 /* The buffers a write stream lent that bench has filled already. */
@@ -270,12 +278,7 @@ static void worker_opts(const struct bench_job *job, enum pc_strategy mode,
 	pc_opts_init(o);
 	o->strategy = mode;
 	o->chunk_size = job->bs;
-	if (job->engine == BENCH_ENGINE_URING)
-		o->inflight = job->iodepth ? job->iodepth : 1;
-	else if (job->engine != BENCH_ENGINE_DEFAULT)
-		o->inflight = 1;	/* sync/psync: one read at a time */
-	else if (job->iodepth)
-		o->inflight = job->iodepth;
+	o->inflight = job_inflight(job, o->inflight);
 }
 
 int bench_workers_start(struct bench_run *run, struct bench_phase *ph, struct worker *w,
