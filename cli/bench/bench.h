@@ -256,8 +256,8 @@ struct bench_run {
 };
 
 /*
- * A run across hosts (pagecliff-mpi): the points where bench-run.c meets the
- * other ranks.  Each returns BENCH_SYNC_GO, or BENCH_SYNC_STOP (end the phase
+ * A run across hosts (pagecliff-mpi): the points where bench-run.c (a phase's
+ * start and end) and bench-sampler.c (each interval) meet the other ranks.  Each returns BENCH_SYNC_GO, or BENCH_SYNC_STOP (end the phase
  * now, as all ranks agreed) or BENCH_SYNC_FAIL (a rank failed or is gone:
  * stop, run no further phase).  None may block past a signal (bench_stop).
  */
@@ -353,10 +353,10 @@ void bench_fill(uint8_t *buf, size_t len, uint64_t seed, int first);
 int bench_fresh_files(struct bench_run *run);
 void bench_remove_files(struct bench_run *run);
 
+/* bench-sampler.c: append @row to the run's timeline: 0 or -ENOMEM. */
+int bench_keep_row(struct bench_run *run, const struct bench_row *row);
 /* bench-run.c */
 int bench_run_phases(struct bench_run *run);
-/* Append @row to the run's timeline: 0 or -ENOMEM. */
-int bench_keep_row(struct bench_run *run, const struct bench_row *row);
 
 /* bench-trace.c */
 /*
