@@ -3,7 +3,8 @@
  * pagecliff watch: the page cache and reclaim as they happen, like vmstat
  * for the page-cache cliff.  A refreshing view on a terminal, one line of
  * text or JSON per interval otherwise; every figure is per interval, read
- * through sample.c as bench reads it.  As metrics (watch-metrics.c) the
+ * through sample.c as bench reads it, and named in the catalogue of
+ * figures (figures.c) that bench shares.  As metrics (watch-metrics.c) the
  * same counters are cumulative, on stdout or rewritten into a textfile.
  */
 #include <errno.h>
@@ -17,6 +18,7 @@
 
 #include "cmd.h"
 #include "doctor.h"
+#include "figures.h"
 #include "json.h"
 #include "sample.h"
 #include "trace.h"
@@ -113,114 +115,31 @@ static void watch_option(void *state, int key, const char *arg)
 	}
 }
 
-/* What a figure counts: how it is printed. */
-enum fig_kind {
-	FIG_BYTES,
-	FIG_RATE,
-	FIG_PCT,
+/* One interval: where its figures are read, and the disks' samples. */
+struct interval {
+	const struct sample *a, *b;
+	struct sample_delta d;
+	int cg;				/* the memory cgroup was read */
+	int traced;
+	struct trace_shares tr;		/* when traced */
+	struct figure_in in;		/* b, d and tr */
 };
 
-/* One figure of an interval, named for JSON (key) and for people (label). */
-struct figure {
-	const char *key;
-	const char *label;
-	enum fig_kind kind;
-	double v;			/* NAN when unknown */
-};
-
-#define MAX_FIGURES 40
-
-static double known(uint64_t v)
+/* Whether watch shows figure @f among group @g's. */
+static int shown(const struct figure *f, enum figure_group g)
 {
-	return sample_known(v) ? (double)v : NAN;
-}
-
-static double pct_of(double secs_used, double secs)
-{
-	return isnan(secs_used) || secs <= 0 ? NAN : 100.0 * secs_used / secs;
-}
-
-/* The system-wide figures of the interval @d ending with sample @b. */
-static size_t collect(const struct sample *b, const struct sample_delta *d,
-		      struct figure *f)
-{
-	const struct figure all[] = {
-		{ "cache_bytes", "cache", FIG_BYTES, known(b->mem.cached) },
-		{ "active_file_bytes", "active", FIG_BYTES, known(b->mem.active_file) },
-		{ "inactive_file_bytes", "inactive", FIG_BYTES, known(b->mem.inactive_file) },
-		{ "dirty_bytes", "dirty", FIG_BYTES, known(b->mem.dirty) },
-		{ "writeback_bytes", "writeback", FIG_BYTES, known(b->mem.writeback) },
-		{ "pgscan_direct_s", "scan.direct/s", FIG_RATE, d->pgscan_direct },
-		{ "pgsteal_direct_s", "steal.direct/s", FIG_RATE, d->pgsteal_direct },
-		{ "pgscan_kswapd_s", "scan.kswapd/s", FIG_RATE, d->pgscan_kswapd },
-		{ "pgsteal_kswapd_s", "steal.kswapd/s", FIG_RATE, d->pgsteal_kswapd },
-		{ "pgscan_file_s", "scan.file/s", FIG_RATE, d->pgscan_file },
-		{ "pgsteal_file_s", "steal.file/s", FIG_RATE, d->pgsteal_file },
-		{ "allocstall_s", "stalls/s", FIG_RATE, d->allocstall },
-		{ "psi_some_avg10", "psi.some%", FIG_PCT, b->psi.some_avg10 },
-		{ "psi_full_avg10", "psi.full%", FIG_PCT, b->psi.full_avg10 },
-		{ "psi_some_us_s", "psi.some.us/s", FIG_RATE, d->psi_some_us },
-		{ "psi_full_us_s", "psi.full.us/s", FIG_RATE, d->psi_full_us },
-		{ "kswapd_cpu_pct", "kswapd%", FIG_PCT, pct_of(d->kswapd_cpu_s, d->secs) },
-		{ "cpu_usr_pct", "usr%", FIG_PCT, d->usr_pct },
-		{ "cpu_sys_pct", "sys%", FIG_PCT, d->sys_pct },
-		{ "cpu_iowait_pct", "iowait%", FIG_PCT, d->iowait_pct },
-		{ "cpu_steal_pct", "steal%", FIG_PCT, d->steal_pct },
-		{ "cpu_idle_pct", "idle%", FIG_PCT, d->idle_pct },
-	};
-
-	memcpy(f, all, sizeof(all));
-	return sizeof(all) / sizeof(all[0]);
-}
-
-/* The memory cgroup's figures; none when it was not read. */
-static size_t collect_cgroup(const struct sample *b, const struct sample_delta *d,
-			     struct figure *f)
-{
-	const struct figure all[] = {
-		{ "file_bytes", "cg.cache", FIG_BYTES, known(b->cg.file) },
-		{ "usage_bytes", "cg.usage", FIG_BYTES, known(b->cg.usage) },
-		{ "limit_bytes", "cg.limit", FIG_BYTES, known(b->cg.limit) },
-		{ "pgscan_s", "cg.scan/s", FIG_RATE, d->cg_pgscan },
-		{ "pgsteal_s", "cg.steal/s", FIG_RATE, d->cg_pgsteal },
-		{ "pgscan_direct_s", "cg.scan.direct/s", FIG_RATE, d->cg_pgscan_direct },
-		{ "pgscan_kswapd_s", "cg.scan.kswapd/s", FIG_RATE, d->cg_pgscan_kswapd },
-	};
-
-	if (!b->cg_ok)
-		return 0;
-	memcpy(f, all, sizeof(all));
-	return sizeof(all) / sizeof(all[0]);
-}
-
-/* The traced figures, system-wide; none when not traced. */
-static size_t collect_trace(const struct trace_shares *t, int traced, struct figure *f)
-{
-	const struct figure all[] = {
-		{ "direct_reclaim_ms_s", "reclaim.direct.ms/s", FIG_PCT, t->direct_ms_s },
-		{ "memcg_reclaim_ms_s", "reclaim.memcg.ms/s", FIG_PCT, t->memcg_ms_s },
-		{ "lock_wait_ms_s", "lock.wait.ms/s", FIG_PCT, t->lock_ms_s },
-		{ "dirty_throttle_ms_s", "throttle.ms/s", FIG_PCT, t->throttle_ms_s },
-		{ "kswapd_awake_pct", "kswapd.awake%", FIG_PCT, t->kswapd_pct },
-	};
-
-	if (!traced)
-		return 0;
-	memcpy(f, all, sizeof(all));
-	return sizeof(all) / sizeof(all[0]);
+	return f->group == g && f->text;
 }
 
 /* A figure's value for people: "?" when unknown, bytes in MiB. */
-static void put_value(FILE *out, const struct figure *f)
+static void put_value(FILE *out, const struct figure *f, double v)
 {
-	if (isnan(f->v))
+	if (isnan(v))
 		fputs("?", out);
-	else if (f->kind == FIG_BYTES)
-		fprintf(out, "%.0fM", f->v / 1048576.0);
-	else if (f->kind == FIG_RATE)
-		fprintf(out, "%.0f", f->v);
+	else if (f->unit == FIGURE_BYTES)
+		fprintf(out, "%.0fM", v / 1048576.0);
 	else
-		fprintf(out, "%.1f", f->v);
+		fprintf(out, "%.*f", figure_text_decimals(f->unit), v);
 }
 
 /* Read and write MB/s of @disk between two samples; 0 when it is new. */
@@ -241,16 +160,6 @@ static int disk_active(double r, double w)
 	return (!isnan(r) && r > 0) || (!isnan(w) && w > 0);
 }
 
-/* One interval as the figures, the cgroup's and the active disks. */
-struct interval {
-	struct figure fig[MAX_FIGURES], cg[MAX_FIGURES];
-	size_t nfig, ncg;
-	const struct sample *a, *b;
-	struct sample_delta d;
-	int traced;
-	struct trace_shares tr;		/* when traced */
-};
-
 /* The top lock callers of the interval, "spin lock in x 1.2 ms/s, ...". */
 static void print_top_locks(FILE *out, const struct interval *iv, const char *sep)
 {
@@ -259,16 +168,25 @@ static void print_top_locks(FILE *out, const struct interval *iv, const char *se
 			iv->tr.top[i].name, iv->tr.top[i].ns / 1e6 / iv->tr.secs);
 }
 
+/* Group @g's figures as "label value", each after a blank but the first when @first. */
+static void text_figures(FILE *out, const struct interval *iv, enum figure_group g, int first)
+{
+	for (const struct figure *f = figures; f < figures + FIGURE_N; f++) {
+		if (!shown(f, g))
+			continue;
+		fprintf(out, "%s%s ", first ? "" : " ", f->text);
+		put_value(out, f, figure_now(f, &iv->in));
+		first = 0;
+	}
+}
+
 static void print_text_line(FILE *out, const struct interval *iv)
 {
 	const struct sample_disks *disks = &iv->b->disks;
 
-	for (size_t i = 0; i < iv->nfig + iv->ncg; i++) {
-		const struct figure *f = i < iv->nfig ? &iv->fig[i] : &iv->cg[i - iv->nfig];
-
-		fprintf(out, "%s%s ", i ? " " : "", f->label);
-		put_value(out, f);
-	}
+	text_figures(out, iv, FIGURE_SYSTEM, 1);
+	if (iv->cg)
+		text_figures(out, iv, FIGURE_CGROUP, 0);
 	for (size_t i = 0; i < disks->count; i++) {
 		double r, w;
 
@@ -277,23 +195,19 @@ static void print_text_line(FILE *out, const struct interval *iv)
 			fprintf(out, " %s.MB/s r %.1f w %.1f", disks->disk[i].name, r, w);
 	}
 	if (iv->traced) {
-		struct figure f[MAX_FIGURES];
-		size_t n = collect_trace(&iv->tr, 1, f);
-
-		for (size_t i = 0; i < n; i++) {
-			fprintf(out, " %s ", f[i].label);
-			put_value(out, &f[i]);
-		}
+		text_figures(out, iv, FIGURE_TRACE, 0);
 		print_top_locks(out, iv, " top.locks ");
 	}
 	fputc('\n', out);
 }
 
-/* Figures as members: bytes whole, rates and shares with two decimals. */
-static void json_figures(struct json *j, const struct figure *f, size_t n)
+/* Group @g's figures as members: bytes whole, rates and shares with two decimals. */
+static void json_figures(struct json *j, const struct interval *iv, enum figure_group g)
 {
-	for (size_t i = 0; i < n; i++)
-		json_fixed(j, f[i].key, f[i].v, f[i].kind == FIG_BYTES ? 0 : 2);
+	for (const struct figure *f = figures; f < figures + FIGURE_N; f++)
+		if (shown(f, g))
+			json_fixed(j, f->key, figure_now(f, &iv->in),
+				   f->unit == FIGURE_BYTES ? 0 : 2);
 }
 
 /* "disks": {"sda": {"read_mb_s": r, "write_mb_s": w}, ...}, the active ones. */
@@ -319,15 +233,12 @@ static void json_disks(struct json *j, const struct interval *iv)
 /* "trace": {figures, "top_locks": [{"lock", "caller", "ms_s"}, ...]}, or null. */
 static void json_trace(struct json *j, const struct interval *iv)
 {
-	struct figure f[MAX_FIGURES];
-	size_t n = collect_trace(&iv->tr, iv->traced, f);
-
-	if (!n) {
+	if (!iv->traced) {
 		json_null(j, "trace");
 		return;
 	}
 	json_object(j, "trace", 0);
-	json_figures(j, f, n);
+	json_figures(j, iv, FIGURE_TRACE);
 	json_array(j, "top_locks", 0);
 	for (unsigned int i = 0; i < iv->tr.ntop; i++) {
 		json_object(j, NULL, 0);
@@ -350,12 +261,12 @@ static void print_json_line(FILE *out, const struct watch_args *w, double t,
 	json_object(&j, NULL, 0);
 	json_fixed(&j, "t", t, 3);
 	json_fixed(&j, "interval_s", iv->d.secs, 3);
-	json_figures(&j, iv->fig, iv->nfig);
-	if (iv->ncg) {
+	json_figures(&j, iv, FIGURE_SYSTEM);
+	if (iv->cg) {
 		json_object(&j, "cgroup", 0);
 		json_number(&j, "version", iv->b->cg.version);
 		json_string(&j, "dir", w->cgroup);
-		json_figures(&j, iv->cg, iv->ncg);
+		json_figures(&j, iv, FIGURE_CGROUP);
 		json_end(&j);
 	} else {
 		json_null(&j, "cgroup");
@@ -365,20 +276,28 @@ static void print_json_line(FILE *out, const struct watch_args *w, double t,
 	json_end(&j);
 }
 
-/* Figures in rows of three "label value" columns. */
-static void print_columns(FILE *out, const struct figure *f, size_t n)
+/* Group @g's figures in rows of three "label value" columns. */
+static void print_columns(FILE *out, const struct interval *iv, enum figure_group g)
 {
-	for (size_t i = 0; i < n; i++) {
-		char val[32];
-		FILE *mem = fmemopen(val, sizeof(val), "w");
+	size_t n = 0, i = 0;
 
+	for (const struct figure *f = figures; f < figures + FIGURE_N; f++)
+		n += shown(f, g);
+	for (const struct figure *f = figures; f < figures + FIGURE_N; f++) {
+		char val[32];
+		FILE *mem;
+
+		if (!shown(f, g))
+			continue;
 		val[0] = '\0';
+		mem = fmemopen(val, sizeof(val), "w");
 		if (mem) {
-			put_value(mem, &f[i]);
+			put_value(mem, f, figure_now(f, &iv->in));
 			fclose(mem);
 		}
-		fprintf(out, "%-16s %9s%s", f[i].label, val, i % 3 == 2 || i + 1 == n ?
+		fprintf(out, "%-16s %9s%s", f->text, val, i % 3 == 2 || i + 1 == n ?
 			"\n" : "    ");
+		i++;
 	}
 }
 
@@ -390,16 +309,14 @@ static void print_view(FILE *out, const struct watch_args *w, const struct inter
 	fprintf(out, "\033[H\033[2J");
 	fprintf(out, "pagecliff watch, every %llu ms (Ctrl-C quits); reclaim in pages/s\n\n",
 		(unsigned long long)w->interval_ms);
-	print_columns(out, iv->fig, iv->nfig);
-	if (iv->ncg) {
+	print_columns(out, iv, FIGURE_SYSTEM);
+	if (iv->cg) {
 		fprintf(out, "\nmemory cgroup v%d %s\n", iv->b->cg.version, w->cgroup);
-		print_columns(out, iv->cg, iv->ncg);
+		print_columns(out, iv, FIGURE_CGROUP);
 	}
 	if (iv->traced) {
-		struct figure f[MAX_FIGURES];
-
 		fputs("\nkernel events, system-wide\n", out);
-		print_columns(out, f, collect_trace(&iv->tr, 1, f));
+		print_columns(out, iv, FIGURE_TRACE);
 		print_top_locks(out, iv, "top lock waits: ");
 		fputs(iv->tr.ntop ? "\n" : "", out);
 	}
@@ -471,11 +388,10 @@ static void print_interval(const struct watch_args *w, double t0,
 			   const struct sample *a, const struct sample *b,
 			   const struct trace_snap *ta, const struct trace_snap *tb)
 {
-	struct interval iv = { .a = a, .b = b, .traced = ta && tb };
+	struct interval iv = { .a = a, .b = b, .cg = b->cg_ok, .traced = ta && tb };
 
 	sample_delta(a, b, &iv.d);
-	iv.nfig = collect(b, &iv.d, iv.fig);
-	iv.ncg = collect_cgroup(b, &iv.d, iv.cg);
+	iv.in = (struct figure_in){ .s = b, .d = &iv.d, .tr = iv.traced ? &iv.tr : NULL };
 	if (iv.traced)
 		trace_interval(ta, tb, 1, b->kswapd_ok && b->kswapd_threads ? b->kswapd_threads : 1,
 			       &iv.tr);
@@ -484,12 +400,12 @@ static void print_interval(const struct watch_args *w, double t0,
 	else if (w->mode == WATCH_TEXT)
 		print_text_line(stdout, &iv);
 	else if (w->mode == WATCH_OPENMETRICS)
-		watch_metrics(stdout, 1, b, iv.ncg ? w->cgroup : NULL, tb);
+		watch_metrics(stdout, 1, b, iv.cg ? w->cgroup : NULL, tb);
 	else if (w->mode == WATCH_VIEW)
 		print_view(stdout, w, &iv);
 	fflush(stdout);
 	if (w->textfile)
-		write_textfile(w->textfile, b, iv.ncg ? w->cgroup : NULL, tb);
+		write_textfile(w->textfile, b, iv.cg ? w->cgroup : NULL, tb);
 }
 
 /*

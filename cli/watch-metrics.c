@@ -6,32 +6,25 @@
  * and measured as both want: base units (bytes, seconds) in the name,
  * counters cumulative and ending in _total.  The two differ in a counter's
  * family name (OpenMetrics: without _total), in # UNIT lines and in the
- * closing # EOF, which only OpenMetrics has.
+ * closing # EOF, which only OpenMetrics has.  The families and their
+ * figures are the catalogue's (figures.c), in its order.
  */
+#include <math.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
+#include "figures.h"
 #include "sample.h"
 #include "trace.h"
 #include "watch-metrics.h"
 
-enum metric_type { GAUGE, COUNTER };
-
-/* One family's header; @unit "" when it has none. */
-struct family {
-	const char *name;	/* without _total */
-	enum metric_type type;
-	const char *unit;
-	const char *help;
-};
-
-static void put_header(FILE *out, const struct family *f, int om)
+/* A family's header. */
+static void put_header(FILE *out, const struct figure_family *f, int om)
 {
-	const char *total = f->type == COUNTER && !om ? "_total" : "";
+	const char *total = f->type == FIGURE_COUNTER && !om ? "_total" : "";
 
 	fprintf(out, "# HELP %s%s %s\n", f->name, total, f->help);
-	fprintf(out, "# TYPE %s%s %s\n", f->name, total, f->type == COUNTER ? "counter" : "gauge");
+	fprintf(out, "# TYPE %s%s %s\n", f->name, total,
+		f->type == FIGURE_COUNTER ? "counter" : "gauge");
 	if (om && f->unit[0])
 		fprintf(out, "# UNIT %s %s\n", f->name, f->unit);
 }
@@ -53,10 +46,10 @@ static void put_label_value(FILE *out, const char *v)
  * One sample of @f: "name_total{k="v",...} value".  @labels holds
  * key, value pairs ending with NULL; NULL for none.
  */
-static void put_sample(FILE *out, const struct family *f, const char *const *labels,
+static void put_sample(FILE *out, const struct figure_family *f, const char *const *labels,
 		       double v)
 {
-	fprintf(out, "%s%s", f->name, f->type == COUNTER ? "_total" : "");
+	fprintf(out, "%s%s", f->name, f->type == FIGURE_COUNTER ? "_total" : "");
 	if (labels && labels[0]) {
 		fputc('{', out);
 		for (size_t i = 0; labels[i]; i += 2) {
@@ -69,136 +62,62 @@ static void put_sample(FILE *out, const struct family *f, const char *const *lab
 	fprintf(out, " %.15g\n", v);
 }
 
-/* A family of one sample, when the kernel reported it. */
-static void put_one(FILE *out, int om, const struct family *f, uint64_t v, double scale)
+/*
+ * The family of figure @first, whose first figure it is: its header when
+ * one of its figures is known, then each known one, labelled with @group
+ * (key, value pairs ending with NULL, or NULL) and the figure's own label.
+ */
+static void put_family(FILE *out, int om, const struct figure *first,
+		       const struct figure_in *in, const char *const *group)
 {
-	if (!sample_known(v))
-		return;
-	put_header(out, f, om);
-	put_sample(out, f, NULL, (double)v * scale);
-}
+	int known = 0;
 
-/* A family of two samples, reclaimer="direct" and "kswapd"; unknown ones left out. */
-static void put_by_reclaimer(FILE *out, int om, const struct family *f, uint64_t direct,
-			     uint64_t kswapd, double scale)
-{
-	const char *d[] = { "reclaimer", "direct", NULL }, *k[] = { "reclaimer", "kswapd", NULL };
+	for (const struct figure *f = first; f < figures + FIGURE_N; f++) {
+		const char *l[5];
+		size_t n = 0;
+		double v;
 
-	if (!sample_known(direct) && !sample_known(kswapd))
-		return;
-	put_header(out, f, om);
-	if (sample_known(direct))
-		put_sample(out, f, d, (double)direct * scale);
-	if (sample_known(kswapd))
-		put_sample(out, f, k, (double)kswapd * scale);
-}
-
-static void put_memory(FILE *out, int om, const struct sample *s, double page)
-{
-	static const struct family cache = { "pagecliff_page_cache_bytes", GAUGE, "bytes",
-		"Page cache (Cached in /proc/meminfo)." };
-	static const struct family active = { "pagecliff_active_file_bytes", GAUGE, "bytes",
-		"File pages on the active LRU list." };
-	static const struct family inactive = { "pagecliff_inactive_file_bytes", GAUGE, "bytes",
-		"File pages on the inactive LRU list." };
-	static const struct family dirty = { "pagecliff_dirty_bytes", GAUGE, "bytes",
-		"Dirty page cache waiting for writeback." };
-	static const struct family wb = { "pagecliff_writeback_bytes", GAUGE, "bytes",
-		"Page cache under writeback." };
-	static const struct family scan = { "pagecliff_reclaim_scanned_bytes", COUNTER, "bytes",
-		"Memory scanned by reclaim (pgscan_direct, pgscan_kswapd)." };
-	static const struct family steal = { "pagecliff_reclaim_reclaimed_bytes", COUNTER, "bytes",
-		"Memory reclaimed (pgsteal_direct, pgsteal_kswapd)." };
-	static const struct family fscan = { "pagecliff_file_reclaim_scanned_bytes", COUNTER,
-		"bytes", "File pages scanned by reclaim (pgscan_file)." };
-	static const struct family fsteal = { "pagecliff_file_reclaim_reclaimed_bytes", COUNTER,
-		"bytes", "File pages reclaimed (pgsteal_file)." };
-	static const struct family stalls = { "pagecliff_allocation_stalls", COUNTER, "",
-		"Allocations that entered direct reclaim (allocstall)." };
-
-	put_one(out, om, &cache, s->mem.cached, 1);
-	put_one(out, om, &active, s->mem.active_file, 1);
-	put_one(out, om, &inactive, s->mem.inactive_file, 1);
-	put_one(out, om, &dirty, s->mem.dirty, 1);
-	put_one(out, om, &wb, s->mem.writeback, 1);
-	put_by_reclaimer(out, om, &scan, s->vm.pgscan_direct, s->vm.pgscan_kswapd, page);
-	put_by_reclaimer(out, om, &steal, s->vm.pgsteal_direct, s->vm.pgsteal_kswapd, page);
-	put_one(out, om, &fscan, s->vm.pgscan_file, page);
-	put_one(out, om, &fsteal, s->vm.pgsteal_file, page);
-	put_one(out, om, &stalls, s->vm.allocstall, 1);
-}
-
-static void put_pressure(FILE *out, int om, const struct sample *s)
-{
-	static const struct family some = { "pagecliff_memory_pressure_some_seconds", COUNTER,
-		"seconds", "Time some task stalled on memory (PSI some total)." };
-	static const struct family full = { "pagecliff_memory_pressure_full_seconds", COUNTER,
-		"seconds", "Time all tasks stalled on memory (PSI full total)." };
-	static const struct family kswapd = { "pagecliff_kswapd_cpu_seconds", COUNTER, "seconds",
-		"CPU time of the kswapd threads." };
-	long hz = sysconf(_SC_CLK_TCK);
-
-	if (s->psi_ok) {
-		put_one(out, om, &some, s->psi.some_total, 1e-6);
-		put_one(out, om, &full, s->psi.full_total, 1e-6);
-	}
-	if (s->kswapd_ok && hz > 0)
-		put_one(out, om, &kswapd, s->kswapd.utime + s->kswapd.stime, 1.0 / (double)hz);
-}
-
-static void put_cgroup(FILE *out, int om, const struct sample *s, const char *dir, double page)
-{
-	static const struct family file = { "pagecliff_cgroup_file_bytes", GAUGE, "bytes",
-		"Page cache charged to the memory cgroup." };
-	static const struct family usage = { "pagecliff_cgroup_usage_bytes", GAUGE, "bytes",
-		"Memory charged to the memory cgroup." };
-	static const struct family limit = { "pagecliff_cgroup_limit_bytes", GAUGE, "bytes",
-		"The memory cgroup's limit (absent when unlimited)." };
-	static const struct family scan = { "pagecliff_cgroup_reclaim_scanned_bytes", COUNTER,
-		"bytes", "Memory of the cgroup scanned by reclaim." };
-	const char *l[] = { "cgroup", dir, NULL };
-	const struct { const struct family *f; uint64_t v; double scale; } g[] = {
-		{ &file, s->cg.file, 1 }, { &usage, s->cg.usage, 1 }, { &limit, s->cg.limit, 1 },
-	};
-
-	if (!s->cg_ok || !dir)
-		return;
-	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
-		if (!sample_known(g[i].v))
+		if (f->family != first->family)
 			continue;
-		put_header(out, g[i].f, om);
-		put_sample(out, g[i].f, l, (double)g[i].v * g[i].scale);
-	}
-	if (sample_known(s->cg.pgscan)) {
-		put_header(out, &scan, om);
-		put_sample(out, &scan, l, (double)s->cg.pgscan * page);
+		v = figure_total(f, in);
+		if (isnan(v))
+			continue;
+		if (!known++)
+			put_header(out, f->family, om);
+		for (size_t i = 0; group && group[i]; i++)
+			l[n++] = group[i];
+		if (f->label) {
+			l[n++] = f->family->label;
+			l[n++] = f->label;
+		}
+		l[n] = NULL;
+		put_sample(out, f->family, l, v);
 	}
 }
 
-/* The kernel-event counters: what no exporter has. */
-static void put_trace(FILE *out, int om, const struct trace_snap *t)
+/* The families of group @g, in the catalogue's order of their first figures. */
+static void put_group(FILE *out, int om, enum figure_group g, const struct figure_in *in,
+		      const char *const *labels)
 {
-	static const struct family kinds[TRACE_NKINDS] = {
-		[TRACE_DIRECT] = { "pagecliff_direct_reclaim_seconds", COUNTER, "seconds",
-			"Time threads spent in direct reclaim, all threads added up." },
-		[TRACE_MEMCG] = { "pagecliff_memcg_reclaim_seconds", COUNTER, "seconds",
-			"Time threads spent in memory-cgroup reclaim, all threads added up." },
-		[TRACE_LOCK] = { "pagecliff_lock_wait_seconds", COUNTER, "seconds",
-			"Time threads waited for contended kernel locks, all threads added up." },
-		[TRACE_KSWAPD] = { "pagecliff_kswapd_awake_seconds", COUNTER, "seconds",
-			"Time kswapd was awake, all nodes added up." },
-		[TRACE_THROTTLE] = { "pagecliff_dirty_throttle_seconds", COUNTER, "seconds",
-			"Time writers were paused in balance_dirty_pages." },
-	};
-	static const struct family callers = { "pagecliff_lock_wait_caller_seconds", COUNTER,
-		"seconds", "Time waited for contended kernel locks, by caller and lock kind." };
+	for (const struct figure *f = figures; f < figures + FIGURE_N; f++) {
+		const struct figure *p = figures;
 
-	for (int k = 0; k < TRACE_NKINDS; k++) {
-		if (t->unknown & (1u << k))
+		if (f->group != g || !f->family)
 			continue;
-		put_header(out, &kinds[k], om);
-		put_sample(out, &kinds[k], NULL, (double)t->ns[k] / 1e9);
+		while (p < f && p->family != f->family)
+			p++;
+		if (p == f)
+			put_family(out, om, f, in, labels);
 	}
+}
+
+/* The lock waits by caller: a list, no figure of the catalogue. */
+static void put_callers(FILE *out, int om, const struct trace_snap *t)
+{
+	static const struct figure_family callers = { "pagecliff_lock_wait_caller_seconds",
+		FIGURE_COUNTER, "seconds",
+		"Time waited for contended kernel locks, by caller and lock kind.", NULL };
+
 	if (!t->ncallers || (t->unknown & (1u << TRACE_LOCK)))
 		return;
 	put_header(out, &callers, om);
@@ -212,13 +131,16 @@ static void put_trace(FILE *out, int om, const struct trace_snap *t)
 void watch_metrics(FILE *out, int openmetrics, const struct sample *s,
 		   const char *cgroup, const struct trace_snap *t)
 {
-	double page = (double)sysconf(_SC_PAGESIZE);
+	const struct figure_in in = { .s = s, .snap = t };
+	const char *l[] = { "cgroup", cgroup, NULL };
 
-	put_memory(out, openmetrics, s, page);
-	put_pressure(out, openmetrics, s);
-	put_cgroup(out, openmetrics, s, cgroup, page);
-	if (t)
-		put_trace(out, openmetrics, t);
+	put_group(out, openmetrics, FIGURE_SYSTEM, &in, NULL);
+	if (s->cg_ok && cgroup)
+		put_group(out, openmetrics, FIGURE_CGROUP, &in, l);
+	if (t) {
+		put_group(out, openmetrics, FIGURE_TRACE, &in, NULL);
+		put_callers(out, openmetrics, t);
+	}
 	if (openmetrics)
 		fputs("# EOF\n", out);
 }

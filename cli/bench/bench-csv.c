@@ -92,8 +92,8 @@ void bench_timeline_header(const struct bench_run *run, FILE *out)
 {
 	fputs("mode", out);
 	for (const struct bench_col *c = bench_cols; c < bench_cols + bench_ncols; c++)
-		if (c->csv)
-			fprintf(out, ",%s", c->csv);
+		if (bench_col_csv_name(c))
+			fprintf(out, ",%s", bench_col_csv_name(c));
 	for (unsigned int d = 0; d < run->job.ndirs; d++)
 		fprintf(out, ",dir%u_gbps", d);
 	fputc('\n', out);
@@ -125,7 +125,7 @@ void bench_csv_rows(const struct bench_run *run, const struct bench_row *rows, s
 			fputs(prefix, out);
 		fputs(pc_strategy_name(run->job.modes[r->mode]), out);
 		for (const struct bench_col *c = bench_cols; c < bench_cols + bench_ncols; c++)
-			if (c->csv)
+			if (bench_col_csv_name(c))
 				csv_cell(out, r, c);
 		for (unsigned int d = 0; d < run->job.ndirs; d++) {
 			fputc(',', out);

@@ -22,17 +22,19 @@ void bench_json_row(struct json *j, const struct bench_run *run, const struct be
 {
 	json_object(j, NULL, 0);
 	for (const struct bench_col *c = bench_cols; c < bench_cols + bench_ncols; c++) {
-		if (!c->json || (total && !c->total))
+		const char *key = bench_col_json_key(c);
+
+		if (!key || (total && !c->total))
 			continue;
 		if (c->kind == BENCH_COL_STR) {
-			json_string(j, c->json, bench_col_text(r, c));
+			json_string(j, key, bench_col_text(r, c));
 		} else if (c->kind == BENCH_COL_DIRS) {
-			json_array(j, c->json, 0);
+			json_array(j, key, 0);
 			for (unsigned int d = 0; d < run->job.ndirs; d++)
 				json_number(j, NULL, r->dir_gbps[d]);
 			json_end(j);
 		} else {
-			json_number(j, c->json, bench_col_value(r, c));
+			json_number(j, key, bench_col_value(r, c));
 		}
 	}
 	json_end(j);

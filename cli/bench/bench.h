@@ -14,7 +14,9 @@
  *     bench-text.c, bench-json.c, bench-csv.c   one host's report, per format
  *     bench-layout.c    the data folders, their lock and the data set
  *       bench-cluster.c   a run across hosts: totals, then each host's report
- *       bench-run.c       the phases: workers, sampling, one row per interval
+ *       bench-worker.c    the workers: NUMA placement, a read or write pass a file
+ *       bench-sampler.c   a phase's sampling: one row per interval, the live line
+ *       bench-run.c       the phases: cold start, workers started and joined (bench-run.h)
  *       testbed.c         the RAM testbed and the state journal (testbed.h)
  *         bench-options.c   the option table, defaults, the job's checks
  *         bench-setup.c     testbed, memory cgroup and sampler thread set up
@@ -254,8 +256,8 @@ struct bench_run {
 };
 
 /*
- * A run across hosts (pagecliff-mpi): the points where bench-run.c meets the
- * other ranks.  Each returns BENCH_SYNC_GO, or BENCH_SYNC_STOP (end the phase
+ * A run across hosts (pagecliff-mpi): the points where bench-run.c (a phase's
+ * start and end) and bench-sampler.c (each interval) meet the other ranks.  Each returns BENCH_SYNC_GO, or BENCH_SYNC_STOP (end the phase
  * now, as all ranks agreed) or BENCH_SYNC_FAIL (a rank failed or is gone:
  * stop, run no further phase).  None may block past a signal (bench_stop).
  */
@@ -297,6 +299,7 @@ struct bench_cluster {
 	char failure[256];		/* "rank 2 (node3) failed: ...", "" none */
 };
 
+struct figure;
 struct trace;
 struct trace_snap;
 struct bench_hooks;
@@ -350,10 +353,10 @@ void bench_fill(uint8_t *buf, size_t len, uint64_t seed, int first);
 int bench_fresh_files(struct bench_run *run);
 void bench_remove_files(struct bench_run *run);
 
+/* bench-sampler.c: append @row to the run's timeline: 0 or -ENOMEM. */
+int bench_keep_row(struct bench_run *run, const struct bench_row *row);
 /* bench-run.c */
 int bench_run_phases(struct bench_run *run);
-/* Append @row to the run's timeline: 0 or -ENOMEM. */
-int bench_keep_row(struct bench_run *run, const struct bench_row *row);
 
 /* bench-trace.c */
 /*
@@ -395,10 +398,16 @@ struct bench_col {
 	int prec;			/* CSV decimals (BENCH_COL_NUM) */
 	double div;			/* the field is divided by it, 0 for none */
 	int total;			/* a sum over hosts knows it (bench_row_add) */
+	/* A figure of the catalogue (figures.h), read from the row's sample_delta,
+	 * its names the figure's; NULL for bench's own fields above. */
+	const struct figure *fig;
 };
 
 extern const struct bench_col bench_cols[];
 extern const size_t bench_ncols;
+/* Column @c's CSV header name and JSON key, NULL when a format leaves it out. */
+const char *bench_col_csv_name(const struct bench_col *c);
+const char *bench_col_json_key(const struct bench_col *c);
 /* Column @c of @r as a number (NUM, UINT, U64), divided; as text (STR). */
 double bench_col_value(const struct bench_row *r, const struct bench_col *c);
 const char *bench_col_text(const struct bench_row *r, const struct bench_col *c);

@@ -90,8 +90,8 @@ static void add_row(struct bench_run *run, struct bench_phase *ph, char **f, int
 	bench_row_unknown(r);
 	for (int i = 1; i < nf; i++)
 		if (cols[i])
-			T_CHECK(!bench_col_parse(r, cols[i], f[i]), "bad %s '%s'\n", cols[i]->csv,
-				f[i]);
+			T_CHECK(!bench_col_parse(r, cols[i], f[i]), "bad %s '%s'\n",
+				bench_col_csv_name(cols[i]), f[i]);
 	r->mode = (unsigned int)(ph - run->phases);
 	if (!r->bytes)
 		r->bytes = r->bytes_total - (ph->nrows ? r[-1].bytes_total : 0);
