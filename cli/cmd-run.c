@@ -45,8 +45,8 @@ struct run_opts {
 enum { RUN_STATS = CMD_LONG, RUN_VIA };
 
 static const struct cmd_option run_options[] = {
-	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE|off",
-	  "auto (default), dontcache, dropbehind, direct, off;\n"
+	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE|" PC_PRELOAD_OFF,
+	  CMD_HELP_RUN_MODES ", " PC_PRELOAD_OFF "; default auto;\n"
 	  "direct: every file past SIZE read O_DIRECT ahead\n"
 	  "of CMD (auto: those with nothing cached)" },
 	{ "min-size", 's', CMD_ARG_REQUIRED, "SIZE",
@@ -61,18 +61,16 @@ static const struct cmd_option run_options[] = {
 	{ 0 },
 };
 
-/* The library's strategies the shim acts with; besides them, "off". */
-#define RUN_MODES (1u << PC_AUTO | 1u << PC_DONTCACHE | 1u << PC_DROPBEHIND | 1u << PC_DIRECT)
-
+/* The registry's strategies the shim acts with (PC_STRATEGY_PRELOAD), or off. */
 static void mode_arg(struct run_opts *o, const char *arg)
 {
 	enum pc_strategy s;
 	char names[128];
 
-	if (strcmp(arg, "off") &&
-	    (pc_strategy_parse(arg, &s) || !(RUN_MODES & (1u << s))))
-		usage_error("unknown mode '%s' (%s, off)", arg,
-			    cmd_mode_names(RUN_MODES, names, sizeof(names)));
+	if (strcmp(arg, PC_PRELOAD_OFF) &&
+	    (pc_strategy_parse(arg, &s) || !(pc_strategy_caps(s) & PC_STRATEGY_PRELOAD)))
+		usage_error("unknown mode '%s' (%s)", arg,
+			    cmd_value_words(&run_options[0], ", ", names, sizeof(names)));
 	o->mode = arg;
 }
 
@@ -622,7 +620,7 @@ static int cmd_run(int argc, char **argv)
 	first = cmd_parse(&cmd_run_entry, argc, argv, &o);
 	if (resolve_stats(&o))
 		return 1;
-	if (!o.mode || strcmp(o.mode, "off"))
+	if (!o.mode || strcmp(o.mode, PC_PRELOAD_OFF))
 		via = choose_via(argv[first], &o);
 	if (via != VIA_OUTSIDE &&
 	    (find_shim(shim, sizeof(shim)) || check_shim_path(shim) || set_preload(shim)))
@@ -633,7 +631,7 @@ static int cmd_run(int argc, char **argv)
 		return run_outside(argv + first, &o, 0);
 	/* the default way, as root: the kernel's view beside the shim */
 	if (o.via == VIA_AUTO && via == VIA_PRELOAD && !geteuid() &&
-	    (!o.mode || strcmp(o.mode, "off")))
+	    (!o.mode || strcmp(o.mode, PC_PRELOAD_OFF)))
 		return run_outside(argv + first, &o, 1);
 	execvp(argv[first], argv + first);
 	err = errno;
