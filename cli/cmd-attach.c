@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * pagecliff attach: follow running processes (by pid, a cgroup's members or
- * the whole host) from outside and drop the pages of the files they stream
- * behind their cursors, with the watcher (outside/).  Nothing is changed in
- * the processes themselves.
+ * the whole host) from outside with the watcher (outside/), which drops the
+ * pages of the files they stream behind their cursors and changes nothing
+ * in the processes themselves.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
