@@ -284,7 +284,10 @@ void cmd_help(const struct cmd_entry *e, FILE *out)
 		fprintf(out, "\n%s\n", e->trailer);
 }
 
-/* Append @word (@len bytes) to @buf, @sep before it unless first; cut short, still a string. */
+/*
+ * Append @n bytes of @word at *@len of @buf (@size bytes), @sep before it
+ * unless first: cut short, still a string.
+ */
 static void append(char *buf, size_t size, size_t *len, const char *sep, const char *word,
 		   int n)
 {
@@ -321,7 +324,7 @@ const char *cmd_value_words(const struct cmd_option *o, const char *sep, char *b
 	for (const char *v = o->value; v && *v; ) {
 		int n = (int)strcspn(v, "|");
 
-		if ((n == 4 && !strncmp(v, "MODE", 4)) || (n == 4 && !strncmp(v, "LIST", 4)))
+		if (n == 4 && (!strncmp(v, "MODE", 4) || !strncmp(v, "LIST", 4)))
 			append_names(buf, size, &len, sep, cmd_help_modes(o->help));
 		else
 			append(buf, size, &len, sep, v, n);
