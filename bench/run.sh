@@ -109,7 +109,8 @@ for ((i = 0; i < ${#DIRS[@]}; i++)); do
 	fi
 done
 
-for m in buffered dontcache dropbehind direct auto; do
+modes=$("$PC" cat --list-modes) && [ -n "$modes" ] || die "$PC cat --list-modes: exit $?"
+for m in $modes; do
 	CONTENDERS+=("cat-$m-copy|$(cats --mode $m --copy)")
 	CONTENDERS+=("cat-$m-zerocopy|$(cats --mode $m)")
 	CONTENDERS+=("bench-$m-copy|$(bench_job $m copy)")

@@ -90,7 +90,8 @@ CONTENDERS=(
 	"fio-write-direct|fio|$(fio_job --ioengine=psync --direct=1)"
 	"fio-uring-direct-qd16|fio|$(fio_job --ioengine=io_uring --direct=1 --iodepth=16)"
 )
-for m in buffered dontcache dropbehind direct auto; do
+modes=$("$PC" bench --list-modes) && [ -n "$modes" ] || die "$PC bench --list-modes: exit $?"
+for m in $modes; do
 	CONTENDERS+=("bench-write-$m|bench|$(bench_write $m)")
 done
 CONTENDERS+=(

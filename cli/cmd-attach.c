@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * pagecliff attach: follow running processes (by pid, a cgroup's members or
- * the whole host) from outside and drop the pages of the files they stream
- * behind their cursors, with the watcher (outside/).  Nothing is changed in
- * the processes themselves.
+ * the whole host) from outside with the watcher (outside/), which drops the
+ * pages of the files they stream behind their cursors and changes nothing
+ * in the processes themselves.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -19,6 +18,7 @@
 #include "cmd.h"
 #include "outside.h"
 #include "sample.h"
+#include "supervise.h"
 #include "util.h"
 
 struct attach_opts {
@@ -80,36 +80,6 @@ static void attach_option(void *state, int key, const char *arg)
 }
 
 static volatile sig_atomic_t attach_stop;
-
-static void on_stop(int sig)
-{
-	attach_stop = sig;
-}
-
-/* SIGINT, SIGTERM and SIGHUP end attach cleanly: streams finished, fds closed. */
-static void catch_stop(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-static int open_stats(const char *stats)
-{
-	int fd;
-
-	if (!stats)
-		return -1;
-	if (!*stats)
-		return 2;
-	fd = open(stats, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return error("cannot open stats file '%s': %s", stats, strerror(errno)) - 1;
-	return fd;
-}
 
 static int check_cgroup(const char *path)
 {
@@ -208,7 +178,7 @@ static int cmd_attach(int argc, char **argv)
 	parse_pids(argc - first, argv + first, pids);
 	if (check_pids(argc - first, pids) || (o.w.cgroup && check_cgroup(o.w.cgroup)))
 		goto out;
-	o.w.stats_fd = open_stats(o.stats);
+	o.w.stats_fd = sup_stats_fd(o.stats);
 	if (o.w.stats_fd < -1)
 		goto out;
 	err = pco_watcher_start(&o.w, pids, argc - first, &w, why, sizeof(why));
@@ -218,7 +188,8 @@ static int cmd_attach(int argc, char **argv)
 		error("cannot attach to %s", why);
 	if (err)
 		goto out;
-	catch_stop();
+	/* SIGINT, SIGTERM and SIGHUP end attach cleanly: streams finished, fds closed. */
+	sup_catch_stop(&attach_stop);
 	pco_watcher_loop(w, 0, o.secs, &attach_stop, NULL);
 	ret = 0;
 out:

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * pagecliff run: run a program with libpagecliff-preload.so in LD_PRELOAD, so
- * that the files it reads sequentially do not flood the page cache.  This
- * only sets the environment and execs: the program's exit status, signals and
- * output are its own.
+ * pagecliff run: set the environment for libpagecliff-preload.so and run a
+ * program with it, or under the watcher (outside/) where the shim cannot act
+ * (run-exe.c tells), so that the files it streams do not flood the page
+ * cache; its exit status, signals and output stay its own (supervise.c).
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -14,16 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
-#include <stdnoreturn.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "outside.h"
+#include "run-exe.h"
+#include "supervise.h"
 #include "util.h"
 
 #define SHIM_NAME "libpagecliff-preload.so"
@@ -45,8 +41,8 @@ struct run_opts {
 enum { RUN_STATS = CMD_LONG, RUN_VIA };
 
 static const struct cmd_option run_options[] = {
-	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE|off",
-	  "auto (default), dontcache, dropbehind, direct, off;\n"
+	{ "mode", 'm', CMD_ARG_REQUIRED, "MODE|" PC_PRELOAD_OFF,
+	  CMD_HELP_RUN_MODES ", " PC_PRELOAD_OFF "; default auto;\n"
 	  "direct: every file past SIZE read O_DIRECT ahead\n"
 	  "of CMD (auto: those with nothing cached)" },
 	{ "min-size", 's', CMD_ARG_REQUIRED, "SIZE",
@@ -61,18 +57,16 @@ static const struct cmd_option run_options[] = {
 	{ 0 },
 };
 
-/* The library's strategies the shim acts with; besides them, "off". */
-#define RUN_MODES (1u << PC_AUTO | 1u << PC_DONTCACHE | 1u << PC_DROPBEHIND | 1u << PC_DIRECT)
-
+/* The registry's strategies the shim acts with (PC_STRATEGY_PRELOAD), or off. */
 static void mode_arg(struct run_opts *o, const char *arg)
 {
 	enum pc_strategy s;
 	char names[128];
 
-	if (strcmp(arg, "off") &&
-	    (pc_strategy_parse(arg, &s) || !(RUN_MODES & (1u << s))))
-		usage_error("unknown mode '%s' (%s, off)", arg,
-			    cmd_mode_names(RUN_MODES, names, sizeof(names)));
+	if (strcmp(arg, PC_PRELOAD_OFF) &&
+	    (pc_strategy_parse(arg, &s) || !(pc_strategy_caps(s) & PC_STRATEGY_PRELOAD)))
+		usage_error("unknown mode '%s' (%s)", arg,
+			    cmd_value_words(&run_options[0], ", ", names, sizeof(names)));
 	o->mode = arg;
 }
 
@@ -178,163 +172,6 @@ static int resolve_stats(struct run_opts *o)
 	return 0;
 }
 
-/* Where execvp() would find @cmd, or NULL. */
-static const char *find_exe(const char *cmd, char *buf, size_t size)
-{
-	const char *path = getenv("PATH"), *p, *end;
-
-	if (strchr(cmd, '/'))
-		return cmd;
-	for (p = path && *path ? path : "/bin:/usr/bin"; ; p = end + 1) {
-		end = strchrnul(p, ':');
-		snprintf(buf, size, "%.*s%s%s", (int)(end - p), p, end > p ? "/" : "", cmd);
-		if (!access(buf, X_OK))
-			return buf;
-		if (!*end)
-			return NULL;
-	}
-}
-
-/* Section @i's header of the ELF file @fd; 0 or -1. */
-static int elf_shdr(int fd, const Elf64_Ehdr *eh, int i, Elf64_Shdr *sh)
-{
-	return pread(fd, sh, sizeof(*sh), eh->e_shoff + (uint64_t)i * eh->e_shentsize) ==
-	       sizeof(*sh) ? 0 : -1;
-}
-
-/* Does the section @sh of @fd hold @needle?  (Small sections only.) */
-static int section_holds(int fd, const Elf64_Shdr *sh, const char *needle)
-{
-	char *buf;
-	int found = 0;
-
-	if (sh->sh_size == 0 || sh->sh_size > (4u << 20))
-		return 0;
-	buf = malloc(sh->sh_size + 1);
-	if (buf && pread(fd, buf, sh->sh_size, sh->sh_offset) == (ssize_t)sh->sh_size)
-		found = memmem(buf, sh->sh_size, needle, strlen(needle)) != NULL;
-	free(buf);
-	return found;
-}
-
-/*
- * Why the shim cannot see the reads and writes of the dynamic ELF program
- * @fd although it loads: a Go program makes its own system calls; a program
- * linked with liburing or libaio reads through rings the shim does not follow.
- */
-static const char *elf_sections_refusal(int fd, const Elf64_Ehdr *eh)
-{
-	Elf64_Shdr names, sh;
-	char name[32];
-
-	if (!eh->e_shoff || eh->e_shstrndx >= eh->e_shnum || elf_shdr(fd, eh, eh->e_shstrndx, &names))
-		return NULL;
-	for (int i = 0; i < eh->e_shnum; i++) {
-		ssize_t n;
-
-		if (elf_shdr(fd, eh, i, &sh))
-			return NULL;
-		n = pread(fd, name, sizeof(name) - 1, names.sh_offset + sh.sh_name);
-		if (n <= 0)
-			continue;
-		name[n] = 0;
-		if (!strcmp(name, ".go.buildinfo") || !strcmp(name, ".note.go.buildid"))
-			return "is a Go program (it makes its own system calls)";
-		if (!strcmp(name, ".dynstr") && (section_holds(fd, &sh, "liburing.so") ||
-						  section_holds(fd, &sh, "libaio.so")))
-			return "reads through io_uring or AIO (liburing or libaio)";
-	}
-	return NULL;
-}
-
-/* Why the shim will not act in the ELF file @fd; NULL: it will. */
-static const char *elf_refusal(int fd)
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	const char *why;
-	int dynamic = 0;
-
-	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG))
-		return NULL;	/* not ELF: the kernel decides, nothing to say */
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64)
-		return "is a 32-bit program (the shim is built for 64-bit only)";
-	for (int i = 0; i < eh.e_phnum && !dynamic; i++) {
-		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + (uint64_t)i * eh.e_phentsize) !=
-		    sizeof(ph))
-			return NULL;
-		dynamic = ph.p_type == PT_INTERP;
-	}
-	why = elf_sections_refusal(fd, &eh);
-	if (!why && !dynamic)
-		why = "is statically linked (no dynamic loader to preload with)";
-	return why;
-}
-
-/* Why LD_PRELOAD will be ignored for @exe (secure-execution mode), or NULL. */
-static const char *secure_refusal(const char *exe, const struct stat *st)
-{
-	if ((st->st_mode & S_ISUID) && st->st_uid != geteuid())
-		return "is setuid (the loader ignores LD_PRELOAD for it)";
-	if ((st->st_mode & S_ISGID) && st->st_gid != getegid())
-		return "is setgid (the loader ignores LD_PRELOAD for it)";
-	if (geteuid() && getxattr(exe, "security.capability", NULL, 0) > 0)
-		return "has file capabilities (the loader ignores LD_PRELOAD for it)";
-	return NULL;
-}
-
-/* A script runs its interpreter: the one to look at.  Returns @exe or @buf. */
-static const char *script_interpreter(int fd, const char *exe, char *buf, size_t size)
-{
-	char line[256], *end;
-	ssize_t n = pread(fd, line, sizeof(line) - 1, 0);
-
-	if (n < 3 || line[0] != '#' || line[1] != '!')
-		return exe;
-	line[n] = 0;
-	end = line + 2 + strspn(line + 2, " \t");
-	end[strcspn(end, " \t\n")] = 0;
-	if (*end != '/')
-		return exe;
-	snprintf(buf, size, "%s", end);
-	return buf;
-}
-
-/*
- * Why the shim cannot act on CMD (static, 32-bit, setuid, setgid, file
- * capabilities, Go, io_uring or AIO), or NULL; the program looked at
- * (a script's interpreter) goes into @exe.
- */
-static const char *check_exe(const char *cmd, char *exe_buf, size_t size)
-{
-	char found[PATH_MAX], interp[PATH_MAX];
-	const char *exe = find_exe(cmd, found, sizeof(found)), *why = NULL;
-	struct stat st;
-	int fd;
-
-	for (int depth = 0; exe && depth < 2 && !why; depth++) {
-		const char *next;
-
-		fd = open(exe, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || fstat(fd, &st)) {
-			if (fd >= 0)
-				close(fd);
-			return NULL;		/* execvp() will say what is wrong */
-		}
-		why = secure_refusal(exe, &st);
-		if (!why)
-			why = elf_refusal(fd);
-		next = why ? exe : script_interpreter(fd, exe, interp, sizeof(interp));
-		close(fd);
-		if (why || next == exe)
-			break;
-		exe = next;
-	}
-	if (why)
-		snprintf(exe_buf, size, "%s", exe);
-	return why;
-}
-
 /* One line on stderr, or appended to the --stats file. */
 static void say(const struct run_opts *o, const char *line, int n)
 {
@@ -354,7 +191,7 @@ static void say(const struct run_opts *o, const char *line, int n)
 static enum run_via choose_via(const char *cmd, struct run_opts *o)
 {
 	char exe[PATH_MAX], line[PATH_MAX + 256];
-	const char *why = check_exe(cmd, exe, sizeof(exe));
+	const char *why = run_exe_refusal(cmd, exe, sizeof(exe));
 	enum run_via via = o->via;
 	int n;
 
@@ -429,120 +266,15 @@ static int set_env(const struct run_opts *o)
 	return 0;
 }
 
+/* Set by nothing: run ends when CMD does, signals go on to it. */
 static volatile sig_atomic_t run_stop;
-static pid_t run_child;
-static volatile sig_atomic_t run_pidfd = -1;
 
-/*
- * A signal sent to run by a process (kill) goes on to the program; one the
- * terminal sent (SI_KERNEL) reached the program's process group already.
- * Through the program's pidfd: once the watcher has reaped it, its pid can
- * name another process, its pidfd never does.
- */
-static void forward(int sig, siginfo_t *info, void *uc)
-{
-	if (info->si_code == SI_KERNEL)
-		return;
-	if (run_pidfd >= 0)
-		syscall(SYS_pidfd_send_signal, (int)run_pidfd, sig, NULL, 0);
-	else if (run_child > 0)
-		kill(run_child, sig);	/* no pidfd: cleared before it is reaped */
-}
-
-static void catch_forward(void)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
-	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
-
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-}
-
-/*
- * Without a pidfd (descriptors exhausted), signals go by pid: wait for the
- * program to exit without reaping it, stop forwarding, then reap, so that a
- * signal never reaches another process given its pid.
- */
-static void wait_by_pid(int *status)
-{
-	sigset_t all, old;
-	siginfo_t si;
-	pid_t pid = run_child;
-
-	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
-		;
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
-	run_child = 0;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
-}
-
-/* Exit as the program did: its status, or its signal (no core of ours). */
-static int pass_status(int status)
-{
-	struct rlimit no_core = { 0, 0 };
-	sigset_t set;
-	int sig;
-
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	sig = WTERMSIG(status);
-	setrlimit(RLIMIT_CORE, &no_core);
-	signal(sig, SIG_DFL);
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	raise(sig);
-	return 128 + sig;
-}
-
-static noreturn void exec_child(char **argv)
-{
-	int err;
-
-	execvp(argv[0], argv);
-	err = errno;
-	error("cannot run '%s': %s", argv[0], strerror(err));
-	_exit(err == ENOENT ? 127 : 126);
-}
-
-static int stats_fd(const struct run_opts *o)
+/* --stats as sup_stats_fd() takes it: NULL for none, "" for stderr. */
+static const char *stats_file(const struct run_opts *o)
 {
 	if (!o->stats || !strcmp(o->stats, "0"))
-		return -1;
-	if (!strcmp(o->stats, "1"))
-		return 2;
-	return open(o->stats, O_WRONLY | O_APPEND | O_CLOEXEC);
-}
-
-/*
- * Fork CMD as our child; return once it executed CMD (or failed to): the
- * watcher's first look must see CMD, not our copy before the exec, or it
- * would take CMD's start for an exec in mid-stream.  The pipe's write end
- * is close-on-exec: the exec makes it read as end of file.
- */
-static pid_t fork_exec(char **argv)
-{
-	int p[2], ok = !pipe2(p, O_CLOEXEC);
-	pid_t pid;
-	char c;
-
-	pid = fork();
-	if (pid == 0) {
-		if (ok)
-			close(p[0]);
-		exec_child(argv);
-	}
-	if (!ok)
-		return pid;
-	close(p[1]);
-	while (pid > 0 && read(p[0], &c, 1) < 0 && errno == EINTR)
-		;
-	close(p[0]);
-	return pid;
+		return NULL;
+	return strcmp(o->stats, "1") ? o->stats : "";
 }
 
 /*
@@ -556,6 +288,7 @@ static int run_outside(char **argv, const struct run_opts *o, int beside)
 	struct pco_opts wo;
 	char why[256];
 	int status = 0, fd, err;
+	pid_t pid;
 
 	pco_opts_init(&wo);
 	if (o->min_bytes)
@@ -563,9 +296,10 @@ static int run_outside(char **argv, const struct run_opts *o, int beside)
 	if (pco_check_kernel(why, sizeof(why))) {
 		if (!beside)
 			error("the watcher cannot act: %s; running '%s' without it", why, argv[0]);
-		exec_child(argv);
+		sup_exec(argv);
 	}
-	wo.stats_fd = fd = stats_fd(o);
+	fd = sup_stats_fd(stats_file(o));
+	wo.stats_fd = fd = fd < -1 ? -1 : fd;
 	wo.own_children = 1;
 	wo.kernel_only = beside;
 	/* Before the fork: the kernel's view follows CMD from its first page. */
@@ -574,42 +308,36 @@ static int run_outside(char **argv, const struct run_opts *o, int beside)
 		pco_watcher_free(w);
 		if (fd > 2)
 			close(fd);
-		exec_child(argv);
+		sup_exec(argv);
 	}
 	if (err) {
 		error("the watcher cannot act: %s; running '%s' without it", why, argv[0]);
-		exec_child(argv);
+		sup_exec(argv);
 	}
 	fflush(NULL);
-	run_child = fork_exec(argv);
-	if (run_child < 0)
+	pid = sup_spawn(argv);
+	if (pid < 0)
 		return error("cannot run '%s': %s", argv[0], strerror(errno));
-	/* Not reaped before this: the pid is still the child's. */
-	run_pidfd = (int)syscall(SYS_pidfd_open, run_child, 0);
-	catch_forward();
-	if (run_pidfd < 0) {
+	if (sup_pidfd() < 0) {
 		error("the watcher cannot act: no pidfd for '%s': %s", argv[0], strerror(errno));
-		wait_by_pid(&status);
-		return pass_status(status);
+		return sup_wait();
 	}
 	/* After the fork: the watcher raises its own descriptor limit, not CMD's. */
-	err = pco_watcher_add(w, run_child, why, sizeof(why));
+	err = pco_watcher_add(w, pid, why, sizeof(why));
 	if (err == -ENOMEM)
 		error("the watcher cannot act: out of memory");
 	else if (err)
 		error("the watcher cannot act on %s", why);
 	if (err) {
 		pco_watcher_free(w);
-		waitpid(run_child, &status, 0);
-		return pass_status(status);
+		return sup_wait();
 	}
-	pco_watcher_loop(w, run_child, 0, &run_stop, &status);
+	pco_watcher_loop(w, pid, 0, &run_stop, &status);
 	pco_watcher_free(w);
 	if (fd > 2)
 		close(fd);
-	if (run_pidfd >= 0)
-		close(run_pidfd);
-	return pass_status(status);
+	sup_release();
+	return sup_exit_as(status);
 }
 
 static int cmd_run(int argc, char **argv)
@@ -617,12 +345,12 @@ static int cmd_run(int argc, char **argv)
 	struct run_opts o = { 0 };
 	char shim[PATH_MAX + 64];
 	enum run_via via = VIA_PRELOAD;
-	int first, err;
+	int first;
 
 	first = cmd_parse(&cmd_run_entry, argc, argv, &o);
 	if (resolve_stats(&o))
 		return 1;
-	if (!o.mode || strcmp(o.mode, "off"))
+	if (!o.mode || strcmp(o.mode, PC_PRELOAD_OFF))
 		via = choose_via(argv[first], &o);
 	if (via != VIA_OUTSIDE &&
 	    (find_shim(shim, sizeof(shim)) || check_shim_path(shim) || set_preload(shim)))
@@ -633,12 +361,9 @@ static int cmd_run(int argc, char **argv)
 		return run_outside(argv + first, &o, 0);
 	/* the default way, as root: the kernel's view beside the shim */
 	if (o.via == VIA_AUTO && via == VIA_PRELOAD && !geteuid() &&
-	    (!o.mode || strcmp(o.mode, "off")))
+	    (!o.mode || strcmp(o.mode, PC_PRELOAD_OFF)))
 		return run_outside(argv + first, &o, 1);
-	execvp(argv[first], argv + first);
-	err = errno;
-	error("cannot run '%s': %s", argv[first], strerror(err));
-	return err == ENOENT ? 127 : 126;
+	sup_exec(argv + first);
 }
 
 const struct cmd_entry cmd_run_entry = {

@@ -5,6 +5,7 @@
  * exit 2 for a bad command line, the same for every command.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,21 @@ static const struct cmd_option help_table[] = {
 	{ 0 },
 };
 static const struct cmd_option *const help_option = help_table;
+
+/* The row of @e whose help names modes (CMD_HELP_MODES, ...), or NULL. */
+static const struct cmd_option *mode_row(const struct cmd_entry *e)
+{
+	for (const struct cmd_option *o = e->options; o->key; o++)
+		if (cmd_help_modes(o->help))
+			return o;
+	return NULL;
+}
+
+/* --list-modes, for a command with a --mode row (cmd_list_option()). */
+static const struct cmd_option list_table[] = {
+	{ "list-modes", CMD_LONG + 1000, CMD_ARG_NONE, NULL, "the names --mode takes, one a line" },
+	{ 0 },
+};
 
 /* getopt_long's tables for one entry: the rows, then -h, --help. */
 struct getopt_tables {
@@ -62,6 +78,8 @@ static void make_tables(const struct cmd_entry *e, struct getopt_tables *t)
 	t->shorts[t->nshort++] = ':';	/* we say what is wrong, not getopt */
 	for (const struct cmd_option *o = e->options; o->key; o++)
 		add_option(t, e->name, o);
+	if (cmd_list_option(e))
+		add_option(t, e->name, list_table);
 	add_option(t, e->name, help_option);
 	t->longopts[t->nlong] = (struct option){ NULL, 0, NULL, 0 };
 	t->shorts[t->nshort] = '\0';
@@ -77,6 +95,8 @@ static const struct cmd_option *find_key(const struct cmd_entry *e, int key)
 			o--;
 		return o;
 	}
+	if (key == list_table->key && cmd_list_option(e))
+		return list_table;
 	return key == help_option->key ? help_option : NULL;
 }
 
@@ -121,6 +141,14 @@ static void check_operands(const struct cmd_entry *e, int argc, char **argv, int
 		    e->name);
 }
 
+/* --list-modes: the words of the row of --mode, one a line. */
+static void list_modes(const struct cmd_entry *e, FILE *out)
+{
+	char words[256];
+
+	fprintf(out, "%s\n", cmd_value_words(mode_row(e), "\n", words, sizeof(words)));
+}
+
 int cmd_parse(const struct cmd_entry *e, int argc, char **argv, void *state)
 {
 	struct getopt_tables t;
@@ -137,6 +165,10 @@ int cmd_parse(const struct cmd_entry *e, int argc, char **argv, void *state)
 		o = find_key(e, c);
 		if (o == help_option) {
 			cmd_help(e, stdout);
+			exit(0);
+		}
+		if (o == list_table) {
+			list_modes(e, stdout);
 			exit(0);
 		}
 		e->option(state, o->key, optarg);
@@ -157,31 +189,54 @@ static const char *short_forms(const struct cmd_option *o, char *buf, size_t siz
 	return buf;
 }
 
+/* The marks an option's help may hold, and what the strategies they stand for serve. */
+static const struct {
+	const char *mark;
+	unsigned int caps;	/* pc_strategy_caps() */
+} marks[] = {
+	{ CMD_HELP_MODES, PC_STRATEGY_READS },
+	{ CMD_HELP_COPY_MODES, PC_STRATEGY_READS | PC_STRATEGY_WRITES },
+	{ CMD_HELP_RUN_MODES, PC_STRATEGY_PRELOAD },
+};
+
+/* The index in marks[] of the mark in @help, its place in *@ret_at; -1: none. */
+static int find_mark(const char *help, const char **ret_at)
+{
+	for (size_t i = 0; help && i < sizeof(marks) / sizeof(marks[0]); i++) {
+		const char *at = strstr(help, marks[i].mark);
+
+		if (at) {
+			*ret_at = at;
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+unsigned int cmd_help_modes(const char *help)
+{
+	const char *at;
+	int i = find_mark(help, &at);
+	unsigned int mask = 0;
+
+	for (unsigned int s = 0; i >= 0 && s < PC_STRATEGY_COUNT; s++)
+		if ((pc_strategy_caps(s) & marks[i].caps) == marks[i].caps)
+			mask |= 1u << s;
+	return mask;
+}
+
 const char *cmd_help_text(const char *help, char *buf, size_t size)
 {
-	static const struct {
-		const char *mark;
-		unsigned int caps;	/* pc_strategy_caps() */
-	} marks[] = {
-		{ CMD_HELP_MODES, PC_STRATEGY_READS },
-		{ CMD_HELP_COPY_MODES, PC_STRATEGY_READS | PC_STRATEGY_WRITES },
-	};
+	const char *at;
+	int i = find_mark(help, &at);
+	char names[128];
 
-	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
-		const char *at = strstr(help, marks[i].mark);
-		unsigned int mask = 0;
-		char names[128];
-
-		if (!at)
-			continue;
-		for (unsigned int s = 0; s < PC_STRATEGY_COUNT; s++)
-			if ((pc_strategy_caps(s) & marks[i].caps) == marks[i].caps)
-				mask |= 1u << s;
-		snprintf(buf, size, "%.*s%s%s", (int)(at - help), help,
-			 cmd_mode_names(mask, names, sizeof(names)), at + strlen(marks[i].mark));
-		return buf;
-	}
-	return help;
+	if (i < 0)
+		return help;
+	snprintf(buf, size, "%.*s%s%s", (int)(at - help), help,
+		 cmd_mode_names(cmd_help_modes(help), names, sizeof(names)),
+		 at + strlen(marks[i].mark));
+	return buf;
 }
 
 /*
@@ -222,9 +277,33 @@ void cmd_help(const struct cmd_entry *e, FILE *out)
 	for (const struct cmd_option *o = e->options; o->key; o++)
 		if (o->help)
 			put_option(out, e, o);
+	if (cmd_list_option(e))
+		put_option(out, e, list_table);
 	put_option(out, e, help_option);
 	if (e->trailer)
 		fprintf(out, "\n%s\n", e->trailer);
+}
+
+/*
+ * Append @n bytes of @word at *@len of @buf (@size bytes), @sep before it
+ * unless first: cut short, still a string.
+ */
+static void append(char *buf, size_t size, size_t *len, const char *sep, const char *word,
+		   int n)
+{
+	int m = snprintf(buf + *len, size - *len, "%s%.*s", *len ? sep : "", n, word);
+
+	if (m > 0)
+		*len += (size_t)m < size - *len ? (size_t)m : size - *len - 1;
+}
+
+/* The names of @mask's strategies, @sep between them, appended at *@len. */
+static void append_names(char *buf, size_t size, size_t *len, const char *sep,
+			 unsigned int mask)
+{
+	for (unsigned int s = 0; s < PC_STRATEGY_COUNT; s++)
+		if (mask & (1u << s))
+			append(buf, size, len, sep, pc_strategy_name((enum pc_strategy)s), INT_MAX);
 }
 
 const char *cmd_mode_names(unsigned int mask, char *buf, size_t size)
@@ -232,18 +311,31 @@ const char *cmd_mode_names(unsigned int mask, char *buf, size_t size)
 	size_t len = 0;
 
 	buf[0] = '\0';
-	for (unsigned int s = 0; s < PC_STRATEGY_COUNT; s++) {
-		int n;
+	append_names(buf, size, &len, ", ", mask);
+	return buf;
+}
 
-		if (!(mask & (1u << s)))
-			continue;
-		n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
-			     pc_strategy_name((enum pc_strategy)s));
-		if (n < 0 || (size_t)n >= size - len)
-			break;		/* cut short, still a string */
-		len += (size_t)n;
+const char *cmd_value_words(const struct cmd_option *o, const char *sep, char *buf,
+			    size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (const char *v = o->value; v && *v; ) {
+		int n = (int)strcspn(v, "|");
+
+		if (n == 4 && (!strncmp(v, "MODE", 4) || !strncmp(v, "LIST", 4)))
+			append_names(buf, size, &len, sep, cmd_help_modes(o->help));
+		else
+			append(buf, size, &len, sep, v, n);
+		v += n + (v[n] == '|');
 	}
 	return buf;
+}
+
+const struct cmd_option *cmd_list_option(const struct cmd_entry *e)
+{
+	return mode_row(e) ? list_table : NULL;
 }
 
 enum pc_strategy cmd_mode_arg(const char *arg)

@@ -50,11 +50,18 @@ struct cmd_option {
  */
 #define CMD_HELP_MODES "{modes}"
 #define CMD_HELP_COPY_MODES "{copy modes}"
+/* ... the names of the strategies the preload shim acts with. */
+#define CMD_HELP_RUN_MODES "{run modes}"
 
 /*
- * @help as --help prints it: CMD_HELP_MODES (or CMD_HELP_COPY_MODES)
- * replaced by the names of the library's strategies that read (read and
- * write), into @buf (@size bytes); @help itself when it has neither.
+ * The strategies (1u << strategy each) that the mark in @help stands for;
+ * 0 for help without one.
+ */
+unsigned int cmd_help_modes(const char *help);
+
+/*
+ * @help as --help prints it: its mark (CMD_HELP_MODES, ...) replaced by the
+ * names it stands for, into @buf (@size bytes); @help itself without one.
  */
 const char *cmd_help_text(const char *help, char *buf, size_t size);
 
@@ -112,6 +119,22 @@ void cmd_help(const struct cmd_entry *e, FILE *out);
  */
 #define CMD_ALL_MODES ((1u << PC_STRATEGY_COUNT) - 1)
 const char *cmd_mode_names(unsigned int mask, char *buf, size_t size);
+
+/*
+ * The words option @o's value may be, @sep between them, into @buf: those
+ * of its value text ("preload|outside|both"), where MODE and LIST stand for
+ * the names its help's mark names (cmd_help_modes()).  For --list-modes,
+ * completion and the messages of a value that is none of them.
+ */
+const char *cmd_value_words(const struct cmd_option *o, const char *sep, char *buf,
+			    size_t size);
+
+/*
+ * --list-modes, the row cmd_parse() adds to a command that has an option
+ * whose help names modes (it prints that option's words, one a line), or
+ * NULL for a command without one.
+ */
+const struct cmd_option *cmd_list_option(const struct cmd_entry *e);
 
 /* --mode MODE: the strategy, or a usage error that lists them all. */
 enum pc_strategy cmd_mode_arg(const char *arg);

@@ -7,7 +7,6 @@
  * (files, pids, none, or another program's command line).  The build runs
  * `pagecliff __completion bash` and installs what it prints.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,53 +18,16 @@ static const char *const kind_file = "@file", *const kind_dir = "@dir";
 static const char *const kind_pid = "@pid";
 
 /*
- * Whether the strategy name @name stands as a word in @help: a mode row
- * offers the registry's names that it documents (run takes only some).
- */
-static int names_word(const char *help, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (const char *p = help; (p = strstr(p, name)); p += len) {
-		int before = p == help || !isalnum((unsigned char)p[-1]);
-		int after = !isalnum((unsigned char)p[len]);
-
-		if (before && after)
-			return 1;
-	}
-	return 0;
-}
-
-/* The registry's names that @help documents, ' ' before each. */
-static void put_modes(FILE *out, const char *help)
-{
-	for (unsigned int s = 0; s < PC_STRATEGY_COUNT; s++) {
-		const char *name = pc_strategy_name((enum pc_strategy)s);
-
-		if (names_word(help, name))
-			fprintf(out, " %s", name);
-	}
-}
-
-/*
  * The words a value may be, from its text: "read|write" lists them; MODE
- * (one) and LIST (a comma-separated list) stand for the registry's names.
+ * (one) and LIST (a comma-separated list) stand for the registry's names
+ * that the option's help names (cmd_value_words()).
  */
 static void put_words(FILE *out, const struct cmd_option *o)
 {
-	const char *v = o->value;
-	char help[512];
+	char words[512];
 
-	fputs(strcmp(v, "LIST") ? "@words" : "@list", out);
-	while (*v) {
-		size_t n = strcspn(v, "|");
-
-		if ((n == 4 && !strncmp(v, "MODE", 4)) || (n == 4 && !strncmp(v, "LIST", 4)))
-			put_modes(out, cmd_help_text(o->help, help, sizeof(help)));
-		else
-			fprintf(out, " %.*s", (int)n, v);
-		v += n + (v[n] == '|');
-	}
+	fprintf(out, "%s %s", strcmp(o->value, "LIST") ? "@words" : "@list",
+		cmd_value_words(o, " ", words, sizeof(words)));
 }
 
 /* What to offer for @o's value: nothing, files, directories, or words. */
@@ -116,6 +78,8 @@ static void put_command(FILE *out, const struct cmd_entry *e)
 		if (o->key < CMD_LONG)
 			fprintf(out, "%s-%c", o->name ? " " : "", o->key);
 	}
+	if (cmd_list_option(e))
+		fprintf(out, " --%s", cmd_list_option(e)->name);
 	fprintf(out, " --help -h';;\n\toperands) _pc_w='%s';;\n",
 		e->operands.max == 0 ? "@none" :
 		e->flags & CMD_IN_ORDER ? "@command" :

@@ -58,12 +58,23 @@ int pc_strategy_parse(const char *name, enum pc_strategy *ret_strategy);
 /* What a strategy serves: read streams, write streams (pc_strategy_caps()). */
 #define PC_STRATEGY_READS (1u << 0)
 #define PC_STRATEGY_WRITES (1u << 1)
+/*
+ * The preload shim (`pagecliff run --mode`, PAGECLIFF_MODE) acts with it on
+ * a program's own files: its name is one of the shim's modes.
+ */
+#define PC_STRATEGY_PRELOAD (1u << 2)
 
 /*
- * The PC_STRATEGY_READS and PC_STRATEGY_WRITES bits of @strategy (both for
- * PC_AUTO), or 0 when out of range: which of its names a command offers for
- * reading, for writing.  A stream asked for a strategy that does not serve
- * its kind falls back as when the kernel refuses one.
+ * The shim's one mode that is no strategy: it leaves the program's files to
+ * the kernel, as buffered would (so buffered is not one of its modes).
+ */
+#define PC_PRELOAD_OFF "off"
+
+/*
+ * The PC_STRATEGY_* bits of @strategy (reads and writes for PC_AUTO), or 0
+ * when out of range: which of its names a command offers for reading, for
+ * writing, to the preload shim.  A stream asked for a strategy that does
+ * not serve its kind falls back as when the kernel refuses one.
  */
 unsigned int pc_strategy_caps(enum pc_strategy strategy);
 

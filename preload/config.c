@@ -38,27 +38,22 @@ static void complain(const char *what, const char *value)
 }
 
 /*
- * The shim's modes are the library's strategy names that act on a program's
- * own reads (auto, dontcache, dropbehind, direct: pc_strategy_parse's table),
- * and "off"; buffered is not offered (it is what "off" does).
+ * The shim's modes are the registry's: its strategies with
+ * PC_STRATEGY_PRELOAD (buffered is not one: it is what off does), and
+ * PC_PRELOAD_OFF.
  */
 static int parse_mode(const char *s, enum pl_mode *ret)
 {
 	enum pc_strategy st;
 
-	if (!strcmp(s, "off")) {
+	if (!strcmp(s, PC_PRELOAD_OFF)) {
 		*ret = PL_MODE_OFF;
 		return 0;
 	}
-	if (pc_strategy_parse(s, &st))
+	if (pc_strategy_parse(s, &st) || !(pc_strategy_caps(st) & PC_STRATEGY_PRELOAD))
 		return -EINVAL;
-	switch (st) {
-	case PC_AUTO: *ret = PL_MODE_AUTO; return 0;
-	case PC_DONTCACHE: *ret = PL_MODE_DONTCACHE; return 0;
-	case PC_DROPBEHIND: *ret = PL_MODE_DROPBEHIND; return 0;
-	case PC_DIRECT: *ret = PL_MODE_DIRECT; return 0;
-	default: return -EINVAL;
-	}
+	*ret = (enum pl_mode)st;
+	return 0;
 }
 
 /*

@@ -52,15 +52,20 @@
 
 #include "dropper.h"
 #include "flusher.h"
+#include "pagecliff.h"
 
 #define PL_HIDDEN __attribute__((visibility("hidden")))
 
+/*
+ * The shim's mode (PAGECLIFF_MODE): a strategy of the library's registry
+ * that has PC_STRATEGY_PRELOAD, by its own value, or off (PC_PRELOAD_OFF).
+ */
 enum pl_mode {
-	PL_MODE_OFF,
-	PL_MODE_AUTO,		/* RWF_DONTCACHE where it works, else drop-behind */
-	PL_MODE_DROPBEHIND,
-	PL_MODE_DONTCACHE,	/* as auto; named so that stats say what was asked */
-	PL_MODE_DIRECT,		/* O_DIRECT ahead of the program, else as auto */
+	PL_MODE_AUTO = PC_AUTO,		/* RWF_DONTCACHE where it works, else drop-behind */
+	PL_MODE_DROPBEHIND = PC_DROPBEHIND,
+	PL_MODE_DONTCACHE = PC_DONTCACHE, /* as auto; named so that stats say what was asked */
+	PL_MODE_DIRECT = PC_DIRECT,	/* O_DIRECT ahead of the program, else as auto */
+	PL_MODE_OFF = PC_STRATEGY_COUNT,
 };
 
 struct pl_config {

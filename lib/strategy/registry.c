@@ -3,8 +3,9 @@
  * The registry of strategies (registry.h): one row per strategy, the only
  * place its name is spelt, and the walk along a direction's fallbacks that
  * both stream cores use.  The preload shim links this file for the names
- * alone, built with PCL_REGISTRY_NAMES_ONLY: it reads and writes no stream,
- * and its rows then hold no ops.
+ * alone (its modes are the rows with PCL_CAP_PRELOAD), built with
+ * PCL_REGISTRY_NAMES_ONLY: it reads and writes no stream, and its rows then
+ * hold no ops.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ extern const struct pcl_wstrategy_ops pcl_wstrat_buffered, pcl_wstrat_dontcache,
 const struct pcl_strategy pcl_strategies[PC_STRATEGY_COUNT] = {
 	[PC_AUTO] = {
 		.name = "auto",
+		.caps = PCL_CAP_PRELOAD,
 		.read_fallback = PCL_NO_FALLBACK,
 		.write_fallback = PCL_NO_FALLBACK,
 	},
@@ -42,7 +44,7 @@ const struct pcl_strategy pcl_strategies[PC_STRATEGY_COUNT] = {
 	},
 	[PC_DONTCACHE] = {
 		.name = "dontcache",
-		.caps = PCL_CAP_READ | PCL_CAP_WRITE | PCL_WCAP_APPEND,
+		.caps = PCL_CAP_READ | PCL_CAP_WRITE | PCL_WCAP_APPEND | PCL_CAP_PRELOAD,
 		.read = OPS(pcl_strat_dontcache),
 		.write = OPS(pcl_wstrat_dontcache),
 		.read_fallback = PC_DROPBEHIND,
@@ -50,7 +52,7 @@ const struct pcl_strategy pcl_strategies[PC_STRATEGY_COUNT] = {
 	},
 	[PC_DROPBEHIND] = {
 		.name = "dropbehind",
-		.caps = PCL_CAP_READ | PCL_CAP_WRITE | PCL_WCAP_APPEND,
+		.caps = PCL_CAP_READ | PCL_CAP_WRITE | PCL_WCAP_APPEND | PCL_CAP_PRELOAD,
 		.read = OPS(pcl_strat_dropbehind),
 		.write = OPS(pcl_wstrat_dropbehind),
 		.read_fallback = PC_BUFFERED,
@@ -59,7 +61,7 @@ const struct pcl_strategy pcl_strategies[PC_STRATEGY_COUNT] = {
 	[PC_DIRECT] = {
 		.name = "direct",
 		.caps = PCL_CAP_READ | PCL_CAP_WRITE | PCL_CAP_ZEROCOPY |
-			PCL_CAP_SMALL_READS | PCL_WCAP_ZEROCOPY,
+			PCL_CAP_SMALL_READS | PCL_WCAP_ZEROCOPY | PCL_CAP_PRELOAD,
 		.read = OPS(pcl_strat_direct),
 		.write = OPS(pcl_wstrat_direct),
 		.read_fallback = PC_DROPBEHIND,
@@ -91,11 +93,12 @@ unsigned int pc_strategy_caps(enum pc_strategy strategy)
 
 	if ((unsigned int)strategy >= PC_STRATEGY_COUNT)
 		return 0;
-	if (strategy == PC_AUTO)
-		return PC_STRATEGY_READS | PC_STRATEGY_WRITES;
 	caps = pcl_strategies[strategy].caps;
+	if (strategy == PC_AUTO)	/* it chooses a row that does */
+		caps |= PCL_CAP_READ | PCL_CAP_WRITE;
 	return (caps & PCL_CAP_READ ? PC_STRATEGY_READS : 0) |
-	       (caps & PCL_CAP_WRITE ? PC_STRATEGY_WRITES : 0);
+	       (caps & PCL_CAP_WRITE ? PC_STRATEGY_WRITES : 0) |
+	       (caps & PCL_CAP_PRELOAD ? PC_STRATEGY_PRELOAD : 0);
 }
 
 /* One strategy's init for direction @dir, or its refusal when it lacks one. */

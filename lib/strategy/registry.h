@@ -37,6 +37,8 @@ enum {
 	PCL_WCAP_ZEROCOPY = 1 << 4,
 	/* Writes: can write files open with O_APPEND. */
 	PCL_WCAP_APPEND = 1 << 5,
+	/* The preload shim acts with it: PC_STRATEGY_PRELOAD. */
+	PCL_CAP_PRELOAD = 1 << 6,
 };
 
 /* A direction without a strategy to fall back to. */

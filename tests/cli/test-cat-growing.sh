@@ -55,7 +55,9 @@ for opt in --bs=1m --copy; do
 	run auto 90001 90100 tail $opt
 	run auto 90001 200000 4096 $opt		# 5.6 MB more
 done
-for m in direct dropbehind dontcache buffered; do
+# every strategy by its name (auto is one of them at run time)
+modes=$("$pc" cat --list-modes | grep -vx auto) && [ -n "$modes" ] || fail "cat --list-modes: exit $?"
+for m in $modes; do
 	run $m 90001 90100 tail
 	run $m 90001 200000 4096 --copy
 done

@@ -100,7 +100,18 @@ for c in cat cp bench; do
 		grep -q -w "$m" "$tmp/long" || fail "$c --help does not name mode $m"
 	done
 done
-for m in auto dontcache dropbehind off; do
+# --list-modes: the same names, one a line, for the scripts that loop over
+# them; doctor, without --mode, has none
+for c in cat cp bench run; do
+	"$pc" "$c" --list-modes >"$tmp/list" 2>"$tmp/err" || fail "$c --list-modes: exit $?"
+	[ ! -s "$tmp/err" ] || fail "$c --list-modes wrote to stderr: $(cat "$tmp/err")"
+	want=$names; [ "$c" = run ] && want="auto, dontcache, dropbehind, direct, off"
+	[ "$(paste -s -d, "$tmp/list" | sed 's/,/, /g')" = "$want" ] ||
+		fail "$c --list-modes: $(paste -s -d' ' "$tmp/list"), want $want"
+done
+refused "pagecliff: unknown option '--list-modes'; see 'pagecliff doctor --help'" \
+	doctor --list-modes
+for m in $("$pc" run --list-modes); do
 	"$pc" run --help | grep -q -w "$m" || fail "run --help does not name mode $m"
 	"$pc" run --mode "$m" -- true || fail "run --mode $m: exit $?"
 done

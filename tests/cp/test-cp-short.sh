@@ -20,7 +20,8 @@ head -c 5 status | grep -q '^Name:' && [ "$(tail -c 1 status | od -An -c | tr -d
 	fail "/proc/version: copied '$(cat version)'"
 s=/sys/devices/system/cpu/online
 [ -r $s ] && [ "$(stat -c %s $s)" -gt "$(wc -c <$s)" ] || skip "no /sys file shorter than its size"
-for m in auto buffered dontcache dropbehind direct; do
+modes=$("$pc" cp --list-modes) && [ -n "$modes" ] || fail "cp --list-modes: exit $?"
+for m in $modes; do
 	"$pc" cp --mode $m $s online.$m 2>err || fail "$m: $s: exit $? '$(cat err)'"
 	cat $s | cmp -s - online.$m || fail "$m: $s: copied '$(cat online.$m)'"
 done
@@ -37,7 +38,7 @@ head -c 1M /dev/urandom | dd of=sparse.orig bs=1M seek=6 conv=notrunc status=non
 # (Truncated inside a hole, cp(1) and pagecliff cp both keep the old size.)
 for f in dense:3145733 sparse:524291; do
 	at=${f#*:} f=${f%:*}
-	for m in auto buffered dontcache dropbehind direct; do
+	for m in $modes; do
 		rm -f src && cp --sparse=always $f.orig src
 		evict src
 		rm -f truncated

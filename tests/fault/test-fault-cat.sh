@@ -23,7 +23,9 @@ cat "$mnt/size=8m" >"$work/ref8m"
 cat "$mnt/size=100005" >"$work/ref100k"
 
 bad=2621563	# eio offset: 2.5 MiB + 123
-for mode in buffered dontcache dropbehind direct auto; do
+modes=$("$PAGECLIFF" cat --list-modes) && [ -n "$modes" ] ||
+	{ echo "FAIL: cat --list-modes: exit $?"; exit 1; }
+for mode in $modes; do
 	for copy in "" --copy; do
 		f="$mnt/size=4m,eio=$bad,tag=$mode$copy"
 		pc --mode "$mode" $copy "$f"; rc=$?

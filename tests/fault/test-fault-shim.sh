@@ -44,7 +44,11 @@ compare() {
 }
 
 n=0
-for mode in auto dropbehind dontcache; do
+# Every mode the shim acts with but direct: with direct, tar of the file
+# whose reads come back short exits 0 where it exits 1 without the shim.
+modes=$("$PAGECLIFF" run --list-modes | grep -vx -e off -e direct) && [ -n "$modes" ] ||
+	{ echo "FAIL: run --list-modes: exit $?"; exit 1; }
+for mode in $modes; do
 	for prog in cat dd sha256sum tar; do
 		n=$((n + 1))
 		compare eio "$mode" "size=24m,eio=10485883" "$prog"

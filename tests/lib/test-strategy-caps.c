@@ -4,8 +4,10 @@
  * act on the declaration alone: a row whose capabilities and ops disagree
  * would have a core call a NULL pointer or never use what the strategy
  * offers.  Checks each row's directions, ops and fallbacks, that the names
- * are the rows', and what direct (the one zero-copy strategy) declares.
+ * are the rows', which the preload shim acts with, and what direct (the
+ * one zero-copy strategy) declares.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -106,12 +108,21 @@ int main(void)
 		      fallback_ok(r, r->write_fallback, PCL_CAP_WRITE);
 		ok &= chain_ends(id, PCL_CAP_READ) && chain_ends(id, PCL_CAP_WRITE);
 		T_CHECK(pc_strategy_caps(id) == ((r->caps & PCL_CAP_READ ? PC_STRATEGY_READS : 0) |
-						 (r->caps & PCL_CAP_WRITE ? PC_STRATEGY_WRITES : 0)),
+						 (r->caps & PCL_CAP_WRITE ? PC_STRATEGY_WRITES : 0) |
+						 (r->caps & PCL_CAP_PRELOAD ? PC_STRATEGY_PRELOAD : 0)),
 			"%s: pc_strategy_caps() is %u", r->name, pc_strategy_caps(id));
+		T_CHECK(!(r->caps & PCL_CAP_PRELOAD) || (r->caps & PCL_CAP_READ),
+			"%s: the shim acts with it, but it cannot read", r->name);
 		n++;
 	}
-	T_CHECK(pc_strategy_caps(PC_AUTO) == (PC_STRATEGY_READS | PC_STRATEGY_WRITES) &&
+	T_CHECK(pc_strategy_caps(PC_AUTO) ==
+		(PC_STRATEGY_READS | PC_STRATEGY_WRITES | PC_STRATEGY_PRELOAD) &&
 		pc_strategy_caps(PC_STRATEGY_COUNT) == 0, "pc_strategy_caps() of auto, of none");
+	/* The shim's off is buffered's reading: two names for one would be one too many. */
+	T_CHECK(!(pc_strategy_caps(PC_BUFFERED) & PC_STRATEGY_PRELOAD),
+		"buffered is a shim mode beside off");
+	T_CHECK(pc_strategy_parse(PC_PRELOAD_OFF, &(enum pc_strategy){ PC_AUTO }) == -EINVAL,
+		"the shim's off is a strategy's name");
 	r = &pcl_strategies[PC_DIRECT];
 	T_CHECK(r->caps & PCL_CAP_ZEROCOPY, "direct lends no buffer");
 	T_CHECK(r->caps & PCL_CAP_SMALL_READS, "direct leaves small reads to the core's buffer");

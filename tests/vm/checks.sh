@@ -220,15 +220,17 @@ echo "# kernel $kver, scratch $(findmnt -n -o FSTYPE /tmp) on /tmp, cgroup $(sta
 mkdir -p "$work/xfs" "$work/ext4"
 truncate -s 512M "$work/ext4.img" && mkfs.ext4 -q -F "$work/ext4.img" &&
 	mount -o loop "$work/ext4.img" "$work/ext4" || not_ok "ext4 on a loop device"
+cat_modes=$("$pc" cat --list-modes) && [ -n "$cat_modes" ] || not_ok "cat --list-modes"
+cp_modes=$("$pc" cp --list-modes) && [ -n "$cp_modes" ] || not_ok "cp --list-modes"
 for d in "$work/xfs" "$work/ext4"; do
 	fs=$(findmnt -n -o FSTYPE -T "$d")
 	make_file "$d/src" 32
-	for m in buffered dontcache dropbehind direct auto; do
+	for m in $cat_modes; do
 		check "cat --mode $m on $fs: exact bytes, cache" cat_mode "$d" "$m"
 	done
 	check "dontcache on $fs: used or refused with its reason" dontcache_fallback "$d/src"
 	check "auto on a warm file on $fs: the reason names what is missing" auto_reason "$d/src"
-	for m in buffered dontcache dropbehind direct auto; do
+	for m in $cp_modes; do
 		check "cp --mode $m on $fs: exact copy, cache" cp_mode "$d" "$m"
 	done
 done
