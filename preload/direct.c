@@ -27,9 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include "direct-shim.h"
 #include "internal.h"
@@ -216,6 +218,23 @@ static int open_call(void *arg)
 			       c->reason, c->size);
 }
 
+/*
+ * A FUSE server answers O_DIRECT reads as it likes: one that replies short
+ * ends a buffered read there (end of file) but not a direct one, so the
+ * program would see other bytes.  Never direct on FUSE, even asked for.
+ */
+static int on_fuse(struct pl_direct *d, int fd)
+{
+	struct statfs sfs;
+
+	d->syscalls++;
+	if (fstatfs(fd, &sfs) || sfs.f_type != FUSE_SUPER_MAGIC)
+		return 0;
+	snprintf(d->why, sizeof(d->why), "not direct: FUSE (its server may answer direct "
+		 "reads otherwise than buffered ones)");
+	return 1;
+}
+
 /* Open the stream at @fd's offset; 0, or -1 with d->why saying why not. */
 static int begin(struct pl_direct *d, int fd)
 {
@@ -225,7 +244,7 @@ static int begin(struct pl_direct *d, int fd)
 	int fds[2], ret;
 
 	d->syscalls++;
-	if (pos < 0)
+	if (pos < 0 || on_fuse(d, fd))
 		return -1;
 	if (__atomic_load_n(&nlive, __ATOMIC_RELAXED) * READER_BYTES + READER_BYTES >
 	    pl_cfg.budget) {

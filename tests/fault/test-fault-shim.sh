@@ -44,9 +44,9 @@ compare() {
 }
 
 n=0
-# Every mode the shim acts with but direct: with direct, tar of the file
-# whose reads come back short exits 0 where it exits 1 without the shim.
-modes=$("$PAGECLIFF" run --list-modes | grep -vx -e off -e direct) && [ -n "$modes" ] ||
+# Every mode the shim acts with (direct never reads FUSE direct: a server
+# that replies short ends a buffered read there, not a direct one).
+modes=$("$PAGECLIFF" run --list-modes | grep -vx off) && [ -n "$modes" ] ||
 	{ echo "FAIL: run --list-modes: exit $?"; exit 1; }
 for mode in $modes; do
 	for prog in cat dd sha256sum tar; do
