@@ -1,8 +1,20 @@
 # SPDX-License-Identifier: MIT
 # Shared by the comparisons that run programs in a memory cgroup through the
-# test rig's shim-cgrun (shim-vs-nocache.sh, outside.sh), sourced after they
-# set NFILES, FILE_MIB and DIR: a work folder removed at exit, the source
-# files, medians and the columns of their result files.
+# test rig's shim-cgrun (shim-vs-nocache.sh, outside.sh, shim-direct.sh), sourced after they
+# set NFILES, FILE_MIB and DIR: the rig's programs, a work folder removed at
+# exit, the source files, medians and the columns of their result files.
+
+# rig_tools BUILD [PROGRAM...]: PAGECLIFF, CGRUN and PAGESTAT of the build
+# folder BUILD, checked with the other PROGRAMs; exit 77 without root.
+rig_tools() {
+	PAGECLIFF=$1/cli/pagecliff
+	CGRUN=$1/tests/shim/shim-cgrun
+	PAGESTAT=$1/tests/shim/shim-pagestat
+	[ "$(id -u)" = 0 ] || { echo "needs root (memory cgroups)" >&2; exit 77; }
+	for x in "$PAGECLIFF" "$CGRUN" "$PAGESTAT" "${@:2}"; do
+		[ -x "$x" ] || { echo "missing $x: build first (ninja -C $1; apt-get install time)" >&2; exit 2; }
+	done
+}
 
 work=$(mktemp -d "${DIR:-/var/tmp}/pagecliff-bench-XXXXXX")
 trap 'rm -rf "$work"' EXIT

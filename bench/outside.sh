@@ -35,19 +35,14 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
-PAGECLIFF=$build/cli/pagecliff
-CGRUN=$build/tests/shim/shim-cgrun
-PAGESTAT=$build/tests/shim/shim-pagestat
 COPIER=$build/tests/outside/outside-prog-static
 CAP=${CAP:-1g}
 NFILES=${NFILES:-2}
 FILE_MIB=${FILE_MIB:-2048}
 REPS=${REPS:-3}
 ATTACH_AFTER=${ATTACH_AFTER:-1}
-[ "$(id -u)" = 0 ] || { echo "needs root (memory cgroups)" >&2; exit 77; }
-for x in "$PAGECLIFF" "$CGRUN" "$PAGESTAT" "$COPIER"; do
-	[ -x "$x" ] || { echo "missing $x: build first (ninja -C $build)" >&2; exit 2; }
-done
+. "$root/bench/lib-cgrun.sh"
+rig_tools "$build" "$COPIER"
 for p in ${PROGS:-restic}; do
 	case $p in
 	restic) tool=restic ;;
@@ -61,7 +56,6 @@ done
 have_nocache=0
 command -v nocache >/dev/null && have_nocache=1
 
-. "$root/bench/lib-cgrun.sh"
 export RESTIC_PASSWORD=pagecliff-bench RESTIC_CACHE_DIR="$work/cache" TMPDIR="$work/tmp"
 mkdir "$work/tmp"
 random_files "$work/src"

@@ -21,18 +21,12 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
-PAGECLIFF=$build/cli/pagecliff
-CGRUN=$build/tests/shim/shim-cgrun
-PAGESTAT=$build/tests/shim/shim-pagestat
 CAP=${CAP:-256m}
 NFILES=1
 FILE_MIB=${FILE_MIB:-1024}
 REPS=${REPS:-3}
-[ "$(id -u)" = 0 ] || { echo "needs root (memory cgroups)" >&2; exit 77; }
-for x in "$PAGECLIFF" "$CGRUN" "$PAGESTAT" /usr/bin/time; do
-	[ -x "$x" ] || { echo "missing $x (build first; apt-get install time)" >&2; exit 2; }
-done
 . "$root/bench/lib-cgrun.sh"
+rig_tools "$build" /usr/bin/time
 random_files "$work/src"
 f=$work/src/f0
 ref=$(sha256sum < "$f" | cut -c1-16)

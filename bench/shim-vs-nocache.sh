@@ -30,20 +30,13 @@ if [ -z "$build" ]; then
 	done
 fi
 [ -n "$build" ] || { echo "no build folder with cli/pagecliff; pass one" >&2; exit 2; }
-PAGECLIFF=$build/cli/pagecliff
-CGRUN=$build/tests/shim/shim-cgrun
-PAGESTAT=$build/tests/shim/shim-pagestat
 CAP=${CAP:-256m}
 NFILES=${NFILES:-4}
 FILE_MIB=${FILE_MIB:-384}
 REPS=${REPS:-3}
-[ "$(id -u)" = 0 ] || { echo "needs root (memory cgroups)" >&2; exit 77; }
-command -v nocache >/dev/null || { echo "needs nocache (apt-get install nocache)" >&2; exit 77; }
-for x in "$PAGECLIFF" "$CGRUN" "$PAGESTAT"; do
-	[ -x "$x" ] || { echo "missing $x: build first (ninja -C $build)" >&2; exit 2; }
-done
-
 . "$root/bench/lib-cgrun.sh"
+rig_tools "$build"
+command -v nocache >/dev/null || { echo "needs nocache (apt-get install nocache)" >&2; exit 77; }
 
 # interleave FN TAG: REPS rounds of FN WAY JOB for each of $jobs and each
 # way, appended to $work/TAG.JOB.WAY.
