@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "policy.h"
 #include "stream.h"
 
 /* Readahead reaches this far ahead of a reader (8 MiB read_ahead_kb, doubled, twice). */
@@ -884,7 +885,7 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 		hold_writer(s, pidfd, pos);
 	switch (s->state) {
 	case PCO_CANDIDATE:
-		if (pos - s->run_start >= c->min_size)
+		if (policy_run_reached(c->min_size, s->run_start, pos))
 			activate(s, pidfd, pos, c);
 		break;
 	case PCO_READER:
@@ -1003,38 +1004,43 @@ static const char *writer_dropped(const struct pco_stream *s, char *buf, size_t 
 	return buf;
 }
 
+static size_t reader_line(const struct pco_stream *s, char *line, size_t size)
+{
+	char mode[64], dropped[48];
+
+	snprintf(mode, sizeof(mode), "dropbehind (outside, pid %d)", (int)s->pid);
+	snprintf(dropped, sizeof(dropped), "%" PRIu64 "%s", s->drop.bytes_evicted + s->dropped,
+		 s->drop.bytes_unknown ? " (residency unknown)" : "");
+	return policy_read_line(line, size, &(struct policy_read_stats){
+		.path = s->path, .bytes = s->bytes, .runs = s->runs, .seeks = s->seeks,
+		.mode = mode, .uncached = 0, .dropped = dropped,
+		.kept = s->drop.bytes_kept + s->kept, .syscalls = s->drop.syscalls + s->syscalls });
+}
+
+static size_t writer_line(const struct pco_stream *s, char *line, size_t size)
+{
+	char mode[64], early[48], num[32];
+
+	snprintf(mode, sizeof(mode), "writebehind (outside, pid %d)", (int)s->pid);
+	snprintf(early, sizeof(early), "%" PRIu64 " bytes written back early",
+		 s->fl.bytes_flushed + s->flushed);
+	return policy_write_line(line, size, &(struct policy_write_stats){
+		.path = s->path, .bytes = s->bytes, .runs = s->runs, .mode = mode,
+		.early = early, .dropped = writer_dropped(s, num, sizeof(num)),
+		.kept = s->fl.bytes_kept + s->kept, .errors = 0,
+		.syscalls = s->fl.syscalls + s->syscalls });
+}
+
 static void stats_line(const struct pco_stream *s, const struct pco_ctx *c)
 {
-	char line[600], num[32];
-	int n = 0;
+	char line[600];
+	size_t n = 0;
 
 	if (s->state == PCO_READER && s->have_drop)
-		n = snprintf(line, sizeof(line),
-			     "pagecliff: %s: %" PRIu64 " bytes read, %" PRIu64
-			     " sequential runs, %" PRIu64 " seeks, mode dropbehind (outside, pid %d),"
-			     " 0 bytes read uncached, %" PRIu64 "%s bytes dropped, %" PRIu64
-			     " bytes kept cached, %" PRIu64 " syscalls\n",
-			     s->path, s->bytes, s->runs, s->seeks, (int)s->pid,
-			     s->drop.bytes_evicted + s->dropped,
-			     s->drop.bytes_unknown ? " (residency unknown)" : "",
-			     s->drop.bytes_kept + s->kept, s->drop.syscalls + s->syscalls);
+		n = reader_line(s, line, sizeof(line));
 	else if (s->state == PCO_WRITER)
-		n = snprintf(line, sizeof(line),
-			     "pagecliff: %s: %" PRIu64 " bytes written, %" PRIu64
-			     " write-behind runs, mode writebehind (outside, pid %d), %" PRIu64
-			     " bytes written back early, %s bytes dropped, %" PRIu64
-			     " bytes kept cached, 0 writeback errors seen (the program's fsync "
-			     "reports them), %" PRIu64 " syscalls\n",
-			     s->path, s->bytes, s->runs, (int)s->pid, s->fl.bytes_flushed + s->flushed,
-			     writer_dropped(s, num, sizeof(num)), s->fl.bytes_kept + s->kept,
-			     s->fl.syscalls + s->syscalls);
-	if (n <= 0)
-		return;
-	if ((size_t)n >= sizeof(line)) {
-		n = sizeof(line) - 1;
-		line[n - 1] = '\n';
-	}
-	if (write(c->stats_fd, line, n) < 0)
+		n = writer_line(s, line, sizeof(line));
+	if (n && write(c->stats_fd, line, n) < 0)
 		return;
 }
 

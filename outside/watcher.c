@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "units.h"
+#include "policy.h"
 #include "outside.h"
 #include "hot.h"
 #include "kview.h"
@@ -135,18 +135,18 @@ static double mono(void)
 
 void pco_opts_init(struct pco_opts *o)
 {
-	const char *b = getenv("PAGECLIFF_BUDGET");
-	uint64_t v;
+	struct policy p;
 
-	*o = (struct pco_opts){ .min_size = 8ull << 20, .budget = 64ull << 20,
-				.follow_children = 1, .stats_fd = -1 };
-	if (b && *b && !parse_size(b, &v) && v >= (16ull << 20))
-		o->budget = v;
+	*o = (struct pco_opts){ .follow_children = 1, .stats_fd = -1 };
+	policy_load(&p, o->bad, sizeof(o->bad));	/* the defaults where it is bad */
+	o->min_size = p.min_size;
+	o->budget = p.budget;
 }
 
 static void kview_on(struct pco_watcher *w);
 
-int pco_watcher_new(const struct pco_opts *o, struct pco_watcher **ret_w)
+/* A watcher with no targets yet; 0 or -errno. */
+static int watcher_new(const struct pco_opts *o, struct pco_watcher **ret_w)
 {
 	struct pco_watcher *w = calloc(1, sizeof(*w));
 
@@ -436,11 +436,16 @@ int pco_watcher_start(const struct pco_opts *o, const pid_t *pids, int n,
 		      struct pco_watcher **ret_w, char *why, size_t size)
 {
 	struct pco_watcher *w;
-	int err = pco_check_kernel(why, size);
+	int err;
 
+	if (o->bad[0]) {
+		snprintf(why, size, "%s", o->bad);
+		return -EINVAL;
+	}
+	err = pco_check_kernel(why, size);
 	if (err)
 		return err;
-	err = pco_watcher_new(o, &w);
+	err = watcher_new(o, &w);
 	if (err) {
 		snprintf(why, size, "out of memory");
 		return err;
@@ -1008,7 +1013,11 @@ static double quiet_wait(const struct pco_watcher *w, double now, double next, d
 	return soonest - now < most ? soonest - now : most;
 }
 
-double pco_watcher_tick(struct pco_watcher *w)
+/*
+ * Check the targets once and act behind every stream; returns the seconds
+ * until the next look, by the fastest stream's rate and the budget.
+ */
+static double watcher_tick(struct pco_watcher *w)
 {
 	double now = mono(), next = w->o.all ? PCO_IDLE_ALL : PCO_IDLE, soonest = 1e9, kv_next;
 	int quiet = 1;
@@ -1044,7 +1053,8 @@ double pco_watcher_tick(struct pco_watcher *w)
 	return next < PCO_FASTEST ? PCO_FASTEST : next;
 }
 
-int pco_watcher_alive(const struct pco_watcher *w)
+/* Are targets left?  (--all always; a cgroup until it is removed.) */
+static int watcher_alive(const struct pco_watcher *w)
 {
 	if (w->o.all || (w->o.cgroup && !w->cgroup_gone))
 		return 1;
@@ -1061,7 +1071,8 @@ static void sleep_for(double secs)
 	nanosleep(&ts, NULL);
 }
 
-void pco_watcher_wait(struct pco_watcher *w, double secs)
+/* Wait up to @secs for a target to exit or a signal; returns at once on either. */
+static void watcher_wait(struct pco_watcher *w, double secs)
 {
 	double start = mono();
 	struct pollfd p[65];
@@ -1121,7 +1132,7 @@ int pco_watcher_loop(struct pco_watcher *w, pid_t child, double secs,
 	double end = secs > 0 ? mono() + secs : 0;
 
 	for (;;) {
-		double next = pco_watcher_tick(w);
+		double next = watcher_tick(w);
 
 		if (*stop) {
 			w->stopping = 1;
@@ -1129,12 +1140,12 @@ int pco_watcher_loop(struct pco_watcher *w, pid_t child, double secs,
 		}
 		if (child > 0 && waitpid(child, ret_status, WNOHANG) == child)
 			return 0;
-		if (child <= 0 && !pco_watcher_alive(w))
+		if (child <= 0 && !watcher_alive(w))
 			return 0;
 		if (end && mono() >= end)
 			return 0;
 		if (end && mono() + next > end)
 			next = end - mono();
-		pco_watcher_wait(w, next > 0 ? next : 0);
+		watcher_wait(w, next > 0 ? next : 0);
 	}
 }
