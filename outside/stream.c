@@ -69,7 +69,7 @@ void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_f
 	/* Even a stat is a request to the file system's server: none unless local. */
 	if (m->class != PCO_FS_LOCAL || stat(path, &st) || !S_ISREG(st.st_mode) ||
 	    (fi->flags & O_DIRECT)) {
-		s->state = PCO_SKIP;
+		pco_state_step(&s->state, PCO_EV_UNFIT);
 		return;
 	}
 	s->size = st.st_size;
@@ -314,7 +314,7 @@ static void start_reader(struct pco_stream *s, uint64_t pos, uint64_t size)
 {
 	int warm = !s->keep && warm_ahead(s, s->own, pos, size);
 
-	s->state = PCO_READER;
+	pco_state_step(&s->state, PCO_EV_READ_RUN);
 	/*
 	 * What was cached at the first sight is known page by page: all
 	 * else from there on the reader brought in.  Otherwise, as follows.
@@ -404,16 +404,16 @@ static uint64_t clean_to(const struct pco_stream *s, uint64_t pos, const struct 
 static void start_writer(struct pco_stream *s, uint64_t pos, uint64_t size,
 			 const struct pco_ctx *c)
 {
-	s->state = PCO_WRITER;
 	s->runs = 1;
 	if (pos >= size) {
-		s->append = 1;
+		pco_state_step(&s->state, PCO_EV_APPEND_RUN);
 		s->clean = (struct pco_cleaner){ .lo = own_from(s), .hi = clean_to(s, pos, c),
 						  .wb = 1, .looks = PCO_DRAIN_LOOKS };
 		if (s->clean.hi < s->clean.lo)
 			s->clean.hi = s->clean.lo;
 		return;
 	}
+	pco_state_step(&s->state, PCO_EV_WRITE_RUN);
 	/* Polled, never waited on: one writer's slow device must not hold up the others' looks. */
 	s->have_fl = !pcl_flusher_init(&s->fl, s->own, PCL_FLUSHER_POLL, 0, pos);
 	if (s->have_fl)
@@ -429,7 +429,7 @@ static void activate(struct pco_stream *s, int pidfd, uint64_t pos, const struct
 	if (s->own < 0)
 		s->own = open_own(s, pidfd);
 	if (s->own < 0 || fstat(s->own, &st)) {
-		s->state = PCO_SKIP;
+		pco_state_step(&s->state, PCO_EV_REFUSED);
 		return;
 	}
 	/*
@@ -449,7 +449,7 @@ static void activate(struct pco_stream *s, int pidfd, uint64_t pos, const struct
 		start_writer(s, pos, st.st_size, c);
 	else
 		start_reader(s, pos, st.st_size);
-	if (s->state == PCO_READER)
+	if (pco_state_reader(s->state))
 		s->runs = 1;
 }
 
@@ -544,11 +544,11 @@ static void look_reader(struct pco_stream *s, uint64_t pos)
 
 static void look_writer(struct pco_stream *s, uint64_t pos, const struct pco_ctx *c)
 {
-	if (s->append) {
+	if (s->state == PCO_APPENDER) {
 		uint64_t to = pos < s->last ? 0 : clean_to(s, pos, c);
 
-		if (pos < s->last)
-			s->append = 0;	/* went back: what it wrote so far is cleaned */
+		if (pos < s->last)	/* what it wrote so far is cleaned */
+			pco_state_step(&s->state, PCO_EV_WENT_BACK);
 		else if (to > s->clean.hi)
 			s->clean.hi = to;
 		s->clean.looks = PCO_DRAIN_LOOKS;
@@ -580,8 +580,8 @@ static void hold_writer(struct pco_stream *s, int pidfd, uint64_t pos)
 	s->held = 1;
 	if (s->own < 0)
 		s->own = open_own(s, pidfd);
-	if (s->own >= 0 && !fstat(s->own, &st))
-		s->appending = pos + PCO_WRITE_SLACK >= (uint64_t)st.st_size;
+	if (s->own >= 0 && !fstat(s->own, &st) && pos + PCO_WRITE_SLACK >= (uint64_t)st.st_size)
+		pco_state_step(&s->state, PCO_EV_AT_END);
 }
 
 /* Bytes of [@off, end of file) cached, or 0 when it cannot be told. */
@@ -632,13 +632,13 @@ static uint64_t residency_cursor(struct pco_stream *s, int pidfd, double now,
 {
 	uint64_t cached, frontier;
 
-	if (s->state == PCO_CANDIDATE &&
+	if (pco_state_candidate(s->state) &&
 	    (++s->still < 2 || now - s->moved_at < PCO_STILL || s->size < c->min_size))
 		return s->last;
 	if (!s->c0_set) {
 		s->own = open_own(s, pidfd);
 		if (s->own < 0) {
-			s->state = PCO_SKIP;
+			pco_state_step(&s->state, PCO_EV_REFUSED);
 			return s->last;
 		}
 		s->c0 = cached_from(s, s->own, 0);
@@ -647,16 +647,15 @@ static uint64_t residency_cursor(struct pco_stream *s, int pidfd, double now,
 	}
 	if (s->own < 0 && (s->own = open_own(s, pidfd)) < 0)
 		return s->last;
-	if (s->state == PCO_CANDIDATE) {
+	if (pco_state_candidate(s->state)) {
 		cached = cached_from(s, s->own, 0);
 		if (cached < s->c0 + c->min_size)
 			return s->last;
 		if (cached_from(s, s->own, pcl_align_up(cached + PCO_READAHEAD, pcl_page_size()))) {
-			s->state = PCO_SKIP;	/* cached before: hands off */
+			pco_state_step(&s->state, PCO_EV_WARM);	/* cached before: hands off */
 			return s->last;
 		}
-		s->resid = 1;
-		s->state = PCO_READER;
+		pco_state_step(&s->state, PCO_EV_CACHE_RUN);
 		s->runs = 1;
 		/* The prefix cached before we looked is not its own: kept. */
 		s->have_drop = !pcl_dropper_init(&s->drop, s->own, 0, s->c0);
@@ -711,9 +710,8 @@ static uint64_t cursor(struct pco_stream *s, int pidfd, const struct pco_fdinfo 
 		s->moved_at = now;
 	}
 	s->raw_last = fi->pos;
-	if (!stands || s->state == PCO_SKIP || (s->state == PCO_READER && !s->resid) ||
-	    (s->state == PCO_WRITER && !s->append))
-		return fi->pos > s->last || !s->resid ? fi->pos : s->last;
+	if (!stands || s->state == PCO_SKIP || s->state == PCO_READER || s->state == PCO_WRITER)
+		return fi->pos > s->last || s->state != PCO_RESIDENT ? fi->pos : s->last;
 	if (acc != O_RDONLY) {
 		uint64_t pos = size_cursor(s, fi->pos, c);
 
@@ -845,7 +843,7 @@ static void claim(struct pco_stream *s, uint64_t *read_left, const struct pco_ct
 /* A stream that acts on its file at every look. */
 static int active(const struct pco_stream *s)
 {
-	return (s->state == PCO_READER && s->have_drop) || s->state == PCO_WRITER;
+	return (pco_state_reader(s->state) && s->have_drop) || pco_state_writer(s->state);
 }
 
 void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *fi, double now,
@@ -877,27 +875,30 @@ void pco_stream_look(struct pco_stream *s, int pidfd, const struct pco_fdinfo *f
 	} else if (pos < s->last) {
 		s->run_start = pos;
 	}
-	if (s->state == PCO_CANDIDATE && pos > s->last && skipped_cold(s, s->last, pos))
+	if (pco_state_candidate(s->state) && pos > s->last && skipped_cold(s, s->last, pos))
 		s->run_start = pos;	/* jumped forward: a new run begins there */
 	s->t_last = now;
 	s->looks++;
-	if (s->state == PCO_CANDIDATE && pos > s->last)
+	if (pco_state_candidate(s->state) && pos > s->last)
 		hold_writer(s, pidfd, pos);
 	switch (s->state) {
 	case PCO_CANDIDATE:
+	case PCO_APPENDING:
 		if (policy_run_reached(c->min_size, s->run_start, pos))
 			activate(s, pidfd, pos, c);
 		break;
 	case PCO_READER:
+	case PCO_RESIDENT:
 		look_reader(s, pos);
 		break;
 	case PCO_WRITER:
+	case PCO_APPENDER:
 		look_writer(s, pos, c);
 		break;
-	case PCO_SKIP:
+	default:
 		break;
 	}
-	if ((s->state == PCO_READER || s->state == PCO_WRITER) && s->clean.lo < s->clean.hi &&
+	if (pco_state_acting(s->state) && s->clean.lo < s->clean.hi &&
 	    s->own >= 0)
 		clean_look(s);
 	s->last = pos;
@@ -922,7 +923,7 @@ static uint64_t reader_end(const struct pco_stream *s, uint64_t size)
 /* Work left once the program's descriptor is gone. */
 static int end_work(const struct pco_stream *s)
 {
-	return active(s) || (s->state == PCO_CANDIDATE && s->appending);
+	return active(s) || s->state == PCO_APPENDING;
 }
 
 int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
@@ -948,17 +949,16 @@ int pco_stream_end(struct pco_stream *s, const struct pco_ctx *c)
 	if (s->have_fl)
 		pcl_flusher_rebind(&s->fl, s->own);
 	size = fstat(s->own, &st) ? s->last : (uint64_t)st.st_size;
-	if (s->state == PCO_CANDIDATE && s->appending && size >= c->min_size) {
+	if (s->state == PCO_APPENDING && size >= c->min_size) {
 		/* Closed between two looks: it appended all of it. */
-		s->state = PCO_WRITER;
-		s->append = 1;
+		pco_state_step(&s->state, PCO_EV_CLOSED);
 		s->runs = 1;
 		s->bytes = size;
 		s->clean = (struct pco_cleaner){ .lo = own_from(s), .wb = 1 };
 	}
-	if (s->state == PCO_READER && s->have_drop) {
+	if (pco_state_reader(s->state) && s->have_drop) {
 		pcl_dropper_advance(&s->drop, s->own, s->cut ? s->last : reader_end(s, size), 1);
-	} else if (s->state == PCO_WRITER && s->append) {
+	} else if (s->state == PCO_APPENDER) {
 		/*
 		 * Once more over all it appended: a drop while pages were still
 		 * being added (or held in a CPU's LRU batch) left some behind.
@@ -1036,9 +1036,9 @@ static void stats_line(const struct pco_stream *s, const struct pco_ctx *c)
 	char line[600];
 	size_t n = 0;
 
-	if (s->state == PCO_READER && s->have_drop)
+	if (pco_state_reader(s->state) && s->have_drop)
 		n = reader_line(s, line, sizeof(line));
-	else if (s->state == PCO_WRITER)
+	else if (pco_state_writer(s->state))
 		n = writer_line(s, line, sizeof(line));
 	if (n && write(c->stats_fd, line, n) < 0)
 		return;
@@ -1046,10 +1046,10 @@ static void stats_line(const struct pco_stream *s, const struct pco_ctx *c)
 
 void pco_stream_yield(struct pco_stream *s, const struct pco_ctx *c)
 {
-	if (s->state != PCO_READER && s->state != PCO_WRITER)
+	if (!pco_state_acting(s->state))
 		return;
 	pco_stream_release(s, c);	/* its line: what it did until now */
-	s->state = PCO_SKIP;
+	pco_state_step(&s->state, PCO_EV_HANDOFF);
 }
 
 void pco_stream_release(struct pco_stream *s, const struct pco_ctx *c)
@@ -1078,14 +1078,14 @@ double pco_stream_interval(const struct pco_stream *s, const struct pco_ctx *c)
 {
 	uint64_t hold, room;
 
-	if (s->state == PCO_CANDIDATE && s->looks < 2)
+	if (pco_state_candidate(s->state) && s->looks < 2)
 		return 0.002;	/* seen once: its rate from a look soon */
 	if (s->state == PCO_SKIP || s->rate <= 0)
 		return 1e9;
-	hold = s->state == PCO_WRITER ? (PCL_FLUSHER_INFLIGHT + 2) * (uint64_t)PCL_DROP_BATCH :
+	hold = pco_state_writer(s->state) ? (PCL_FLUSHER_INFLIGHT + 2) * (uint64_t)PCL_DROP_BATCH :
 	       2 * (uint64_t)PCL_DROP_BATCH;
 	room = c->budget > hold + PCL_DROP_BATCH ? c->budget - hold : PCL_DROP_BATCH;
-	if (s->state == PCO_CANDIDATE)
+	if (pco_state_candidate(s->state))
 		room = c->min_size > s->last - s->run_start ?
 		       c->min_size - (s->last - s->run_start) + room : room;
 	return room / s->rate;

@@ -377,8 +377,8 @@ static int env_owned(void *arg, pid_t pid, unsigned int dev, uint64_t ino)
 		const struct pco_mount *m;
 
 		/* a reader that guesses (its cursor stands) yields to the facts */
-		if ((s->state != PCO_READER && s->state != PCO_WRITER) || s->fi.ino != ino ||
-		    (s->state == PCO_READER && pco_stream_guesses(s)))
+		if (!pco_state_acting(s->state) || s->fi.ino != ino ||
+		    (pco_state_reader(s->state) && pco_stream_guesses(s)))
 			continue;
 		m = pco_mount_by_id(w->mounts, pid, s->fi.mnt_id, now);
 		if (m && m->dev == dev)
@@ -702,7 +702,7 @@ static void say_exec(struct pco_watcher *w, const struct pco_target *t)
 static int acting(const struct pco_target *t)
 {
 	for (int i = 0; i < t->n; i++)
-		if (t->streams[i].state == PCO_READER || t->streams[i].state == PCO_WRITER)
+		if (pco_state_acting(t->streams[i].state))
 			return 1;
 	return 0;
 }
@@ -824,14 +824,14 @@ static void share_with_kview(struct pco_watcher *w, struct pco_target *t, double
 		struct pco_stream *s = &t->streams[i];
 		const struct pco_mount *m;
 
-		if (s->state != PCO_READER && s->state != PCO_WRITER)
+		if (!pco_state_acting(s->state))
 			continue;
 		m = pco_mount_by_id(w->mounts, t->pid, s->fi.mnt_id, now);
 		if (!m)
 			continue;
-		if (s->state == PCO_WRITER || !pco_stream_guesses(s))
+		if (pco_state_writer(s->state) || !pco_stream_guesses(s))
 			pco_kview_defer(w->kv, t->pid, m->dev, s->fi.ino,
-					s->state == PCO_WRITER);
+					pco_state_writer(s->state));
 		else if (pco_kview_take(w->kv, t->pid, m->dev, s->fi.ino))
 			pco_stream_yield(s, &w->ctx);
 	}
