@@ -53,8 +53,9 @@ int pco_watcher_add(struct pco_watcher *w, pid_t pid, char *why, size_t size);
 
 /*
  * The start-up attach and run share: the settings checked (-EINVAL, with
- * @why), the kernel checked (-ENOSYS, with @why), a watcher made and @pids added (the first refusal's -errno, with
- * @why as pco_watcher_add() says it; -ENOMEM).  No pids: --cgroup, --all.
+ * @why), the kernel checked (-ENOSYS, with @why), a watcher made and @pids
+ * added (the first refusal's -errno, with @why as pco_watcher_add() says
+ * it; -ENOMEM).  No pids: --cgroup, --all.
  */
 int pco_watcher_start(const struct pco_opts *o, const pid_t *pids, int n,
 		      struct pco_watcher **ret_w, char *why, size_t size);

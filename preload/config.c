@@ -29,9 +29,9 @@ static void complain(const char *why)
 	char line[256];
 	int n = snprintf(line, sizeof(line), "pagecliff-preload: %s; the shim is off\n", why);
 
+	pl_cfg.mode = PL_MODE_OFF;
 	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
 		return;
-	pl_cfg.mode = PL_MODE_OFF;
 }
 
 /*
