@@ -182,7 +182,7 @@ static int cmd_attach(int argc, char **argv)
 	if (o.w.stats_fd < -1)
 		goto out;
 	err = pco_watcher_start(&o.w, pids, argc - first, &w, why, sizeof(why));
-	if (err == -ENOSYS || err == -ENOMEM)
+	if (err == -ENOSYS || err == -ENOMEM || err == -EINVAL)
 		error("cannot attach: %s", why);
 	else if (err)
 		error("cannot attach to %s", why);

@@ -32,7 +32,6 @@ enum run_via { VIA_AUTO, VIA_PRELOAD, VIA_OUTSIDE, VIA_BOTH };
 struct run_opts {
 	const char *mode;
 	enum run_via via;
-	uint64_t min_bytes;
 	char min_size[32];
 	const char *stats;
 	char stats_abs[PATH_MAX];
@@ -83,7 +82,6 @@ static void run_option(void *state, int key, const char *arg)
 		if (parse_size(arg, &size))
 			usage_error("bad --min-size '%s': a size such as 8m or 1g", arg);
 		snprintf(o->min_size, sizeof(o->min_size), "%" PRIu64, size);
-		o->min_bytes = size;
 		break;
 	case RUN_VIA:
 		if (!strcmp(arg, "preload"))
@@ -290,9 +288,7 @@ static int run_outside(char **argv, const struct run_opts *o, int beside)
 	int status = 0, fd, err;
 	pid_t pid;
 
-	pco_opts_init(&wo);
-	if (o->min_bytes)
-		wo.min_size = o->min_bytes;
+	pco_opts_init(&wo);	/* the policy set_env() handed the shim too */
 	if (pco_check_kernel(why, sizeof(why))) {
 		if (!beside)
 			error("the watcher cannot act: %s; running '%s' without it", why, argv[0]);

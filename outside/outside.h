@@ -34,13 +34,15 @@ struct pco_opts {
 	int until_empty;	/* --cgroup: end once it has no process left */
 	int kernel_only;	/* beside the shim: only the kernel's view acts */
 	int own_children;	/* run: our children's pages are followed from their first */
+	char bad[160];		/* the environment's bad setting, or "" (policy.h) */
 };
 
-/* The defaults: 8 MiB, PAGECLIFF_BUDGET or 64 MiB, children followed. */
+/*
+ * The policy the shim shares (common/policy.h: PAGECLIFF_MIN_SIZE, 8 MiB,
+ * and PAGECLIFF_BUDGET, 64 MiB), children followed.  A bad setting is kept
+ * in @o->bad: pco_watcher_start() then refuses with it (-EINVAL).
+ */
 void pco_opts_init(struct pco_opts *o);
-
-/* A watcher with no targets yet; 0 or -errno. */
-int pco_watcher_new(const struct pco_opts *o, struct pco_watcher **ret_w);
 
 /*
  * Follow process @pid.  Checks up front what would refuse it later; returns
@@ -50,24 +52,13 @@ int pco_watcher_new(const struct pco_opts *o, struct pco_watcher **ret_w);
 int pco_watcher_add(struct pco_watcher *w, pid_t pid, char *why, size_t size);
 
 /*
- * The start-up attach and run share: the kernel checked (-ENOSYS, with
- * @why), a watcher made and @pids added (the first refusal's -errno, with
- * @why as pco_watcher_add() says it; -ENOMEM).  No pids: --cgroup, --all.
+ * The start-up attach and run share: the settings checked (-EINVAL, with
+ * @why), the kernel checked (-ENOSYS, with @why), a watcher made and @pids
+ * added (the first refusal's -errno, with @why as pco_watcher_add() says
+ * it; -ENOMEM).  No pids: --cgroup, --all.
  */
 int pco_watcher_start(const struct pco_opts *o, const pid_t *pids, int n,
 		      struct pco_watcher **ret_w, char *why, size_t size);
-
-/*
- * Check the targets once and act behind every stream; returns the seconds
- * until the next look, by the fastest stream's rate and the budget.
- */
-double pco_watcher_tick(struct pco_watcher *w);
-
-/* Are targets left?  (--all always; a cgroup until it is removed.) */
-int pco_watcher_alive(const struct pco_watcher *w);
-
-/* Wait up to @secs for a target to exit or a signal; returns at once on either. */
-void pco_watcher_wait(struct pco_watcher *w, double secs);
 
 /*
  * Tick until every target has exited, @secs have passed (0: no limit), or

@@ -19,14 +19,7 @@
 #include "flusher.h"
 #include "mounts.h"
 #include "proc.h"
-
-enum pco_state {
-	PCO_CANDIDATE,		/* regular file, run not past the minimum yet */
-	PCO_READER,
-	PCO_WRITER,
-	PCO_SKIP,		/* not a regular file, O_DIRECT, too small, refused, */
-				/* or on a file system the watcher never touches */
-};
+#include "state.h"
 
 /*
  * A range to clean without the engines: what a stream passed before the
@@ -46,7 +39,7 @@ struct pco_stream {
 	int fd;			/* the number in the process */
 	int info;		/* its /proc/PID/fdinfo/N kept open, or -1 */
 	struct pco_fdinfo fi;	/* as last read */
-	enum pco_state state;
+	enum pco_state state;	/* changed only by pco_state_step() */
 	int seen;		/* in this look's listing */
 	unsigned int skipped;	/* looks a PCO_SKIP stream was not read */
 	int own;		/* our own read-only description, during a look; or -1 */
@@ -70,15 +63,12 @@ struct pco_stream {
 	double moved_at;	/* when it last moved (or was first seen) */
 	double proc_start;	/* when its process started (epoch s), 0: not read */
 	unsigned int looks;	/* looks at it, the first sight included */
-	int appending;		/* a candidate writer at the end of its file */
 	int sized;		/* a writer followed by the file's size */
-	int resid;		/* a reader followed by residency (see stream.c) */
 	uint64_t c0;		/* bytes cached when it was first opened by us */
 	double t_last, rate;	/* when, and bytes per second (smoothed) */
 	uint64_t bytes;		/* bytes the cursor moved forward */
 	uint64_t runs, seeks;
 	int have_drop, have_fl;
-	int append;		/* a writer at the end of the file: the cleaner follows it */
 	struct pcl_dropper drop;
 	struct pcl_flusher fl;
 	struct pco_cleaner clean;
@@ -136,10 +126,10 @@ int pco_stream_drain(struct pco_stream *s);
  */
 void pco_stream_yield(struct pco_stream *s, const struct pco_ctx *c);
 
-/* Whether @s follows a cursor that stands (by residency or by size). */
+/* Whether @s follows a cursor that stands (by residency or by the file's size). */
 static inline int pco_stream_guesses(const struct pco_stream *s)
 {
-	return s->resid || s->sized;
+	return s->state == PCO_RESIDENT || s->sized;
 }
 
 /* Free what it holds, print its --stats line once. */

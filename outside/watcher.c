@@ -3,28 +3,23 @@
  * The watcher's loop: targets (processes, with their children, a cgroup's
  * members or the whole host), a look at each target's descriptors per tick,
  * and the interval to the next tick: as long as the fastest stream may run
- * without leaving more than the budget behind its cursor.
+ * without leaving more than the budget behind its cursor.  Who the targets
+ * are is targets.c's; the kernel's view is reached through watcher-kview.c.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
-#include "units.h"
-#include "outside.h"
-#include "hot.h"
-#include "kview.h"
-#include "mounts.h"
-#include "stream.h"
+#include "policy.h"
+#include "watcher.h"
 
 /* Ticks are at most this far apart, and at least this close. */
 #define PCO_IDLE 0.02
@@ -42,14 +37,7 @@
 #define PCO_YOUNG 0.1
 #define PCO_NEW_STREAM (4.0 * (1 << 20))
 #define PCO_AFTER_STREAM 1.0
-/* New members of a cgroup or of the host are looked for this often. */
-#define PCO_DISCOVER_CGROUP 0.1
-#define PCO_DISCOVER_ALL 1.0
-/* Children of the targets: at most this often, however often the looks. */
-#define PCO_DISCOVER_CHILDREN 0.01
-#define PCO_MAX_FDS 65536
 #define PCO_SKIP_LOOKS 8
-#define PCO_MAX_PIDS 65536
 
 /*
  * A target that did no I/O since its last look (its /proc/PID/io the
@@ -68,62 +56,10 @@
 /* With many targets, quiet ones are asked at most this often in all (per second). */
 #define PCO_QUIET_RATE 400.0
 
-#define PCO_MAPPED_MAX 32
 /* Mappings are looked at this often per process, and whether it executed. */
 #define PCO_MAPS_EVERY 0.1
 #define PCO_EXEC_EVERY 0.1
 
-struct pco_target {
-	pid_t pid;
-	int pidfd;
-	int fd_dir;			/* /proc/PID/fd kept open, or -1 (--all) */
-	int dead;
-	int foreign;			/* in another mount namespace than ours */
-	double maps_seen;		/* when /proc/PID/maps was read last */
-	double added;			/* when it was first looked at (0: not yet) */
-	uint64_t read_left;		/* read from storage before this look, not yet claimed */
-	uint64_t read_bytes;		/* its read_bytes at this look, and the last full one */
-	uint64_t read_last;
-	struct pco_exec_id exec;	/* its program, as last seen */
-	int exec_known;			/* exec was read while it had a stream acted on */
-	double exec_seen;		/* when that was read */
-	double ended_rate, ended_at;	/* the last stream that ended: its rate, when */
-	uint64_t io_sum;		/* its I/O counters' sum at the last full look */
-	int quiet;			/* no I/O at the last look: its streams wait */
-	unsigned int quiet_looks;	/* looks in a row it was quiet */
-	double next_at;			/* a quiet target is asked again then */
-	double full_at;			/* when its descriptors were last looked at */
-	uint64_t mapped[PCO_MAPPED_MAX];	/* inodes said to be mapped */
-	int nmapped;
-	struct pco_stream *streams;
-	int n, cap;
-};
-
-struct pco_watcher {
-	struct pco_opts o;
-	struct pco_ctx ctx;
-	struct pco_target *t;
-	int n, cap;
-	struct pco_stream *drain;	/* ended streams whose cleaner still works */
-	int ndrain, capdrain;
-	double discovered;
-	double children_seen;		/* when children were looked for last */
-	int cgroup_gone;		/* removed, or (until_empty) emptied */
-	int cgroup_had;			/* it had a member once */
-	int keep_open;			/* fdinfo and fd folders kept open (see read_fdinfo) */
-	pid_t self;
-	uint64_t mntns;			/* our mount namespace's inode */
-	struct pco_mounts *mounts;	/* which file systems may be touched */
-	int stopping;			/* a signal asked us to end: no long drain */
-	int fds[PCO_MAX_FDS];		/* a listing of one target's descriptors */
-	pid_t *pids;
-	pid_t *known;			/* the live targets' pids, sorted (discover()) */
-	struct pco_hot *hot;	/* --all: kernel events name the candidates */
-	struct pco_kview *kv;	/* the kernel's view of streams, or NULL */
-	struct pco_kview_env env;
-	int raised;		/* the descriptor limit was raised */
-	int freeing;		/* pco_watcher_free(): no new targets */
-};
 
 static double mono(void)
 {
@@ -135,18 +71,16 @@ static double mono(void)
 
 void pco_opts_init(struct pco_opts *o)
 {
-	const char *b = getenv("PAGECLIFF_BUDGET");
-	uint64_t v;
+	struct policy p;
 
-	*o = (struct pco_opts){ .min_size = 8ull << 20, .budget = 64ull << 20,
-				.follow_children = 1, .stats_fd = -1 };
-	if (b && *b && !parse_size(b, &v) && v >= (16ull << 20))
-		o->budget = v;
+	*o = (struct pco_opts){ .follow_children = 1, .stats_fd = -1 };
+	policy_load(&p, o->bad, sizeof(o->bad));	/* the defaults where it is bad */
+	o->min_size = p.min_size;
+	o->budget = p.budget;
 }
 
-static void kview_on(struct pco_watcher *w);
-
-int pco_watcher_new(const struct pco_opts *o, struct pco_watcher **ret_w)
+/* A watcher with no targets yet; 0 or -errno. */
+static int watcher_new(const struct pco_opts *o, struct pco_watcher **ret_w)
 {
 	struct pco_watcher *w = calloc(1, sizeof(*w));
 
@@ -163,7 +97,7 @@ int pco_watcher_new(const struct pco_opts *o, struct pco_watcher **ret_w)
 		return -ENOMEM;
 	}
 	w->o = *o;
-	kview_on(w);
+	pco_watcher_kview_on(w);
 	w->self = getpid();
 	w->mntns = pco_mntns(0);
 	w->keep_open = !o->all && !geteuid();
@@ -173,280 +107,29 @@ int pco_watcher_new(const struct pco_opts *o, struct pco_watcher **ret_w)
 	return 0;
 }
 
-int pco_check_kernel(char *why, size_t size)
-{
-	int fd = pco_pidfd_open(getpid()), dup;
 
-	if (fd < 0) {
-		snprintf(why, size, "this kernel has no pidfd_open (Linux 5.3 or later needed)");
-		return -ENOSYS;
-	}
-	dup = pco_pidfd_getfd(fd, 0);
-	close(fd);
-	if (dup == -ENOSYS) {
-		snprintf(why, size, "this kernel has no pidfd_getfd (Linux 5.6 or later needed)");
-		return -ENOSYS;
-	}
-	if (dup >= 0)
-		close(dup);
-	return 0;
-}
 
-static struct pco_target *find_target(struct pco_watcher *w, pid_t pid)
-{
-	for (int i = 0; i < w->n; i++)
-		if (w->t[i].pid == pid && !w->t[i].dead)
-			return &w->t[i];
-	return NULL;
-}
-
-static const char *user_name(uid_t uid, char *buf, size_t size)
-{
-	struct passwd *pw = getpwuid(uid);
-
-	if (pw)
-		return pw->pw_name;
-	snprintf(buf, size, "%u", (unsigned int)uid);
-	return buf;
-}
-
-/* 1 and its owner when /proc/@pid@what is another user's and we are not root. */
-static int others(pid_t pid, const char *what, uid_t *ret_uid)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d%s", (int)pid, what);
-	if (stat(path, &st) || st.st_uid == geteuid() || !geteuid())
-		return 0;
-	*ret_uid = st.st_uid;
-	return 1;
-}
-
-/*
- * Why we may not act on @pid: one line into @why; -errno.  Acting needs to
- * read /proc/PID/fd (ptrace's read mode, which Yama does not restrict): the
- * same user, and a dumpable process (the kernel gives a set-ID or
- * non-dumpable process's /proc files to root), or CAP_SYS_PTRACE.
- */
-static int refusal(pid_t pid, int err, char *why, size_t size)
-{
-	char ubuf[16];
-	uid_t uid;
-
-	if (err == -ESRCH || err == -ENOENT) {
-		snprintf(why, size, "process %d: no such process", (int)pid);
-		return -ESRCH;
-	}
-	if (err == -ENOSYS)
-		return pco_check_kernel(why, size);
-	if (others(pid, "", &uid))
-		snprintf(why, size, "process %d: it belongs to user %s: not permitted "
-			 "(run as root or with CAP_SYS_PTRACE)", (int)pid,
-			 user_name(uid, ubuf, sizeof(ubuf)));
-	else if (others(pid, "/fd", &uid))
-		snprintf(why, size, "process %d: its descriptors are user %s's (a set-ID "
-			 "or non-dumpable program): run as root or with CAP_SYS_PTRACE",
-			 (int)pid, user_name(uid, ubuf, sizeof(ubuf)));
-	else
-		snprintf(why, size, "process %d: not permitted: %s", (int)pid, strerror(-err));
-	return err;
-}
-
-/*
- * Try what acting will need: the descriptor list and one descriptor's
- * fdinfo (the same ptrace check as /proc/PID/fd/N, and nothing of the file
- * is opened or asked: it may be on a file system that never answers).
- */
-static int probe(int pidfd, pid_t pid)
-{
-	int fds[8], n = pco_fds(pid, fds, 8), err;
-	struct pco_fdinfo fi;
-
-	(void)pidfd;
-	if (n <= 0)
-		return n == -EACCES ? -EPERM : n;
-	err = pco_fdinfo_read(pid, fds[0], &fi);
-	if (err == -ENOENT || err == -EPROTO)
-		return 0;	/* closed meanwhile; or an fdinfo of a kind not parsed */
-	return err == -EACCES ? -EPERM : err;
-}
-
-/*
- * A pid read from a listing (a cgroup's, the host's, a process's children)
- * may name another process by the time its pidfd is opened: the pid was
- * reused.  Read after the pidfd was opened, /proc/PID/stat is the pidfd's
- * process or a later one: it is the one listed if it started no later than
- * the listing was read (@listed, clock ticks since boot) and, for a child,
- * its parent is still @parent.
- */
-static int is_listed(pid_t pid, pid_t parent, uint64_t listed)
-{
-	uint64_t start;
-	pid_t ppid;
-
-	if (pco_proc_stat(pid, &ppid, &start))
-		return 0;
-	return start <= listed && (!parent || ppid == parent);
-}
-
-/* Follow @pid; from a listing read at @listed (0: named by the user). */
-static int add_target(struct pco_watcher *w, pid_t pid, pid_t parent, uint64_t listed,
-		      char *why, size_t size)
-{
-	struct pco_target *t;
-	int pidfd, err;
-
-	if (pid == w->self || find_target(w, pid))
-		return 0;
-	if (!w->raised) {
-		/*
-		 * A pidfd per target: --all needs more than the usual 1024.
-		 * Raised at the first target, after run's fork: ours, not CMD's.
-		 */
-		struct rlimit rl;
-
-		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
-			rl.rlim_cur = rl.rlim_max;
-			setrlimit(RLIMIT_NOFILE, &rl);
-		}
-		w->raised = 1;
-	}
-	pidfd = pco_pidfd_open(pid);
-	if (pidfd < 0)
-		return refusal(pid, pidfd, why, size);
-	if (listed && !is_listed(pid, parent, listed)) {
-		close(pidfd);
-		return -ESRCH;
-	}
-	err = probe(pidfd, pid);
-	if (err && pco_pidfd_alive(pidfd))
-		err = 0;	/* exited meanwhile (a zombie has no fds): nothing to do */
-	if (err) {
-		close(pidfd);
-		return refusal(pid, err, why, size);
-	}
-	if (w->n == w->cap) {
-		int cap = w->cap ? 2 * w->cap : 16;
-		struct pco_target *more = realloc(w->t, cap * sizeof(*more));
-
-		if (!more) {
-			close(pidfd);
-			return -ENOMEM;
-		}
-		w->t = more;
-		w->cap = cap;
-	}
-	t = &w->t[w->n++];
-	*t = (struct pco_target){ .pid = pid, .pidfd = pidfd, .fd_dir = -1,
-				  .foreign = pco_mntns(pid) != w->mntns };
-	if (w->keep_open)
-		t->fd_dir = pco_fds_open(pid);
-	if (w->kv)
-		pco_kview_follow(w->kv, pid);
-	return 0;
-}
-
-/* The kernel view's way to a followed process (kview.h): its pidfd. */
-static int env_pidfd(void *arg, pid_t pid, uint64_t seen)
-{
-	struct pco_watcher *w = arg;
-	struct pco_target *t = find_target(w, pid);
-	char why[256];
-
-	/*
-	 * The program vouched for it (a target's descendant, or --all); its
-	 * start is checked against when it was seen (not a reused pid).  Not
-	 * once the watcher ends: a target added then would never be closed.
-	 */
-	if (!t && !w->freeing && (w->o.all || w->o.cgroup || w->o.follow_children) &&
-	    !add_target(w, pid, 0, seen, why, sizeof(why)))
-		t = find_target(w, pid);
-	return t && t->pidfd >= 0 ? t->pidfd : -ESRCH;
-}
-
-/* Whether a position stream of @pid acts on file (@dev, @ino), and how. */
-static int env_owned(void *arg, pid_t pid, unsigned int dev, uint64_t ino)
-{
-	struct pco_watcher *w = arg;
-	struct pco_target *t = find_target(w, pid);
-	double now = mono();
-
-	for (int i = 0; t && i < t->n; i++) {
-		const struct pco_stream *s = &t->streams[i];
-		const struct pco_mount *m;
-
-		/* a reader that guesses (its cursor stands) yields to the facts */
-		if ((s->state != PCO_READER && s->state != PCO_WRITER) || s->fi.ino != ino ||
-		    (s->state == PCO_READER && pco_stream_guesses(s)))
-			continue;
-		m = pco_mount_by_id(w->mounts, pid, s->fi.mnt_id, now);
-		if (m && m->dev == dev)
-			return PCO_KV_OWNED;
-	}
-	return 0;
-}
-
-static void say_served(struct pco_watcher *w, const struct pco_mount *m);
-
-static void env_served(void *arg, const struct pco_mount *m)
-{
-	say_served(arg, m);
-}
-
-/* Load the kernel's view where it can be, and say which view follows streams. */
-static void kview_on(struct pco_watcher *w)
-{
-	char why[256] = "the watcher's own process could not be followed", line[400];
-	int n;
-
-	w->env = (struct pco_kview_env){ .arg = w, .pidfd = env_pidfd, .owned = env_owned,
-					 .served = env_served, .mounts = w->mounts };
-	if (!pco_kview_open(&w->o, &w->kv, why, sizeof(why)) && w->o.own_children &&
-	    pco_kview_follow(w->kv, getpid())) {
-		pco_kview_free(w->kv, &w->env);
-		w->kv = NULL;
-	}
-	if (w->kv)
-		n = snprintf(line, sizeof(line), "pagecliff: streams followed by the kernel's view "
-			     "(BPF: the pages each process adds to the page cache)%s\n",
-			     w->o.kernel_only ? ", beside the shim" : "");
-	else if (w->o.kernel_only)
-		n = snprintf(line, sizeof(line), "pagecliff: no kernel view beside the shim: %s\n",
-			     why);
-	else
-		n = snprintf(line, sizeof(line), "pagecliff: streams followed by descriptor "
-			     "positions (no kernel view: %s)\n", why);
-	if (w->o.stats_fd >= 0 && n > 0 && n < (int)sizeof(line) &&
-	    write(w->o.stats_fd, line, n) < 0)
-		return;
-}
-
-int pco_watcher_kernel_view(const struct pco_watcher *w)
-{
-	return w->kv != NULL;
-}
-
-int pco_watcher_add(struct pco_watcher *w, pid_t pid, char *why, size_t size)
-{
-	return add_target(w, pid, 0, 0, why, size);
-}
 
 int pco_watcher_start(const struct pco_opts *o, const pid_t *pids, int n,
 		      struct pco_watcher **ret_w, char *why, size_t size)
 {
 	struct pco_watcher *w;
-	int err = pco_check_kernel(why, size);
+	int err;
 
+	if (o->bad[0]) {
+		snprintf(why, size, "%s", o->bad);
+		return -EINVAL;
+	}
+	err = pco_check_kernel(why, size);
 	if (err)
 		return err;
-	err = pco_watcher_new(o, &w);
+	err = watcher_new(o, &w);
 	if (err) {
 		snprintf(why, size, "out of memory");
 		return err;
 	}
 	for (int i = 0; i < n && !err; i++)
-		err = add_target(w, pids[i], 0, 0, why, size);
+		err = pco_target_add(w, pids[i], 0, 0, why, size);
 	if (err) {
 		pco_watcher_free(w);
 		return err;
@@ -458,7 +141,7 @@ int pco_watcher_start(const struct pco_opts *o, const pid_t *pids, int n,
 /* Hand an ended stream's unfinished cleaning to the drain list, or release it. */
 static void end_stream(struct pco_watcher *w, struct pco_stream *s)
 {
-	struct pco_target *t = find_target(w, s->pid);
+	struct pco_target *t = pco_target_find(w, s->pid);
 
 	if (t && s->state != PCO_SKIP && s->rate > 0) {
 		t->ended_rate = s->rate;
@@ -558,24 +241,6 @@ static int read_fdinfo(struct pco_watcher *w, struct pco_target *t, struct pco_s
 	return pco_fdinfo_read(t->pid, fd, ret);
 }
 
-/*
- * Say once per file system, with --stats, that its files are left alone:
- * every call on them would be a request to a server that a user runs or
- * that a network answers, and one that never answers would hold the
- * watcher (and every other stream it follows) for good.
- */
-static void say_served(struct pco_watcher *w, const struct pco_mount *m)
-{
-	char line[1400];
-	int n;
-
-	if (w->ctx.stats_fd < 0 || pco_mount_said(w->mounts, m))
-		return;
-	n = snprintf(line, sizeof(line), "pagecliff: %s (%s): left alone: its files are served by "
-		     "a program or a network that could make the watcher wait\n", m->point, m->fstype);
-	if (n > 0 && n < (int)sizeof(line) && write(w->ctx.stats_fd, line, n) < 0)
-		return;
-}
 
 /* @s is @t's descriptor @fd, newly seen naming the file @fi says. */
 static void new_file(struct pco_watcher *w, struct pco_target *t, struct pco_stream *s,
@@ -585,7 +250,7 @@ static void new_file(struct pco_watcher *w, struct pco_target *t, struct pco_str
 
 	pco_stream_init(s, t->pid, fd, fi, m, t->foreign);
 	if (m->class == PCO_FS_SERVED)
-		say_served(w, m);
+		pco_watcher_say_served(w, m);
 }
 
 /*
@@ -697,7 +362,7 @@ static void say_exec(struct pco_watcher *w, const struct pco_target *t)
 static int acting(const struct pco_target *t)
 {
 	for (int i = 0; i < t->n; i++)
-		if (t->streams[i].state == PCO_READER || t->streams[i].state == PCO_WRITER)
+		if (pco_state_acting(t->streams[i].state))
 			return 1;
 	return 0;
 }
@@ -808,29 +473,6 @@ static void look_list(struct pco_watcher *w, struct pco_target *t, int n)
 	sweep(w, t);
 }
 
-/*
- * One owner per stream: a writer, and a reader followed by its moving
- * cursor, keep their file from the kernel's view; a reader that guesses
- * (its cursor stands) hands its file to the kernel's view once that acts.
- */
-static void share_with_kview(struct pco_watcher *w, struct pco_target *t, double now)
-{
-	for (int i = 0; w->kv && i < t->n; i++) {
-		struct pco_stream *s = &t->streams[i];
-		const struct pco_mount *m;
-
-		if (s->state != PCO_READER && s->state != PCO_WRITER)
-			continue;
-		m = pco_mount_by_id(w->mounts, t->pid, s->fi.mnt_id, now);
-		if (!m)
-			continue;
-		if (s->state == PCO_WRITER || !pco_stream_guesses(s))
-			pco_kview_defer(w->kv, t->pid, m->dev, s->fi.ino,
-					s->state == PCO_WRITER);
-		else if (pco_kview_take(w->kv, t->pid, m->dev, s->fi.ino))
-			pco_stream_yield(s, &w->ctx);
-	}
-}
 
 static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 {
@@ -877,80 +519,13 @@ static void look_target(struct pco_watcher *w, struct pco_target *t, double now)
 		t->streams[i].seen = 0;
 	for (int i = 0; i < n; i++)
 		look_fd(w, t, w->fds[i], now);
-	share_with_kview(w, t, now);
+	pco_watcher_share(w, t, now);
 	sweep(w, t);
 	look_maps(w, t, now);
 	if (pco_pidfd_alive(t->pidfd))
 		target_gone(w, t);	/* exited (or a zombie): its files are closed */
 }
 
-/* Children of the targets, members of the cgroup, processes of the host. */
-static int cmp_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * The live targets' pids into w->known, sorted; how many.  A listing of a
- * thousand processes is then looked up, not compared with every target.
- */
-static int known_pids(struct pco_watcher *w)
-{
-	int n = 0;
-
-	if (!w->known && !(w->known = calloc(PCO_MAX_PIDS, sizeof(pid_t))))
-		return 0;
-	for (int i = 0; i < w->n && n < PCO_MAX_PIDS; i++)
-		if (!w->t[i].dead)
-			w->known[n++] = w->t[i].pid;
-	qsort(w->known, n, sizeof(pid_t), cmp_pid);
-	return n;
-}
-
-static void discover(struct pco_watcher *w, double now)
-{
-	char why[256], path[4096];
-	uint64_t listed;
-	int n = 0, n_known;
-
-	if (w->o.cgroup && now - w->discovered >= PCO_DISCOVER_CGROUP) {
-		snprintf(path, sizeof(path), "%s/cgroup.procs", w->o.cgroup);
-		n = pco_pid_list(path, w->pids, PCO_MAX_PIDS);
-		w->discovered = now;
-		if (n == -ENOENT || n == -ENODEV)
-			w->cgroup_gone = 1;	/* removed: its processes are gone */
-		w->cgroup_had |= n > 0;
-		if (w->o.until_empty && w->cgroup_had && !n)
-			w->cgroup_gone = 1;	/* emptied after it had members */
-	} else if (w->o.all && pco_hot_on(&w->hot, &w->o)) {
-		n = pco_hot_pids(w->hot, now, w->pids, PCO_MAX_PIDS);
-	} else if (w->o.all && now - w->discovered >= PCO_DISCOVER_ALL) {
-		n = pco_pid_list(NULL, w->pids, PCO_MAX_PIDS);
-		w->discovered = now;
-	}
-	listed = pco_boot_ticks();
-	n_known = known_pids(w);
-	for (int i = 0; i < n; i++)
-		if (!bsearch(&w->pids[i], w->known, n_known, sizeof(pid_t), cmp_pid))
-			add_target(w, w->pids[i], 0, listed, why, sizeof(why));
-	/* A cgroup's children are its members: found above. */
-	/* beside the shim the kernel's view finds descendants by itself */
-	if (!w->o.follow_children || w->o.cgroup || w->o.kernel_only ||
-	    now - w->children_seen < PCO_DISCOVER_CHILDREN)
-		return;
-	w->children_seen = now;
-	for (int i = 0; i < w->n; i++) {
-		/* a quiet one is asked for children as seldom as for its files */
-		if (w->t[i].dead || (w->t[i].quiet && now < w->t[i].next_at))
-			continue;
-		n = pco_children(w->t[i].pid, w->pids, PCO_MAX_PIDS);
-		listed = pco_boot_ticks();
-		for (int j = 0; j < n; j++)
-			add_target(w, w->pids[j], w->t[i].pid, listed, why, sizeof(why));
-	}
-}
 
 /* Forget dead targets, keeping the array small for --all. */
 static void compact(struct pco_watcher *w)
@@ -1008,12 +583,17 @@ static double quiet_wait(const struct pco_watcher *w, double now, double next, d
 	return soonest - now < most ? soonest - now : most;
 }
 
-double pco_watcher_tick(struct pco_watcher *w)
+/*
+ * Check the targets once and act behind every stream; returns the seconds
+ * until the next look, by the fastest stream's rate and the budget.
+ */
+static double watcher_tick(struct pco_watcher *w)
 {
 	double now = mono(), next = w->o.all ? PCO_IDLE_ALL : PCO_IDLE, soonest = 1e9, kv_next;
 	int quiet = 1;
 
-	discover(w, now);
+	w->now = now;
+	pco_targets_discover(w, now);
 	for (int i = 0; i < w->n; i++) {
 		if (w->t[i].dead)
 			continue;
@@ -1044,7 +624,8 @@ double pco_watcher_tick(struct pco_watcher *w)
 	return next < PCO_FASTEST ? PCO_FASTEST : next;
 }
 
-int pco_watcher_alive(const struct pco_watcher *w)
+/* Are targets left?  (--all always; a cgroup until it is removed.) */
+static int watcher_alive(const struct pco_watcher *w)
 {
 	if (w->o.all || (w->o.cgroup && !w->cgroup_gone))
 		return 1;
@@ -1061,7 +642,8 @@ static void sleep_for(double secs)
 	nanosleep(&ts, NULL);
 }
 
-void pco_watcher_wait(struct pco_watcher *w, double secs)
+/* Wait up to @secs for a target to exit or a signal; returns at once on either. */
+static void watcher_wait(struct pco_watcher *w, double secs)
 {
 	double start = mono();
 	struct pollfd p[65];
@@ -1099,8 +681,9 @@ void pco_watcher_free(struct pco_watcher *w)
 		const struct timespec tick = { 0, 10000000 };
 
 		drain(w);
+		w->now = mono();
 		if (w->kv)
-			pco_kview_tick(w->kv, &w->env, mono());
+			pco_kview_tick(w->kv, &w->env, w->now);
 		nanosleep(&tick, NULL);
 	}
 	pco_kview_free(w->kv, &w->env);
@@ -1121,7 +704,7 @@ int pco_watcher_loop(struct pco_watcher *w, pid_t child, double secs,
 	double end = secs > 0 ? mono() + secs : 0;
 
 	for (;;) {
-		double next = pco_watcher_tick(w);
+		double next = watcher_tick(w);
 
 		if (*stop) {
 			w->stopping = 1;
@@ -1129,12 +712,12 @@ int pco_watcher_loop(struct pco_watcher *w, pid_t child, double secs,
 		}
 		if (child > 0 && waitpid(child, ret_status, WNOHANG) == child)
 			return 0;
-		if (child <= 0 && !pco_watcher_alive(w))
+		if (child <= 0 && !watcher_alive(w))
 			return 0;
 		if (end && mono() >= end)
 			return 0;
 		if (end && mono() + next > end)
 			next = end - mono();
-		pco_watcher_wait(w, next > 0 ? next : 0);
+		watcher_wait(w, next > 0 ? next : 0);
 	}
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The shim's settings, from the environment that `pagecliff run` (or the
- * user) set, and where its per-file statistics go.  A setting it cannot parse
- * turns the shim off with one line on stderr: it never guesses.
+ * user) set, and where its per-file statistics go.  The minimum and the
+ * budget are the policy the watcher shares (common/policy.h); a setting it
+ * cannot parse turns the shim off with one line on stderr: it never guesses.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,27 +13,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "policy.h"
 #include "preload.h"
-#include "units.h"
-
-#define DEFAULT_MIN_SIZE (8ull << 20)
-/* Eight batches: one stream never reaches it, a hundred round robin do. */
-#define DEFAULT_BUDGET (64ull << 20)
 
 struct pl_config pl_cfg = {
 	.mode = PL_MODE_AUTO,
-	.min_size = DEFAULT_MIN_SIZE,
+	.min_size = POLICY_MIN_SIZE,
 	.batch = PCL_DROP_BATCH,
-	.budget = DEFAULT_BUDGET,
+	.budget = POLICY_BUDGET,
 };
 
-static void complain(const char *what, const char *value)
+/* One line for a bad setting (policy_bad()'s reason): the shim is off. */
+static void complain(const char *why)
 {
 	char line[256];
-	int n = snprintf(line, sizeof(line),
-			 "pagecliff-preload: bad %s '%.64s'; the shim is off\n",
-			 what, value);
+	int n = snprintf(line, sizeof(line), "pagecliff-preload: %s; the shim is off\n", why);
 
+	pl_cfg.mode = PL_MODE_OFF;
 	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
 		return;
 }
@@ -94,22 +91,19 @@ static int stderr_is_target(void)
 void pl_config_load(void)
 {
 	const char *mode = getenv("PAGECLIFF_MODE");
-	const char *min = getenv("PAGECLIFF_MIN_SIZE");
 	const char *stats = getenv("PAGECLIFF_STATS");
-	const char *budget = getenv("PAGECLIFF_BUDGET");
+	struct policy p;
+	char why[160];
 
 	if (mode && *mode && parse_mode(mode, &pl_cfg.mode)) {
-		complain("PAGECLIFF_MODE", mode);
-		pl_cfg.mode = PL_MODE_OFF;
+		policy_bad(why, sizeof(why), "PAGECLIFF_MODE", mode,
+			   "auto, dontcache, dropbehind, direct or off");
+		complain(why);
 	}
-	if (min && *min && parse_size(min, &pl_cfg.min_size)) {
-		complain("PAGECLIFF_MIN_SIZE", min);
-		pl_cfg.mode = PL_MODE_OFF;
-	}
-	if (budget && *budget && parse_size(budget, &pl_cfg.budget)) {
-		complain("PAGECLIFF_BUDGET", budget);
-		pl_cfg.mode = PL_MODE_OFF;
-	}
+	if (policy_load(&p, why, sizeof(why)))
+		complain(why);
+	pl_cfg.min_size = p.min_size;
+	pl_cfg.budget = p.budget;
 	if (stats && *stats && strcmp(stats, "0")) {
 		pl_cfg.stats = 1;
 		pl_cfg.stats_path = strcmp(stats, "1") ? stats : NULL;

@@ -31,8 +31,9 @@
  *   table.c              open fds -> the file they read, one lock, fork handlers
  *   overlay.c            a writer's upper file on overlayfs; pl_dup_high()
  *   meter.c              what left the page cache during the shim's drops
- *   config.c             PAGECLIFF_MODE, PAGECLIFF_MIN_SIZE, PAGECLIFF_STATS,
- *                        PAGECLIFF_BUDGET
+ *   config.c             PAGECLIFF_MODE, PAGECLIFF_STATS; PAGECLIFF_MIN_SIZE and
+ *                        PAGECLIFF_BUDGET through common/policy.h, which the
+ *                        watcher shares (defaults, runs, the stats lines)
  *   preload-path.c.in    where `pagecliff run` finds the installed shim (the
  *                        command's, not the shim's)
  *   libpagecliff-preload.map  the version script
@@ -320,8 +321,8 @@ void pl_flush_stdout(void) PL_HIDDEN;
 void pl_writer_finish(struct pl_file *f, int fd) PL_HIDDEN;
 /* Set up @f, just tracked, as a writer of @fd opened with @flags. */
 void pl_writer_init(struct pl_file *f, int fd, int flags) PL_HIDDEN;
-/* The stats line of a writer. */
-void pl_writer_stats(const struct pl_file *f, char *line, size_t size) PL_HIDDEN;
+/* The stats line of a writer into @line; its length (0: none). */
+size_t pl_writer_stats(const struct pl_file *f, char *line, size_t size) PL_HIDDEN;
 /* In a fork() child: hands off a writer whose lock another thread held. */
 void pl_writer_forked(struct pl_file *f) PL_HIDDEN;
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "policy.h"
 #include "preload.h"
 
 /*
@@ -61,25 +62,17 @@ static void print_stats(const struct pl_file *f)
 	char line[768], dropped[24], mode[384];
 	const char *m = pl_direct_mode(f, mode_name(f), mode, sizeof(mode));
 	uint64_t direct, calls;
-	int len;
+	size_t len;
 
 	pl_direct_figures(f, &direct, &calls);
-	len = snprintf(line, sizeof(line),
-		       "pagecliff: %s: %" PRIu64 " bytes read, %" PRIu64
-		       " sequential runs, %" PRIu64 " seeks, mode %s, %" PRIu64
-		       " bytes read uncached, %s bytes dropped, %" PRIu64
-		       " bytes kept cached, %" PRIu64 " syscalls\n",
-		       f->path ? f->path : "?", f->bytes_read, f->runs, f->seeks,
-		       m ? m : mode_name(f), f->bytes_dontcache + direct,
-		       pl_meter_str(&f->meter, dropped, sizeof(dropped)),
-		       f->drop.bytes_kept, f->drop.syscalls + f->meter.syscalls + calls);
-	if (len <= 0)
-		return;
-	if ((size_t)len >= sizeof(line)) {	/* a very long path: cut, keep the newline */
-		len = sizeof(line) - 1;
-		line[len - 1] = '\n';
-	}
-	stats_out(line, len);
+	len = policy_read_line(line, sizeof(line), &(struct policy_read_stats){
+		.path = f->path, .bytes = f->bytes_read, .runs = f->runs, .seeks = f->seeks,
+		.mode = m ? m : mode_name(f), .uncached = f->bytes_dontcache + direct,
+		.dropped = pl_meter_str(&f->meter, dropped, sizeof(dropped)),
+		.kept = f->drop.bytes_kept,
+		.syscalls = f->drop.syscalls + f->meter.syscalls + calls });
+	if (len)
+		stats_out(line, len);
 }
 
 /*
@@ -221,8 +214,10 @@ static void finish(struct pl_file *f, int fd)
 	if (f->writer) {
 		pl_writer_finish(f, fd);
 		if (pl_cfg.stats && f->bytes_written >= pl_cfg.min_size) {
-			pl_writer_stats(f, why, sizeof(why));
-			stats_out(why, strlen(why));
+			size_t len = pl_writer_stats(f, why, sizeof(why));
+
+			if (len)
+				stats_out(why, len);
 		}
 		return;
 	}
@@ -448,7 +443,7 @@ static void account(struct pl_file *f, int fd, uint64_t off, uint64_t n,
 	if (f->mapped || pl_cfg.mode == PL_MODE_OFF)
 		return;
 	if (!f->active) {
-		if (f->cursor - f->run_start < pl_cfg.min_size)
+		if (!policy_run_reached(pl_cfg.min_size, f->run_start, f->cursor))
 			return;
 		if (!offset_agrees(f, fd, positional))
 			return;

@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "policy.h"
 #include "preload.h"
 
 /*
@@ -436,7 +437,7 @@ void pl_writer_finish(struct pl_file *f, int fd)
 	errno = saved;
 }
 
-void pl_writer_stats(const struct pl_file *f, char *line, size_t size)
+size_t pl_writer_stats(const struct pl_file *f, char *line, size_t size)
 {
 	char dropped[24], early[48];
 
@@ -445,15 +446,11 @@ void pl_writer_stats(const struct pl_file *f, char *line, size_t size)
 	else
 		snprintf(early, sizeof(early), "%" PRIu64 " bytes written back early",
 			 f->fl.bytes_flushed);
-	snprintf(line, size,
-		 "pagecliff: %s: %" PRIu64 " bytes written, %" PRIu64 " write-behind runs, mode %s, "
-		 "%s, %s bytes dropped, %" PRIu64
-		 " bytes kept cached, %" PRIu64 " writeback errors seen (the program's fsync "
-		 "reports them), %" PRIu64 " syscalls\n",
-		 f->path ? f->path : "?", f->bytes_written, f->wruns,
-		 f->mapped ? "none (mapped or not followed)" :
-		 f->wruns ? "writebehind" : "none (no sequential run)",
-		 early, pl_meter_str(&f->wmeter, dropped, sizeof(dropped)),
-		 f->fl.bytes_kept, f->wb_errors,
-		 f->fl.syscalls + f->wmeter.syscalls + f->wsyscalls);
+	return policy_write_line(line, size, &(struct policy_write_stats){
+		.path = f->path, .bytes = f->bytes_written, .runs = f->wruns,
+		.mode = f->mapped ? "none (mapped or not followed)" :
+			f->wruns ? "writebehind" : "none (no sequential run)",
+		.early = early, .dropped = pl_meter_str(&f->wmeter, dropped, sizeof(dropped)),
+		.kept = f->fl.bytes_kept, .errors = f->wb_errors,
+		.syscalls = f->fl.syscalls + f->wmeter.syscalls + f->wsyscalls });
 }
