@@ -56,11 +56,18 @@ static int ref_size(const char *s, uint64_t *ret)
 
 static int ref_mode(const char *s, enum pl_mode *ret)
 {
-	static const char *const names[] = { "off", "auto", "dropbehind", "dontcache" };
+	static const struct {
+		const char *name;
+		enum pl_mode mode;
+	} modes[] = {
+		{ "off", PL_MODE_OFF }, { "auto", PL_MODE_AUTO },
+		{ "dropbehind", PL_MODE_DROPBEHIND }, { "dontcache", PL_MODE_DONTCACHE },
+		{ "direct", PL_MODE_DIRECT },
+	};
 
-	for (int i = 0; i < 4; i++)
-		if (!strcmp(s, names[i])) {
-			*ret = i;
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(s, modes[i].name)) {
+			*ret = modes[i].mode;
 			return 0;
 		}
 	return -1;
