@@ -2,7 +2,7 @@
 /*
  * The one copy of the BPF program in a binary: its skeleton embeds the whole
  * object (BTF and all), and every file calling the skeleton's open would
- * hold a copy of its own.  cli/trace and outside/hot.c open it here.
+ * hold a copy of its own.  engine/trace and outside/hot.c open it here.
  */
 #include <limits.h>
 #include <stdio.h>

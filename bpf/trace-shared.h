@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the BPF program (pagecliff.bpf.c) and its readers (cli/trace/trace.c,
+ * What the BPF program (pagecliff.bpf.c) and its readers (engine/trace/trace.c,
  * outside/hot.c) share: the kinds of time measured, the layout of the per-CPU
  * sums and of the per-thread start records, and the pages added per file.  Plain C types only: it is included both with
  * vmlinux.h (BPF) and with the C library (user space).

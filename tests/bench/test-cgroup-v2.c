@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * cli/sys/cgroup.c on a real cgroup v2 hierarchy: bench's cgroup is made
+ * engine/sys/cgroup.c on a real cgroup v2 hierarchy: bench's cgroup is made
  * inside the cgroup its process was started in and nowhere else, as
  * <own>/pagecliff-<pid>/{leader,workers}; the process moves to the leader
  * leaf before the controller is enabled in its own cgroup (v2 lets a cgroup

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * cli/sys/cgroup.c: a pagecliff cgroup gets the limit asked for, holds the page
+ * engine/sys/cgroup.c: a pagecliff cgroup gets the limit asked for, holds the page
  * cache of a process put in it under that limit, and is gone after removal;
  * a cgroup whose maker died is found and removed as stale, one whose maker
  * lives (its pid not visible, as from another PID namespace) is left alone.

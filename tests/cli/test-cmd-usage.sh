@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The command table (cli/cmd.c): every command answers -h, --help and
+# The command table (engine/cmd.c): every command answers -h, --help and
 # `pagecliff help CMD` with the same text on stdout and exit 0, and refuses
 # an unknown option, a missing or unwanted value and a wrong operand count
 # with exactly one line on stderr and exit 2, worded the same for all.  The

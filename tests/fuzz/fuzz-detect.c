@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target for the cliff detector (cli/bench/bench-detect.c).  The input is
+ * libFuzzer target for the cliff detector (engine/bench/bench-detect.c).  The input is
  * raw doubles: the best throughput of the run, then five per interval (GiB
  * read, GB/s, cache bytes, cache limit, reclaim pages/s), NaN, infinities
  * and negative values included.  Besides the sanitizers: the verdict is one

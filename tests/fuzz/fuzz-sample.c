@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target for the /proc and /sys parsers (cli/sys/sample-parse.c).  The first
+ * libFuzzer target for the /proc and /sys parsers (engine/sys/sample-parse.c).  The first
  * byte picks the parser (its value mod 16: stat, meminfo, vmstat, psi,
  * memory.stat v1, v2, diskstats, task stat, /proc/PID/cgroup, /proc/mounts,
  * task kind; the rest none), the rest is the file's text.  Besides the

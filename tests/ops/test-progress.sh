@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Progress on a terminal (cli/progress.c): cat --progress, cp --progress and
+# Progress on a terminal (engine/progress.c): cat --progress, cp --progress and
 # bench's layout and phases draw on stderr when it is a terminal (script(1)
 # gives one), redrawn in place with plausible figures (bytes that only grow,
 # the share they are of the total, a rate), at most a few times a second,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The /proc and /sys parsers of cli/sys/sample-parse.c on fixture trees: copies of a
+ * The /proc and /sys parsers of engine/sys/sample-parse.c on fixture trees: copies of a
  * build machine's files (host), cgroup v2 (cgv2), v1 memory mounted beside a
  * v2 hierarchy that has the memory controller (hybrid), two cgroup2 mounts of
  * which the second has memory and a blank in its path (cgspace), mountinfo

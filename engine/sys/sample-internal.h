@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the sample-*.c files of cli/sys share and nobody else needs: line and
+ * What the sample-*.c files of engine/sys share and nobody else needs: line and
  * number scanning (sample-parse.c), the /proc/PID directory of a process
  * (sample-file.c), and a macro that reads a file and parses its text.
  */

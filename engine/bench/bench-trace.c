@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench's kernel events (cli/trace): loading the counters for the run, the
+ * bench's kernel events (engine/trace): loading the counters for the run, the
  * shares of time of a timeline row and of a phase from two snapshots, and
  * the kernel work of a phase per GiB moved, from a snapshot at its start to
  * one after its workers ended.

@@ -2,7 +2,7 @@
 /*
  * What every part of pagecliff bench uses and nothing of bench's own: the
  * stop flag, the run's notes, human sizes and the sum of rows over hosts.
- * The leaf of cli/bench: it calls no other file of the folder.
+ * The leaf of engine/bench: it calls no other file of the folder.
  */
 #include <assert.h>
 #include <math.h>
