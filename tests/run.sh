@@ -18,7 +18,7 @@ builddir=${1:?usage: tests/run.sh BUILDDIR [meson test args]}
 shift
 here=$(cd "$(dirname "$0")" && pwd)
 logbase=${PAGECLIFF_LOGBASE:-testlog}	# a second run's log beside the first's
-logs=$builddir/meson-logs
+logs=$(cd "$builddir" && pwd)/meson-logs || exit 1
 part=${PAGECLIFF_PART:-all}
 case $part in all | shared | alone) ;; *) echo "run.sh: PAGECLIFF_PART is '$part', not all, shared or alone" >&2; exit 2 ;; esac
 rm -f "$logs/$logbase.json" "$logs/$logbase.txt"
