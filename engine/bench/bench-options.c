@@ -306,12 +306,13 @@ void bench_apply_defaults(struct bench_run *run, const struct bench_given *g)
 
 	job->builtin = !job->ndirs && !job->testbed;
 	if (!g->modes) {
-		if (job->direct == 1)
-			parse_modes(job, "direct");
-		else if (job->direct == 0)
-			parse_modes(job, "buffered");
+		static const enum pc_strategy plain[] = { PC_BUFFERED, PC_DIRECT, PC_AUTO };
+
+		job->nmodes = job->direct < 0 ? 3 : 1;
+		if (job->direct < 0)
+			memcpy(job->modes, plain, sizeof(plain));
 		else
-			parse_modes(job, "buffered,direct,auto");
+			job->modes[0] = job->direct ? PC_DIRECT : PC_BUFFERED;
 	} else if (job->direct == 1) {
 		for (unsigned int m = 0; m < job->nmodes; m++)
 			if (job->modes[m] != PC_DIRECT)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bench-verdict.h"
+#include "pagecliff.h"
 
 /* Fewer CPUs than this cannot run enough reclaimers and readers at once for
  * the page cache's lock to become the bottleneck it is on large machines. */
@@ -514,10 +515,10 @@ int verdict_summary(const struct verdict_mode *modes, const struct verdict *v, s
 		say(&w, " %s", cause_words(v[g].gap_cause));
 	if (best < 0 || (size_t)best >= n)
 		return (int)w.n;
-	if (!strcmp(modes[best].name, "buffered") && s < 0)
+	if (!strcmp(modes[best].name, pc_strategy_name(PC_BUFFERED)) && s < 0)
 		say(&w, "; buffered was the fastest mode while the data fit (%.2f GB/s): a larger "
 		    "--size or a --mem-limit fills the cache", v[best].after_gbps);
-	else if (!strcmp(modes[best].name, "buffered"))
+	else if (!strcmp(modes[best].name, pc_strategy_name(PC_BUFFERED)))
 		say(&w, "; buffered is the fastest mode here (%.2f GB/s) with the cache full: "
 		    "nothing to tune on this machine", v[best].after_gbps);
 	else
