@@ -49,7 +49,7 @@ numa_bench() {
 	local dirs=/tmp/disk0 i
 
 	for ((i = 1; i < PC_DISKS; i++)); do dirs+=":/tmp/disk$i"; done
-	"$pc" bench --numa -d "$dirs" --numjobs 2 --size 16m --mode buffered --runtime 10 \
+	"$pc" bench --numa -d "$dirs" --numjobs 2 --size 16m --mode buffered --runtime 60 \
 		--output-format json -o "$work/numa.json" 2>"$work/numa.err" ||
 		{ sed 's/^/# /' "$work/numa.err"; return 1; }
 	python3 - "$work/numa.json" "$PC_DISKS" "$nodes" <<'PY'
