@@ -3,8 +3,10 @@
 # What runs inside a rig guest (tests/vm/suite.sh boots it): the library's
 # strategies and exact bytes, the write streams, a stream under a cgroup v2
 # memory.max, the shim's readers and writers (residency from mincore where
-# the kernel has no cachestat), an overlayfs writer, doctor, bench's v2 cap
-# and watch, on small files: the guest runs under software emulation.
+# the kernel has no cachestat; a cold file read direct, sampled while it
+# reads, its fadvise calls counted by tracefs), an overlayfs writer, doctor,
+# bench's v2 cap and watch, on small files: the guest runs under software
+# emulation.
 # TAP output, one line per check; exit 1 when any failed.
 #   tests/vm/checks.sh BUILDDIR
 set -u

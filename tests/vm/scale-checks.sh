@@ -3,7 +3,8 @@
 # What runs inside the many-CPU guest (tests/vm/scale.sh boots it: 16 CPUs,
 # 4 NUMA nodes, 4 data disks, disk i on node i % 4): the disks' nodes as
 # sysfs gives them, bench --numa with one directory per disk placing each
-# directory's threads on its disk's node, and bench/at-scale.sh end to end
+# directory's threads on its disk's node, bench's kernel work per GiB in
+# every mode (no drain on every CPU per call), and bench/at-scale.sh end to end
 # (all four modes; dontcache falls back on kernels without RWF_DONTCACHE)
 # started in a cgroup v2 that holds its own shell.  Small sizes: the guest
 # is emulated.  TAP output; exit 1 when any check failed.
