@@ -89,7 +89,8 @@ keys = ["pages_added_per_gib", "pages_deleted_per_gib", "pages_deleted_by_kswapd
         "lock_waits_per_gib", "lock_wait_ms_per_gib"]
 modes = {m["mode"]: m for m in r["modes"]}
 assert sorted(modes) == ["auto", "buffered", "direct", "dontcache", "dropbehind"], sorted(modes)
-print("# per GiB at %d CPUs: mode (strategy) %s" % (ncpu, " ".join(k[:-len("_per_gib")] for k in keys)))
+print("# per GiB at %d CPUs: mode (strategy) %s" %
+      (ncpu, " ".join(k[:-len("_per_gib")] for k in keys)))
 for name in ("buffered", "dropbehind", "dontcache", "direct", "auto"):
     m = modes[name]
     print("# %s (%s): %s" % (name, m["strategy"], " ".join("%g" % m[k] for k in keys)))
@@ -97,7 +98,8 @@ for name, m in modes.items():
     assert m["error"] == 0 and m["bytes"] == 4 * (64 << 20), (name, m["error"], m["bytes"])
     assert m["cold"], (name, "not a cold start")
     for k in keys:
-        assert isinstance(m[k], (int, float)) and not isinstance(m[k], bool) and m[k] >= 0, (name, k, m[k])
+        v = m[k]
+        assert isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0, (name, k, v)
     calls, drain = m["dontneed_calls_per_gib"], m["drain_work_per_gib"]
     if calls > 0:
         assert drain < ncpu * calls, (name, "drain work on every CPU per call", drain, calls, ncpu)
