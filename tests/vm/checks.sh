@@ -3,8 +3,10 @@
 # What runs inside a rig guest (tests/vm/suite.sh boots it): the library's
 # strategies and exact bytes, the write streams, a stream under a cgroup v2
 # memory.max, the shim's readers and writers (residency from mincore where
-# the kernel has no cachestat), an overlayfs writer, doctor, bench's v2 cap
-# and watch, on small files: the guest runs under software emulation.
+# the kernel has no cachestat; a cold file read direct, sampled while it
+# reads, its fadvise calls counted by tracefs), an overlayfs writer, doctor,
+# bench's v2 cap and watch, on small files: the guest runs under software
+# emulation.
 # TAP output, one line per check; exit 1 when any failed.
 #   tests/vm/checks.sh BUILDDIR
 set -u
@@ -133,6 +135,79 @@ shim_writer() {
 	cmp -s "$f" "$dst"
 }
 
+# fadvise64 calls of one process tree as the kernel sees them: a tracefs
+# instance, its own ring, that traces the syscall's entry for the pid that
+# runs COMMAND and every task it forks (event-fork), set before it execs.
+#   fadvise_traced INSTANCE COMMAND...
+fadvise_traced() {
+	local t=$1
+	shift
+	bash -c 'echo $$ >"$1/set_event_pid" && echo 1 >"$1/options/event-fork" &&
+		echo 1 >"$1/events/syscalls/sys_enter_fadvise64/enable" && shift && exec "$@"' sh "$t" "$@"
+}
+
+# read_sampled FILE READER [run [RUN-ARG...]]: READER (sha256sum, or cat
+# into a pipe to sha256sum) reads FILE cold, plain or under `pagecliff run
+# RUN-ARG...`.  While it reads, fincore samples the file's page
+# cache.  Leaves the hash in $work/sum, the advice of each fadvise64 call in
+# $work/fadv (one a line), the samples' count and largest residency in bytes
+# in $work/samples, run's stats in $work/stats.
+read_sampled() {
+	local f=$1 reader=$2 t=/sys/kernel/tracing/instances/pc-vm-$$ pid res max=0 samples=0 rc
+	shift 2
+	local run=()
+
+	[ "${1:-}" = run ] && run=("$pc" run "${@:2}" --stats --)
+	rm -f "$work/stats"
+	mkdir "$t" || return 1
+	drop_caches
+	(
+		set -o pipefail
+		case $reader in
+		sha256sum) fadvise_traced "$t" "${run[@]}" sha256sum "$f" ;;
+		cat) fadvise_traced "$t" "${run[@]}" cat "$f" | sha256sum ;;
+		esac
+	) >"$work/sum" 2>"$work/stats" &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		res=$(fincore -b -n -o RES "$f") || break
+		samples=$((samples + 1))
+		[ "$res" -gt $max ] && max=$res
+	done
+	wait $pid
+	rc=$?
+	grep -o 'sys_fadvise64(.*advice: [0-9a-fx]*' "$t/trace" | sed 's/.*advice: //' |
+		while read -r a; do echo $((a)); done >"$work/fadv"
+	rmdir "$t" || echo "# tracefs instance $t left behind"
+	echo "$samples $max" >"$work/samples"
+	return $rc
+}
+
+# A cold file read by an unmodified program under `pagecliff run` (issue 33):
+# the shim reads it O_DIRECT ahead of the program, so the file's page cache
+# stays under 8 MiB all the while (fincore samples it as it reads), the
+# kernel sees no fadvise64 call beyond the program's own (those of the plain
+# read, none of them DONTNEED), and the bytes hash as the plain read's.
+#   shim_direct FILE READER [RUN-ARG...]   (no RUN-ARG: run's default mode)
+shim_direct() {
+	local f=$1 reader=$2 want plain samples max fadv
+	shift 2
+
+	read_sampled "$f" "$reader" || return 1
+	want=$(cut -d" " -f1 "$work/sum") plain=$(paste -sd, "$work/fadv")
+	read_sampled "$f" "$reader" run "$@" || { sed 's/^/# /' "$work/stats"; return 1; }
+	sed 's/^/# /' "$work/stats" | grep -v "^# pagecliff: run via\|^# pagecliff: streams followed"
+	read -r samples max <"$work/samples"
+	fadv=$(paste -sd, "$work/fadv")
+	echo "# $reader under run${*:+ $*}: $samples samples, largest $((max >> 10)) KiB cached; fadvise advice: plain [$plain], under run [$fadv]"
+	grep -q "mode direct (" "$work/stats" || { echo "# the shim did not read it direct"; return 1; }
+	[ "$samples" -ge 3 ] || { echo "# too few samples to see the read"; return 1; }
+	[ "$max" -lt $((8 << 20)) ] || { echo "# the page cache held $((max >> 20)) MiB of it"; return 1; }
+	[ "$fadv" = "$plain" ] || { echo "# fadvise calls beyond the program's own"; return 1; }
+	! grep -qx 4 "$work/fadv" || { echo "# a DONTNEED call"; return 1; }
+	[ "$(cut -d" " -f1 "$work/sum")" = "$want" ] || { echo "# the hash differs from the plain read's"; return 1; }
+}
+
 overlay_writer() {
 	local o=$work/ovl
 
@@ -243,6 +318,10 @@ for m in buffered auto; do
 	skip_v1 "cat --mode $m under cgroup v2 memory.max" capped_stream "$work/big" "$m"
 done
 check "shim reader: exact bytes, at most the budget cached" shim_reader "$work/big"
+check "shim (auto), sha256sum of a cold file: direct, under 8 MiB cached while it reads, no fadvise of its own, same hash" \
+	shim_direct "$work/big" sha256sum
+check "shim --mode direct, cat of a cold file: under 8 MiB cached while it reads, no fadvise of its own, same hash" \
+	shim_direct "$work/big" cat --mode direct
 check "shim writer: exact bytes, at most the budget cached" shim_writer "$work/big" "$work/xfs/shimcopy"
 check "shim writer into overlayfs: the upper file not flooded" overlay_writer "$work/big"
 check "doctor on this kernel" doctor_json
