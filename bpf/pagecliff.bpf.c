@@ -7,7 +7,7 @@
  * interval.  And, for the host guard (outside/hot.c), the pages added to the
  * page cache per file and the process that added them last.  BTF
  * tracepoints (tp_btf): no tracefs, no kprobes needed.
- * Threads are counted when their process is target_tgid (0: every one).
+ * Threads are counted when their process is target_tgid or its child (0: every one).
  * Every program and map name starts with "pc_", so tests can find leftovers.
  */
 #include "vmlinux.h"
@@ -59,12 +59,27 @@ struct {
 	__type(value, __u64);		/* nanoseconds waited */
 } pc_lock_wait SEC(".maps");
 
+/* Just what wanted() reads of a task: the parent of its process. */
+struct task_struct___pcp {
+	int tgid;
+	struct task_struct___pcp *group_leader;
+	struct task_struct___pcp *real_parent;
+} __attribute__((preserve_access_index));
+
+/*
+ * The current thread counts when its process is target_tgid or a child of
+ * it (bench's workers under a cgroup v2 cap run in a child of bench's).
+ */
 static __always_inline int wanted(__u32 *ret_tid)
 {
 	__u64 id = bpf_get_current_pid_tgid();
+	struct task_struct___pcp *task;
 
 	*ret_tid = (__u32)id;
-	return !target_tgid || (id >> 32) == target_tgid;
+	if (!target_tgid || (id >> 32) == target_tgid)
+		return 1;
+	task = (void *)bpf_get_current_task();
+	return BPF_CORE_READ(task, group_leader, real_parent, tgid) == (int)target_tgid;
 }
 
 static __always_inline void add(unsigned int kind, __u64 ns)

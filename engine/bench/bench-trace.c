@@ -53,16 +53,10 @@ void bench_trace_start(struct bench_run *run)
 		snprintf(run->trace_why, sizeof(run->trace_why), "--no-trace given");
 		return;
 	}
-	/* the program counts one process's threads: bench's, not its child's */
-	if (run->cgroup_version == 2) {
-		snprintf(run->trace_why, sizeof(run->trace_why), "under a cgroup v2 cap the "
-			 "workers run in a child process, which it does not follow");
-		err = -ENOTSUP;
-	} else {
-		run->trace_at = malloc(sizeof(*run->trace_at));
-		err = !run->trace_at ? -ENOMEM :
-		      trace_open(&run->trace, getpid(), run->trace_why, sizeof(run->trace_why));
-	}
+	/* bench's threads and its child's (the workers under a cgroup v2 cap) */
+	run->trace_at = malloc(sizeof(*run->trace_at));
+	err = !run->trace_at ? -ENOMEM :
+	      trace_open(&run->trace, getpid(), run->trace_why, sizeof(run->trace_why));
 	if (!err) {
 		run->trace_at->t = NAN;		/* no phase marked yet */
 		return;

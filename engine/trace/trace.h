@@ -5,8 +5,9 @@
  * counts of kernel work that grows with cores (page-cache insertions and
  * deletions, fadvise calls, drain work queued on every CPU, IPIs), from the
  * kernel's tracepoints through a small BPF program (bpf/pagecliff.bpf.c).
- * trace_open() loads and attaches it, trace_read() takes a cumulative
- * snapshot (one lookup per map: the cost does not grow with the event rate),
+ * trace_open() loads and attaches it (for a process and its children, or for
+ * all), trace_read() takes a cumulative snapshot (one lookup per map: the
+ * cost does not grow with the event rate),
  * trace_interval() turns two snapshots into shares.  Symbolization
  * (trace_ksyms_*) and the replay of recorded events (trace_fold_*) are pure
  * and always built, so tests feed them fixtures.  0 or -errno, never prints.
