@@ -24,6 +24,7 @@
 #include "trace.h"
 #include "util.h"
 #include "watch-metrics.h"
+#include "clock.h"
 
 enum watch_mode { WATCH_VIEW, WATCH_TEXT, WATCH_JSON, WATCH_OPENMETRICS, WATCH_NONE };
 
@@ -476,8 +477,8 @@ static int cmd_watch(int argc, char **argv)
 
 		/* a late interval is long, and the next one whole, not short */
 		next += (double)w.interval_ms / 1000.0;
-		if (next < now_sec())
-			next = now_sec();
+		if (next < pcc_now_sec())
+			next = pcc_now_sec();
 		sleep_until(next);
 		take(b, &o);
 		tp[(i + 1) % 2] = snap_of(tr, &ts[(i + 1) % 2]);

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "readfile.h"
+#include "fsmagic.h"
 
 #ifndef __NR_cachestat
 #define __NR_cachestat 451	/* the same on every architecture */
@@ -116,24 +118,17 @@ int pcl_file_size(int fd, uint64_t *ret_size)
 	return 0;
 }
 
-/* A queue's max_sectors_kb in bytes, from @path. */
+/* A queue's max_sectors_kb in bytes, from @path (open, read, close). */
 static int read_max_request(const char *path, uint64_t *ret, unsigned int *calls)
 {
-	char buf[32];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint64_t kb;
+	int err = pcc_read_u64(path, &kb);
 
-	++*calls;
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	*calls += 2;
-	if (n <= 0)
+	*calls += err == -ENOENT ? 1 : 3;
+	if (err || !kb)
 		return -EINVAL;
-	buf[n] = 0;
-	*ret = strtoull(buf, NULL, 10) << 10;
-	return *ret ? 0 : -EINVAL;
+	*ret = kb << 10;
+	return 0;
 }
 
 int pcl_dev_max_request(int fd, uint64_t *ret_bytes, unsigned int *calls)
@@ -153,8 +148,6 @@ int pcl_dev_max_request(int fd, uint64_t *ret_bytes, unsigned int *calls)
 		 major(st.st_dev), minor(st.st_dev));
 	return read_max_request(path, ret_bytes, calls);
 }
-
-#define OVERLAYFS_MAGIC 0x794c7630
 
 /*
  * mincore(2) tells the truth of a file mapping only to its owner, to a
@@ -183,7 +176,7 @@ static int on_overlayfs(int fd)
 {
 	struct statfs sfs;
 
-	return !fstatfs(fd, &sfs) && sfs.f_type == OVERLAYFS_MAGIC;
+	return !fstatfs(fd, &sfs) && sfs.f_type == OVERLAYFS_SUPER_MAGIC;
 }
 
 void pcl_residency_init(struct pcl_residency *r, int fd)

@@ -27,8 +27,8 @@
 
 #include "mount-escape.h"
 #include "preload.h"
+#include "fsmagic.h"
 
-#define OVERLAYFS_MAGIC 0x794c7630
 #define PATH_BUF 4096	/* the scanf widths below are PATH_BUF - 1 */
 
 /* The mount id of @fd's mount, from /proc/self/fdinfo. */
@@ -255,7 +255,7 @@ int pl_overlay_real(int fd, struct stat *ret_st, uint64_t *syscalls)
 	int ret;
 
 	*syscalls += 2;
-	if (fstatfs(fd, &sfs) || sfs.f_type != OVERLAYFS_MAGIC || fstat(fd, &st))
+	if (fstatfs(fd, &sfs) || sfs.f_type != OVERLAYFS_SUPER_MAGIC || fstat(fd, &st))
 		return -ENOTSUP;
 	path = malloc(size);
 	if (!path)

@@ -13,12 +13,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "pagecliff.h"
 #include "doctor.h"
 #include "sample.h"
+#include "clock.h"
 
 #define PROBE_FILE_SIZE (64 * 1024)
 #define COPY_FILE_SIZE (64u << 20)
@@ -242,24 +242,16 @@ void doctor_probe_fs(struct doctor *d, const char *const *paths, size_t npaths)
 	free(m);
 }
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* GB/s of reading all of @fd (cached) in COPY_CHUNK reads into @buf. */
 static double read_speed(int fd, char *buf)
 {
-	double t0 = mono(), t;
+	double t0 = pcc_now_sec(), t;
 
 	for (size_t off = 0; off < COPY_FILE_SIZE; off += COPY_CHUNK) {
 		if (pread(fd, buf, COPY_CHUNK, (off_t)off) != COPY_CHUNK)
 			return 0;
 	}
-	t = mono() - t0;
+	t = pcc_now_sec() - t0;
 	return t > 0 ? COPY_FILE_SIZE / t / 1e9 : 0;
 }
 

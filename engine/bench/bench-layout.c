@@ -30,6 +30,7 @@
 #include "bench-made.h"
 #include "progress.h"
 #include "util.h"
+#include "clock.h"
 
 #define HEADER "pagecliff-bench data file v1\n"
 #define LAYOUT_BLOCK (1u << 20)
@@ -264,7 +265,7 @@ int bench_layout(struct bench_run *run)
 {
 	struct bench_job *job = &run->job;
 	uint64_t total = 0;
-	double t0 = now_sec();
+	double t0 = pcc_now_sec();
 	char name[32], a[32];
 
 	if (job->rw == BENCH_WRITE) {
@@ -298,7 +299,7 @@ int bench_layout(struct bench_run *run)
 			return error("cannot write '%s': %s", run->files[k], strerror(-ret));
 	}
 	if (total) {
-		double secs = now_sec() - t0;
+		double secs = pcc_now_sec() - t0;
 
 		progress_end(&run->progress);
 		fprintf(stderr, "laid out %s in %.1f s (%.2f GB/s)\n", bench_size(total, a, sizeof(a)),

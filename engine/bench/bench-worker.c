@@ -24,6 +24,7 @@
 #include "bench-run.h"
 #include "sample.h"
 #include "util.h"
+#include "clock.h"
 
 /* The CPUs of NUMA node @node into @set; 0 or -errno. */
 static int node_cpus(int node, cpu_set_t *set)
@@ -216,10 +217,10 @@ static int write_pass(struct worker *w, const char *buf, const char *first)
 		atomic_fetch_add_explicit(&w->bytes, (uint64_t)n, memory_order_relaxed);
 	}
 	atomic_store(&w->flushing, 1);
-	t = now_sec();
+	t = pcc_now_sec();
 	if (!ret)
 		ret = pc_wstream_sync(s);
-	w->sync_secs = now_sec() - t;
+	w->sync_secs = pcc_now_sec() - t;
 	pc_wstream_stats(s, &w->wstats);
 	w->have_stats = 1;
 	cret = pc_wstream_close(s);

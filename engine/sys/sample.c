@@ -9,11 +9,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sample.h"
 #include "sample-internal.h"
+#include "clock.h"
 
 int sample_read_stat(const char *root, struct sample_cpu *ret)
 {
@@ -126,14 +126,6 @@ int sample_read_cgroup(const char *dir, struct sample_cgroup *ret)
 	return 0;
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Mark every section unknown before reading. */
 static void sample_clear(struct sample *s)
 {
@@ -159,7 +151,7 @@ int sample_take(struct sample *ret, const struct sample_opts *opts)
 	int err;
 
 	sample_clear(ret);
-	ret->time = mono_now();
+	ret->time = pcc_now_sec();
 	err = sample_read_stat(root, &ret->cpu);
 	if (err)
 		return err;
