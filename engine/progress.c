@@ -93,14 +93,6 @@ void progress_add(struct progress *p, uint64_t n)
 	maybe_draw(p);
 }
 
-void progress_set(struct progress *p, uint64_t done)
-{
-	if (!p)
-		return;
-	p->done = done;
-	maybe_draw(p);
-}
-
 void progress_file_done(struct progress *p, uint64_t size)
 {
 	if (!p)
