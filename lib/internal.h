@@ -201,7 +201,7 @@ enum pc_strategy pcl_auto_write(const struct pc_probe *p, int append, int kver,
 /*
  * printf into @reason (@size bytes) at its start, or with @add after what it
  * holds and "; "; the stream cores' pcl_set_reason() and pcl_wset_reason()
- * (cores.c).
+ * (reason.c).
  */
 void pcl_reason_vprintf(char *reason, size_t size, int add, const char *fmt,
 			va_list ap);
