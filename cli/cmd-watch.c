@@ -8,6 +8,7 @@
  * same counters are cumulative, on stdout or rewritten into a textfile.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,7 @@ struct watch_args {
 	int format;			/* --output-format given: it wins */
 	const char *textfile;		/* --textfile: metrics rewritten each interval */
 	const char *cgroup;
-	char cgroup_buf[4096];
+	char cgroup_buf[PATH_MAX];
 	int no_trace;
 };
 
@@ -352,7 +353,7 @@ static void write_textfile(const char *path, const struct sample *b, const char 
 {
 	const char *slash = strrchr(path, '/');
 	int dirlen = slash ? (int)(slash - path + 1) : 0;
-	char tmp[4096];
+	char tmp[PATH_MAX];
 	FILE *f;
 	int fd, err = 0;
 

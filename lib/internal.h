@@ -34,6 +34,8 @@ static inline uint64_t pcl_page_size(void)
 /* For the preload shim's callers of the dropper. */
 #define PCL_PAGE_SIZE pcl_page_size()
 #define PCL_MIB (1024u * 1024u)
+/* pc_opts.inflight and pc_wopts.inflight at most. */
+#define PCL_INFLIGHT_MAX 4096
 
 struct pc_stream {
 	int fd;				/* what buffered strategies read */

@@ -9,6 +9,7 @@
  * rank that leaves early says so (bye), and rank 0 stops the others.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -34,7 +35,7 @@ struct host_info {
 	struct bench_job job;		/* its own: the placeholders made it so */
 	char dirs[1024];		/* the job's directories, ':' between */
 	char testbed_desc[512];
-	char cgroup_dir[4096];
+	char cgroup_dir[PATH_MAX];
 	int cgroup_version;
 	char numa_desc[256];
 	char cache_desc[128];

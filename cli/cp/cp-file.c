@@ -50,9 +50,7 @@ struct cp_job {
 
 static uint64_t page_size(void)
 {
-	long p = sysconf(_SC_PAGESIZE);
-
-	return p > 0 ? (uint64_t)p : 4096;
+	return (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
 /* Cached bytes of @fd, or UINT64_MAX when it cannot be told. */

@@ -15,6 +15,7 @@
  * the write stream, and bench_remove_files() removes them after it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sys/file.h>
 #include <time.h>
 #include <fcntl.h>
@@ -38,7 +39,7 @@
 
 /* A claimed DIR/pagecliff-bench/ (see bench.h). */
 struct bench_claim {
-	char path[4096 + 32];
+	char path[PATH_MAX + 32];
 	int dir_fd, lock_fd;
 	struct bench_made made;		/* its bench.made (bench-made.h) */
 };
@@ -189,7 +190,7 @@ static int write_file(struct bench_claim *c, const char *name, int ours, uint64_
 			memcpy(buf, HEADER, sizeof(HEADER) - 1);
 		else
 			memset(buf, 0x5a, sizeof(HEADER) - 1);
-		if (direct && len % 4096) {
+		if (direct && len % BENCH_DIRECT_BLOCK) {
 			/* O_DIRECT wants whole blocks: finish the tail buffered */
 			close(fd);
 			direct = 0;

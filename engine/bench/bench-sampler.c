@@ -22,6 +22,9 @@
 #include "util.h"
 #include "clock.h"
 
+/* /proc/TID/stack: some dozens of frames. */
+#define STACK_TEXT 4096
+
 /* Kernel-stack polls of the write workers within one interval. */
 struct polls {
 	unsigned int n, throttled, reclaim_wait, reclaim;
@@ -76,7 +79,7 @@ static unsigned int kswapd_nodes(const struct tick *b)
  */
 static void poll_stacks(const struct bench_run *run, struct worker *w, struct polls *pl)
 {
-	char path[64], text[4096];
+	char path[64], text[STACK_TEXT];
 	int err;
 
 	for (unsigned int k = 0; k < run->nfiles; k++) {

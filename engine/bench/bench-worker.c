@@ -26,6 +26,9 @@
 #include "util.h"
 #include "clock.h"
 
+/* A numa_node above this is not a node (-1, or a bad value). */
+#define NODE_MAX 4096
+
 /* The CPUs of NUMA node @node into @set; 0 or -errno. */
 static int node_cpus(int node, cpu_set_t *set)
 {
@@ -73,7 +76,7 @@ static int dir_node(const char *dir)
 
 		snprintf(path + len, sizeof(path) - len, "/numa_node");
 		if (!sample_read_u64(NULL, path, &node))
-			return node > 4096 ? -1 : (int)node;
+			return node > NODE_MAX ? -1 : (int)node;
 		*slash = '\0';
 	}
 	return -1;
@@ -247,7 +250,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	const struct bench_job *job = &w->run->job;
-	size_t size = job->bs + 4096;
+	size_t size = job->bs + BENCH_ALIGN_ROOM;
 	char *buf;
 	cpu_set_t set;
 

@@ -6,6 +6,7 @@
  * between two samples.  What the kernel does not export stays SAMPLE_UNKNOWN
  * or NAN, never 0.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -69,7 +70,7 @@ static uint64_t min_known(uint64_t a, uint64_t b)
 /* The lowest memory.max of the v2 groups above @dir (SAMPLE_UNKNOWN: none). */
 static uint64_t v2_parent_limit(const char *dir)
 {
-	char path[4096], *slash;
+	char path[PATH_MAX], *slash;
 	uint64_t lowest = SAMPLE_UNKNOWN;
 
 	snprintf(path, sizeof(path), "%s", dir);
@@ -109,7 +110,7 @@ static void read_cgroup_limit(const char *dir, int version,
 
 int sample_read_cgroup(const char *dir, struct sample_cgroup *ret)
 {
-	char path[4096];
+	char path[PATH_MAX];
 	int version, err;
 
 	sample_cgroup_unknown(ret);

@@ -13,6 +13,9 @@
 #include "sample.h"
 #include "trace.h"
 
+/* Symbols room is made for first; it doubles from there. */
+#define SYMS_FIRST 4096
+
 struct trace_sym {
 	uint64_t addr;
 	char *name;
@@ -77,7 +80,7 @@ static int fill(struct trace_ksyms *k, const char *text)
 			continue;
 		nonzero |= addr != 0;
 		if (k->count == cap) {
-			void *p = realloc(k->sym, (cap = cap ? cap * 2 : 4096) * sizeof(*k->sym));
+			void *p = realloc(k->sym, (cap = cap ? cap * 2 : SYMS_FIRST) * sizeof(*k->sym));
 
 			if (!p)
 				return -ENOMEM;
