@@ -228,8 +228,8 @@ struct bench_run {
 	struct bench_phase phases[BENCH_MAX_MODES];
 	char files[BENCH_MAX_DIRS * BENCH_MAX_JOBS][PATH_MAX];	/* unused entries empty */
 	unsigned int nfiles;
-	char cgroup_dir[PATH_MAX];		/* memory cgroup the workers ran in, or "" */
-	char cgroup_home[PATH_MAX];		/* v1: the sampler's cgroup, outside the cap, or "" */
+	char cgroup_dir[PATH_MAX];	/* memory cgroup the workers ran in, or "" */
+	char cgroup_home[PATH_MAX];	/* v1: the sampler's cgroup, outside the cap, or "" */
 	int last_row_rebuilt;		/* this phase's last row took in a short tail */
 	struct sample_kswapd_pids kswapd_pids;	/* found by the first sample */
 	int cgroup_version;

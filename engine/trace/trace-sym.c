@@ -80,8 +80,10 @@ static int fill(struct trace_ksyms *k, const char *text)
 			continue;
 		nonzero |= addr != 0;
 		if (k->count == cap) {
-			void *p = realloc(k->sym, (cap = cap ? cap * 2 : SYMS_FIRST) * sizeof(*k->sym));
+			void *p;
 
+			cap = cap ? cap * 2 : SYMS_FIRST;
+			p = realloc(k->sym, cap * sizeof(*k->sym));
 			if (!p)
 				return -ENOMEM;
 			k->sym = p;
