@@ -286,10 +286,7 @@ void bench_option(void *state, int key, const char *arg)
 	switch (key) {
 	case 'd': parse_dirs(job, arg); break;
 	case 'j': job->numjobs = count_arg("--numjobs", arg, BENCH_MAX_JOBS); g->numjobs = 1; break;
-	case 's':
-		job->size = size_arg("--size", arg, BENCH_MIN_SIZE, UINT64_MAX / 2);
-		g->size = 1;
-		break;
+	case 's': job->size = size_arg("--size", arg, BENCH_MIN_SIZE, UINT64_MAX / 2); g->size = 1; break;
 	case 'b': job->bs = size_arg("--bs", arg, 512, BENCH_MAX_BS); break;
 	case 'm': parse_modes(job, arg); g->modes = 1; break;
 	case 'o': job->output = arg; break;
