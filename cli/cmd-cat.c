@@ -16,6 +16,7 @@
 #include "progress.h"
 #include "quote.h"
 #include "util.h"
+#include "clock.h"
 
 struct cat_opts {
 	struct pc_opts lib;
@@ -173,13 +174,13 @@ static int cat_fd(int fd, const char *name, struct cat_opts *o)
 	}
 	/* a pipe or terminal has no page cache to count */
 	before = o->stats && S_ISREG(st.st_mode) ? cached_now(fd) : UINT64_MAX;
-	t0 = now_sec();
+	t0 = pcc_now_sec();
 	ret = pc_stream_fdopen(&s, fd, &o->lib);
 	if (ret)
 		return error("cannot read %s: %s", name, strerror(-ret));
 	ret = pump(name, s, o);
 	if (o->stats) {
-		double secs = now_sec() - t0;
+		double secs = pcc_now_sec() - t0;
 
 		progress_end(&o->progress);	/* the line is the stats' */
 		after = S_ISREG(st.st_mode) ? cached_now(fd) : UINT64_MAX;

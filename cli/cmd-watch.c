@@ -8,6 +8,7 @@
  * same counters are cumulative, on stdout or rewritten into a textfile.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "trace.h"
 #include "util.h"
 #include "watch-metrics.h"
+#include "clock.h"
 
 enum watch_mode { WATCH_VIEW, WATCH_TEXT, WATCH_JSON, WATCH_OPENMETRICS, WATCH_NONE };
 
@@ -35,7 +37,7 @@ struct watch_args {
 	int format;			/* --output-format given: it wins */
 	const char *textfile;		/* --textfile: metrics rewritten each interval */
 	const char *cgroup;
-	char cgroup_buf[4096];
+	char cgroup_buf[PATH_MAX];
 	int no_trace;
 };
 
@@ -351,7 +353,7 @@ static void write_textfile(const char *path, const struct sample *b, const char 
 {
 	const char *slash = strrchr(path, '/');
 	int dirlen = slash ? (int)(slash - path + 1) : 0;
-	char tmp[4096];
+	char tmp[PATH_MAX];
 	FILE *f;
 	int fd, err = 0;
 
@@ -476,8 +478,8 @@ static int cmd_watch(int argc, char **argv)
 
 		/* a late interval is long, and the next one whole, not short */
 		next += (double)w.interval_ms / 1000.0;
-		if (next < now_sec())
-			next = now_sec();
+		if (next < pcc_now_sec())
+			next = pcc_now_sec();
 		sleep_until(next);
 		take(b, &o);
 		tp[(i + 1) % 2] = snap_of(tr, &ts[(i + 1) % 2]);

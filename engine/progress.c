@@ -13,6 +13,7 @@
 
 #include "progress.h"
 #include "util.h"
+#include "clock.h"
 
 void progress_start(struct progress *p, int want, const char *label, uint64_t total)
 {
@@ -20,7 +21,7 @@ void progress_start(struct progress *p, int want, const char *label, uint64_t to
 		.on = want && isatty(STDERR_FILENO),
 		.label = label,
 		.total = total,
-		.t0 = now_sec(),
+		.t0 = pcc_now_sec(),
 	};
 }
 
@@ -79,7 +80,7 @@ static void maybe_draw(struct progress *p)
 
 	if (!p || !p->on)
 		return;
-	now = now_sec();
+	now = pcc_now_sec();
 	if (!p->drawn || now - p->drawn_at >= PROGRESS_PERIOD)
 		draw(p, now);
 }
@@ -89,14 +90,6 @@ void progress_add(struct progress *p, uint64_t n)
 	if (!p)
 		return;
 	p->done += n;
-	maybe_draw(p);
-}
-
-void progress_set(struct progress *p, uint64_t done)
-{
-	if (!p)
-		return;
-	p->done = done;
 	maybe_draw(p);
 }
 
@@ -116,7 +109,7 @@ void progress_status(struct progress *p, int force, const char *fmt, ...)
 
 	if (!p || !p->on)
 		return;
-	now = now_sec();
+	now = pcc_now_sec();
 	if (!force && p->drawn && now - p->drawn_at < PROGRESS_PERIOD)
 		return;
 	fputc('\r', stderr);

@@ -33,8 +33,6 @@ struct progress {
 void progress_start(struct progress *p, int want, const char *label, uint64_t total);
 /* @n more bytes done; redraws when a period has passed. */
 void progress_add(struct progress *p, uint64_t n);
-/* Bytes done so far, for a caller that counts them itself. */
-void progress_set(struct progress *p, uint64_t done);
 /* The current file ended at @size bytes (a clone, holes): done moves there. */
 void progress_file_done(struct progress *p, uint64_t size);
 /*

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -69,14 +68,6 @@ noreturn void usage_error_exit(int status, const char *fmt, ...)
 	report("", fmt, ap);
 	va_end(ap);
 	exit(status);
-}
-
-double now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int write_all(int fd, const void *buf, size_t len)

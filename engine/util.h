@@ -25,9 +25,6 @@ noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1,
 noreturn void usage_error_exit(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Monotonic time in seconds. */
-double now_sec(void);
-
 /* Write all of @len bytes to @fd; 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
 

@@ -19,6 +19,7 @@
 
 #include "internal.h"
 #include "flusher.h"
+#include "fsmagic.h"
 
 /* What a batch's snapshot allows. */
 enum {
@@ -105,13 +106,6 @@ static void fadvise_dontneed(struct pcl_flusher *f, uint64_t off, uint64_t len)
 	else
 		f->bytes_unknown += len;
 }
-
-#ifndef TMPFS_MAGIC
-#define TMPFS_MAGIC 0x01021994
-#endif
-#ifndef RAMFS_MAGIC
-#define RAMFS_MAGIC 0x858458f6
-#endif
 
 /* A file system that keeps files in memory: no writeback to start. */
 static int on_memory_fs(struct pcl_flusher *f)

@@ -34,6 +34,8 @@ static inline uint64_t pcl_page_size(void)
 /* For the preload shim's callers of the dropper. */
 #define PCL_PAGE_SIZE pcl_page_size()
 #define PCL_MIB (1024u * 1024u)
+/* pc_opts.inflight and pc_wopts.inflight at most. */
+#define PCL_INFLIGHT_MAX 4096
 
 struct pc_stream {
 	int fd;				/* what buffered strategies read */
@@ -201,7 +203,7 @@ enum pc_strategy pcl_auto_write(const struct pc_probe *p, int append, int kver,
 /*
  * printf into @reason (@size bytes) at its start, or with @add after what it
  * holds and "; "; the stream cores' pcl_set_reason() and pcl_wset_reason()
- * (cores.c).
+ * (reason.c).
  */
 void pcl_reason_vprintf(char *reason, size_t size, int add, const char *fmt,
 			va_list ap);

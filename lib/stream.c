@@ -38,7 +38,7 @@ static int opts_check(struct pc_opts *o)
 		o->inflight = def.inflight;
 	if (!o->drop_batch)
 		o->drop_batch = def.drop_batch;
-	if (o->chunk_size > 1024u * PCL_MIB || o->inflight > 4096)
+	if (o->chunk_size > 1024u * PCL_MIB || o->inflight > PCL_INFLIGHT_MAX)
 		return -EINVAL;
 	o->drop_batch = pcl_align_up(o->drop_batch, pcl_page_size());
 	if (o->drop_lag > (uint64_t)PCL_DROPPER_MAX_LAG * o->drop_batch)

@@ -50,7 +50,7 @@ static int wopts_check(struct pc_wstream *s)
 		o->inflight = def.inflight;
 	if (!o->flush_batch)
 		o->flush_batch = def.flush_batch;
-	if (o->chunk_size > 64u * PCL_MIB || o->inflight > 4096)
+	if (o->chunk_size > 64u * PCL_MIB || o->inflight > PCL_INFLIGHT_MAX)
 		return -EINVAL;
 	s->chunk = o->chunk_size;
 	if ((uint64_t)o->inflight * s->chunk > WSTREAM_MAX_INFLIGHT_BYTES)

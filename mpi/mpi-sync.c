@@ -9,16 +9,17 @@
  * rank that leaves early says so (bye), and rank 0 stops the others.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "pcmpi.h"
 #include "util.h"
+#include "clock.h"
 
 #define HOST_MAX 64
 #define TAG_UP 1
@@ -34,7 +35,7 @@ struct host_info {
 	struct bench_job job;		/* its own: the placeholders made it so */
 	char dirs[1024];		/* the job's directories, ':' between */
 	char testbed_desc[512];
-	char cgroup_dir[4096];
+	char cgroup_dir[PATH_MAX];
 	int cgroup_version;
 	char numa_desc[256];
 	char cache_desc[128];
@@ -93,14 +94,6 @@ const char *mpi_sync_host(int rank)
 	return S.hosts[rank];
 }
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * Poll @req until it completes (0) or @deadline (monotonic seconds, 0:
  * none) passed (-ETIMEDOUT).  Once a signal came (bench_stop) it waits 0.2 s
@@ -117,10 +110,10 @@ static int wait_req(MPI_Request *req, double deadline)
 		if (done)
 			return 0;
 		if (bench_stop && !stop_at)
-			stop_at = mono() + 0.2;
+			stop_at = pcc_now_sec() + 0.2;
 		if (stop_at && (!deadline || stop_at < deadline))
 			deadline = stop_at;
-		if (deadline > 0 && mono() > deadline) {
+		if (deadline > 0 && pcc_now_sec() > deadline) {
 			S.lost = 1;
 			return bench_stop ? -EINTR : -ETIMEDOUT;
 		}
@@ -154,7 +147,7 @@ static int recv_wait(void *buf, int len, int from, int tag, double deadline)
 
 static double deadline_of(int kind)
 {
-	return kind == UP_START ? 0 : mono() + S.patience;
+	return kind == UP_START ? 0 : pcc_now_sec() + S.patience;
 }
 
 /* Rank 0: what rank @r's failure is called in the report (first one kept). */
@@ -304,7 +297,7 @@ static int take_alarms(MPI_Request *req)
 /* Rank 0: every live rank's message of this round into S.in, at once. */
 static void gather(int kind, const struct up_msg *own)
 {
-	double deadline = deadline_of(kind), waited = mono();
+	double deadline = deadline_of(kind), waited = pcc_now_sec();
 	MPI_Request *req = calloc(S.size, sizeof(*req));
 	int left = 0, done, r;
 
@@ -330,7 +323,7 @@ static void gather(int kind, const struct up_msg *own)
 			continue;
 		}
 		left -= take_alarms(req);
-		if (bench_stop || (deadline > 0 && mono() > deadline))
+		if (bench_stop || (deadline > 0 && pcc_now_sec() > deadline))
 			break;
 		usleep(1000);
 	}
@@ -338,7 +331,7 @@ static void gather(int kind, const struct up_msg *own)
 		char what[96];
 
 		S.lost = 1;	/* their receives stay posted */
-		snprintf(what, sizeof(what), "for %.1f s%s", mono() - waited,
+		snprintf(what, sizeof(what), "for %.1f s%s", pcc_now_sec() - waited,
 			 bench_stop ? " (when rank 0 was stopped by a signal)" : "");
 		name_silent(req, what);
 		if (bench_stop)
@@ -371,7 +364,7 @@ static int answer(int r, struct down_msg *d)
 	if (S.gone[r] && !S.bye[r])
 		return 0;
 	S.bye[r] = 0;
-	return send_wait(d, sizeof(*d), r, TAG_DOWN, mono() + S.patience);
+	return send_wait(d, sizeof(*d), r, TAG_DOWN, pcc_now_sec() + S.patience);
 }
 
 static int round_rank0(struct up_msg *own, int kind)
@@ -599,7 +592,7 @@ int mpi_sync_init(int stonewall, int live)
  * ends (-1). */
 static int recv_or_alarm(int r)
 {
-	double deadline = mono() + S.patience;
+	double deadline = pcc_now_sec() + S.patience;
 	MPI_Request req;
 	int done = 0;
 
@@ -609,7 +602,7 @@ static int recv_or_alarm(int r)
 		if (done)
 			return 0;
 		take_alarms(NULL);
-		if (S.gone[r] || bench_stop || mono() > deadline) {
+		if (S.gone[r] || bench_stop || pcc_now_sec() > deadline) {
 			S.lost = 1;	/* the receive stays posted */
 			return S.gone[r] ? 1 : -1;
 		}
@@ -635,7 +628,7 @@ static int collect_byes(int code)
 				break;
 			}
 			/* rank 0 left first: the others' phases stop */
-			if (send_wait(&d, sizeof(d), r, TAG_DOWN, mono() + S.patience))
+			if (send_wait(&d, sizeof(d), r, TAG_DOWN, pcc_now_sec() + S.patience))
 				S.gone[r] = 1;
 		}
 		if (S.codes[r] > worst)
@@ -672,8 +665,8 @@ int mpi_sync_leave(int code)
 
 		m->code = code;
 		snprintf(m->why, sizeof(m->why), "exit status %d", code);
-		if (send_wait(m, sizeof(*m), 0, TAG_UP, mono() + S.patience) ||
-		    recv_wait(&d, sizeof(d), 0, TAG_DOWN, mono() + S.patience))
+		if (send_wait(m, sizeof(*m), 0, TAG_UP, pcc_now_sec() + S.patience) ||
+		    recv_wait(&d, sizeof(d), 0, TAG_DOWN, pcc_now_sec() + S.patience))
 			d.verdict = code ? code : 1;
 	}
 	if (!S.lost)

@@ -199,7 +199,6 @@ int pco_hot_on(struct pco_hot **hp, const struct pco_opts *o)
 {
 	struct pco_hot *h = *hp;
 	char why[200];
-	long page = sysconf(_SC_PAGESIZE);
 
 	if (h)
 		return h->skel != NULL;
@@ -207,7 +206,7 @@ int pco_hot_on(struct pco_hot **hp, const struct pco_opts *o)
 	if (!h)
 		return 0;		/* scan, and try again next time */
 	h->stats_fd = o->stats_fd;
-	h->min_pages = o->min_size / (uint64_t)(page > 0 ? page : 4096);
+	h->min_pages = o->min_size / (uint64_t)sysconf(_SC_PAGESIZE);
 	if (getenv("PAGECLIFF_NO_BPF") && *getenv("PAGECLIFF_NO_BPF"))
 		snprintf(why, sizeof(why), "PAGECLIFF_NO_BPF is set");
 	else if (!hot_load(h, why, sizeof(why)))

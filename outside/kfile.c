@@ -58,18 +58,6 @@
 #define PCO_KF_FORGET 10.0
 #define PCO_KF_MAX_FDS 65536
 
-static uint64_t page_size(void)
-{
-	static uint64_t page;
-
-	if (!page) {
-		long p = sysconf(_SC_PAGESIZE);
-
-		page = p > 0 ? (uint64_t)p : 4096;
-	}
-	return page;
-}
-
 static struct pco_kpiece *piece(struct pco_kfile *kf, unsigned int i)
 {
 	return &kf->pieces[(kf->head + i) % kf->cap];
@@ -335,7 +323,7 @@ static void note_writer(struct pco_kfile *kf)
 {
 	struct pcl_cachestat cs;
 	struct pco_kpiece *p;
-	uint64_t pg = page_size();
+	uint64_t pg = pcl_page_size();
 
 	if (kf->writer || !kf->n)
 		return;
@@ -394,7 +382,7 @@ static void forget_pieces(struct pco_kfile *kf)
 static void page_out(struct pco_kfile *kf, const struct pco_kview_env *env, uint64_t lo,
 		     uint64_t hi)
 {
-	uint64_t pg = page_size(), off = lo * pg, end = hi * pg;
+	uint64_t pg = pcl_page_size(), off = lo * pg, end = hi * pg;
 	struct iovec iov[PCO_KF_MAPS];
 	int n = 0, pidfd;
 
@@ -418,7 +406,7 @@ static void page_out(struct pco_kfile *kf, const struct pco_kview_env *env, uint
 static int64_t count(struct pco_kfile *kf, uint64_t lo, uint64_t hi, uint64_t *ret_busy)
 {
 	struct pcl_cachestat cs;
-	uint64_t pg = page_size();
+	uint64_t pg = pcl_page_size();
 
 	kf->syscalls++;
 	if (pcl_cachestat(kf->fd, lo * pg, (hi - lo) * pg, &cs)) {
@@ -450,7 +438,7 @@ static int deleted(struct pco_kfile *kf)
 static int drop_range(struct pco_kfile *kf, const struct pco_kview_env *env, uint64_t lo,
 		      uint64_t hi, uint64_t *ret_left)
 {
-	uint64_t pg = page_size(), busy;
+	uint64_t pg = pcl_page_size(), busy;
 	int64_t before = count(kf, lo, hi, &busy), after;
 
 	*ret_left = 0;
@@ -605,7 +593,7 @@ static uint64_t cursor_limit(struct pco_kfile *kf)
 	/* at the first look a cursor off 0 is taken for one that moves */
 	kf->moving = kf->last_pos == UINT64_MAX ? pos > 0 : pos != kf->last_pos;
 	kf->last_pos = pos;
-	return kf->moving ? pos / page_size() : UINT64_MAX;
+	return kf->moving ? pos / pcl_page_size() : UINT64_MAX;
 }
 
 void pco_kfile_act(struct pco_kfile *kf, const struct pco_kview_env *env, double now,
@@ -678,7 +666,7 @@ int pco_kfile_done(const struct pco_kfile *kf, double now)
 
 static void stats_line(const struct pco_kfile *kf, int stats_fd)
 {
-	uint64_t pg = page_size(), ours = kf->dropped + kf->left + kf->held;
+	uint64_t pg = pcl_page_size(), ours = kf->dropped + kf->left + kf->held;
 	char line[700];
 
 	char before[80] = "", kept[80] = "(unknown)";

@@ -345,7 +345,7 @@ static void why_not(int err, char *why, size_t size)
 
 int pco_kview_open(const struct pco_opts *o, struct pco_kview **ret_kv, char *why, size_t size)
 {
-	long page = sysconf(_SC_PAGESIZE);
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	struct pco_kview *kv;
 	int err;
 
@@ -360,11 +360,9 @@ int pco_kview_open(const struct pco_opts *o, struct pco_kview **ret_kv, char *wh
 		snprintf(why, size, "out of memory");
 		return -ENOMEM;
 	}
-	if (page <= 0)
-		page = 4096;
 	kv->stats_fd = o->stats_fd;
-	kv->min = o->min_size / (uint64_t)page;
-	kv->budget = o->budget / (uint64_t)page;
+	kv->min = o->min_size / page;
+	kv->budget = o->budget / page;
 	kv->keep = kv->budget / 2;
 	kv->claim = !o->own_children;
 	err = load(kv, o->all);
@@ -387,7 +385,6 @@ int pco_kview_open(const struct pco_opts *o, struct pco_kview **ret_kv, char *wh
  */
 static void claim(struct pco_kview *kv, struct pco_kfile *kf)
 {
-	long page = sysconf(_SC_PAGESIZE);
 	uint64_t bytes, seen = 0, moved;
 
 	/*
@@ -400,7 +397,7 @@ static void claim(struct pco_kview *kv, struct pco_kfile *kf)
 	for (unsigned int i = 0; i < kv->n; i++)
 		if (kv->kf[i]->pid == kf->pid && kv->kf[i]->writer == kf->writer)
 			seen += kv->kf[i]->added;
-	moved = bytes / (uint64_t)(page > 0 ? page : 4096);
+	moved = bytes / (uint64_t)sysconf(_SC_PAGESIZE);
 	if (moved > seen)
 		pco_kfile_claim(kf, moved - seen);
 }

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "readfile.h"
+#include "procstat.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -47,23 +49,6 @@ int pco_pidfd_alive(int pidfd)
 	struct pollfd p = { .fd = pidfd, .events = POLLIN };
 
 	return poll(&p, 1, 0) != 0 ? -ESRCH : 0;
-}
-
-/* Read a small /proc file whole into @buf; bytes or -errno. */
-static int read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	err = errno;
-	close(fd);
-	if (n < 0)
-		return -err;
-	buf[n] = 0;
-	return (int)n;
 }
 
 /* The fields of one fdinfo text. */
@@ -95,7 +80,7 @@ int pco_fdinfo_read(pid_t pid, int fd, struct pco_fdinfo *ret)
 	int n;
 
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
-	n = read_small(path, buf, sizeof(buf));
+	n = pcc_read_small(path, buf, sizeof(buf));
 	return n < 0 ? n : parse_fdinfo(buf, ret);
 }
 
@@ -201,7 +186,7 @@ int pco_children(pid_t pid, pid_t *pids, int max)
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%s/children", (int)pid, de->d_name);
-		if (read_small(path, buf, sizeof(buf)) > 0)
+		if (pcc_read_small(path, buf, sizeof(buf)) > 0)
 			n = add_numbers(buf, pids, n, max);
 	}
 	closedir(d);
@@ -325,26 +310,23 @@ static int read_pid_file(pid_t pid, const char *name, char *buf, size_t size)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
-	return read_small(path, buf, size);
+	return pcc_read_small(path, buf, size);
 }
 
 int pco_proc_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start)
 {
-	char buf[1024], *p;
-	unsigned long long start;
-	int ppid, n;
+	struct pcc_procstat s;
+	char buf[1024];
+	int n;
 
 	n = read_pid_file(pid, "stat", buf, sizeof(buf));
 	if (n < 0)
 		return n;
-	/* After the name: state is field 3, ppid field 4, starttime field 22. */
-	if (!(p = strrchr(buf, ')')) ||
-	    sscanf(p + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-			  "%*d %*d %llu", &ppid, &start) != 2)
+	if (pcc_procstat_parse(buf, PCC_STAT_START, &s))
 		return -EPROTO;
 	if (ret_ppid)
-		*ret_ppid = ppid;
-	*ret_start = start;
+		*ret_ppid = s.ppid;
+	*ret_start = s.start;
 	return 0;
 }
 
@@ -355,23 +337,17 @@ int pco_proc_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start)
  */
 int pco_exec_id(pid_t pid, struct pco_exec_id *ret)
 {
-	char buf[1024], *name, *p;
-	unsigned long long code, stack;
+	struct pcc_procstat s;
+	char buf[1024];
 	int n;
 
 	n = read_pid_file(pid, "stat", buf, sizeof(buf));
 	if (n < 0)
 		return n;
-	name = strchr(buf, '(');
-	p = strrchr(buf, ')');
-	/* After the name: fields 3 to 25 skipped, startcode, endcode, startstack. */
-	if (!name || !p || sscanf(p + 2, "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
-				  "%*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %*s %llu",
-				  &code, &stack) != 2)
+	if (pcc_procstat_parse(buf, PCC_STAT_STACK, &s))
 		return -EPROTO;
-	*ret = (struct pco_exec_id){ .code = code, .stack = stack };
-	*p = 0;
-	snprintf(ret->comm, sizeof(ret->comm), "%s", name + 1);
+	*ret = (struct pco_exec_id){ .code = s.code, .stack = s.stack };
+	snprintf(ret->comm, sizeof(ret->comm), "%.*s", (int)sizeof(ret->comm) - 1, s.comm);
 	return 0;
 }
 

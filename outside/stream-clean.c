@@ -22,7 +22,7 @@
 /*
  * cachestat(2) of [@off, @off + @len) of @fd (@len 0: to the end); on
  * overlayfs the overlay's own mapping is empty, and the count is taken
- * through a mapping, which reaches the real file (lib/sys.c).
+ * through a mapping, which reaches the real file (lib/residency.c).
  */
 int pco_stream_count(const struct pco_stream *s, int fd, uint64_t off, uint64_t len,
 		 struct pcl_cachestat *ret)

@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "stream-parts.h"
+#include "fsmagic.h"
 
 /*
  * @fd is a regular file, the one fdinfo named (its mount and inode): the
@@ -49,11 +50,11 @@ static int close_is_quiet(int fd)
 	if (fstatfs(fd, &sf))
 		return 0;
 	switch ((unsigned long)sf.f_type) {
-	case 0xef53:		/* ext2, ext3, ext4 */
-	case 0x58465342:	/* XFS */
-	case 0x9123683e:	/* btrfs */
-	case 0x01021994:	/* tmpfs */
-	case 0xf2f52010:	/* f2fs */
+	case EXT4_SUPER_MAGIC:	/* ext2, ext3, ext4 */
+	case XFS_SUPER_MAGIC:
+	case BTRFS_SUPER_MAGIC:
+	case TMPFS_MAGIC:
+	case F2FS_SUPER_MAGIC:
 		return 1;
 	}
 	return 0;

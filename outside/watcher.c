@@ -20,6 +20,7 @@
 #include "internal.h"
 #include "policy.h"
 #include "watcher.h"
+#include "clock.h"
 
 /* Ticks are at most this far apart, and at least this close. */
 #define PCO_IDLE 0.02
@@ -59,15 +60,6 @@
 /* Mappings are looked at this often per process, and whether it executed. */
 #define PCO_MAPS_EVERY 0.1
 #define PCO_EXEC_EVERY 0.1
-
-
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 void pco_opts_init(struct pco_opts *o)
 {
@@ -313,7 +305,7 @@ static void on_mapped(void *arg, const char *path, unsigned int dev, uint64_t in
 			return;
 	/* A path is walked only in our own namespace, to a file of a local file system. */
 	if (t->nmapped == PCO_MAPPED_MAX || t->foreign ||
-	    pco_mount_by_dev(m->w->mounts, t->pid, dev, mono())->class != PCO_FS_LOCAL ||
+	    pco_mount_by_dev(m->w->mounts, t->pid, dev, pcc_now_sec())->class != PCO_FS_LOCAL ||
 	    stat(path, &st) || !S_ISREG(st.st_mode) ||
 	    st.st_ino != ino || (uint64_t)st.st_size < m->w->o.min_size)
 		return;
@@ -589,7 +581,8 @@ static double quiet_wait(const struct pco_watcher *w, double now, double next, d
  */
 static double watcher_tick(struct pco_watcher *w)
 {
-	double now = mono(), next = w->o.all ? PCO_IDLE_ALL : PCO_IDLE, soonest = 1e9, kv_next;
+	double now = pcc_now_sec(), next = w->o.all ? PCO_IDLE_ALL : PCO_IDLE;
+	double soonest = 1e9, kv_next;
 	int quiet = 1;
 
 	w->now = now;
@@ -620,7 +613,7 @@ static double watcher_tick(struct pco_watcher *w)
 		next = kv_next;		/* quiet targets may stream all the same */
 	if (w->ndrain && next > 0.01)
 		next = 0.01;
-	next -= mono() - now;
+	next -= pcc_now_sec() - now;
 	return next < PCO_FASTEST ? PCO_FASTEST : next;
 }
 
@@ -645,7 +638,7 @@ static void sleep_for(double secs)
 /* Wait up to @secs for a target to exit or a signal; returns at once on either. */
 static void watcher_wait(struct pco_watcher *w, double secs)
 {
-	double start = mono();
+	double start = pcc_now_sec();
 	struct pollfd p[65];
 	struct timespec ts;
 	int n = 0, ring = -1;
@@ -660,8 +653,9 @@ static void watcher_wait(struct pco_watcher *w, double secs)
 	ts.tv_sec = (time_t)secs;
 	ts.tv_nsec = (long)((secs - ts.tv_sec) * 1e9);
 	if (ppoll(p, n, &ts, NULL) > 0 && ring >= 0 && p[n - 1].revents &&
-	    mono() - start < PCO_IDLE && secs > PCO_IDLE)
-		sleep_for(PCO_IDLE - (mono() - start));	/* a busy host: 50 looks a second at most */
+	    pcc_now_sec() - start < PCO_IDLE && secs > PCO_IDLE)
+		/* a busy host: 50 looks a second at most */
+		sleep_for(PCO_IDLE - (pcc_now_sec() - start));
 }
 
 void pco_watcher_free(struct pco_watcher *w)
@@ -681,7 +675,7 @@ void pco_watcher_free(struct pco_watcher *w)
 		const struct timespec tick = { 0, 10000000 };
 
 		drain(w);
-		w->now = mono();
+		w->now = pcc_now_sec();
 		if (w->kv)
 			pco_kview_tick(w->kv, &w->env, w->now);
 		nanosleep(&tick, NULL);
@@ -701,7 +695,7 @@ void pco_watcher_free(struct pco_watcher *w)
 int pco_watcher_loop(struct pco_watcher *w, pid_t child, double secs,
 		     volatile sig_atomic_t *stop, int *ret_status)
 {
-	double end = secs > 0 ? mono() + secs : 0;
+	double end = secs > 0 ? pcc_now_sec() + secs : 0;
 
 	for (;;) {
 		double next = watcher_tick(w);
@@ -714,10 +708,10 @@ int pco_watcher_loop(struct pco_watcher *w, pid_t child, double secs,
 			return 0;
 		if (child <= 0 && !watcher_alive(w))
 			return 0;
-		if (end && mono() >= end)
+		if (end && pcc_now_sec() >= end)
 			return 0;
-		if (end && mono() + next > end)
-			next = end - mono();
+		if (end && pcc_now_sec() + next > end)
+			next = end - pcc_now_sec();
 		watcher_wait(w, next > 0 ? next : 0);
 	}
 }

@@ -20,6 +20,8 @@
 #define PL_IO_ERR_SEEN 0x0020
 #define PL_IO_IN_BACKUP 0x0100	/* ungetc() past the buffer */
 #define PL_IO_CURRENTLY_PUTTING 0x0800
+/* The buffer glibc gives a stream at its first read: st_blksize, mostly a page. */
+#define PL_IO_FIRST_BUF 4096
 #define PL_IO_NOT_PLAIN (PL_IO_NO_READS | PL_IO_EOF_SEEN | PL_IO_ERR_SEEN | \
 			 PL_IO_IN_BACKUP | PL_IO_CURRENTLY_PUTTING)
 
@@ -38,7 +40,7 @@ static size_t bulk_of(const FILE *fp, size_t want)
 	    fp->_IO_write_ptr != fp->_IO_write_base)
 		return 0;
 	avail = fp->_IO_read_end - fp->_IO_read_ptr;
-	bufsize = fp->_IO_buf_base ? (size_t)(fp->_IO_buf_end - fp->_IO_buf_base) : 4096;
+	bufsize = fp->_IO_buf_base ? (size_t)(fp->_IO_buf_end - fp->_IO_buf_base) : PL_IO_FIRST_BUF;
 	return want > avail && want - avail >= bufsize ? want - avail : 0;
 }
 

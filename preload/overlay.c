@@ -27,9 +27,10 @@
 
 #include "mount-escape.h"
 #include "preload.h"
+#include "fsmagic.h"
 
-#define OVERLAYFS_MAGIC 0x794c7630
 #define PATH_BUF 4096	/* the scanf widths below are PATH_BUF - 1 */
+#define READ_ROOM 4096	/* a read of mountinfo gets at least this much room */
 
 /* The mount id of @fd's mount, from /proc/self/fdinfo. */
 static int mount_id(int fd, long *ret, uint64_t *syscalls)
@@ -67,7 +68,7 @@ static char *read_all(const char *path, uint64_t *syscalls)
 	if (in < 0 || !buf)
 		goto out_fail;
 	while (n > 0) {
-		if (cap - len < 4096) {
+		if (cap - len < READ_ROOM) {
 			grown = realloc(buf, cap * 2);
 			if (!grown)
 				goto out_fail;
@@ -255,7 +256,7 @@ int pl_overlay_real(int fd, struct stat *ret_st, uint64_t *syscalls)
 	int ret;
 
 	*syscalls += 2;
-	if (fstatfs(fd, &sfs) || sfs.f_type != OVERLAYFS_MAGIC || fstat(fd, &st))
+	if (fstatfs(fd, &sfs) || sfs.f_type != OVERLAYFS_SUPER_MAGIC || fstat(fd, &st))
 		return -ENOTSUP;
 	path = malloc(size);
 	if (!path)

@@ -22,6 +22,7 @@
 #include "internal.h"
 #include "policy.h"
 #include "preload.h"
+#include "readfile.h"
 
 /*
  * Measured here (Linux 6.18, ext4): RWF_DONTCACHE with 4 KiB..1 MiB reads ran
@@ -287,20 +288,11 @@ static int wanted(int fd, struct stat *st)
 /* The file's read-ahead limit, from its backing device; 0 when unknown. */
 static uint64_t readahead_of(dev_t dev)
 {
-	char path[96], buf[32];
-	ssize_t n;
-	int fd;
+	char path[96];
+	uint64_t kb;
 
 	snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/read_ahead_kb", major(dev), minor(dev));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	return strtoull(buf, NULL, 10) << 10;
+	return pcc_read_u64(path, &kb) ? 0 : kb << 10;
 }
 
 /*

@@ -124,7 +124,7 @@ void t_evict(const char *path)
 
 /*
  * The residency of @path as pc_cached_bytes() tells it (cachestat, or
- * mincore where cachestat cannot see), through lib/sys.c alone: the shim's
+ * mincore where cachestat cannot see), through lib/residency.c alone: the shim's
  * tests link these helpers with the shim's copy of it, not libpagecliff.
  */
 uint64_t t_cached(const char *path)

@@ -19,6 +19,8 @@
 
 #include "cp.h"
 #include "util.h"
+#include "clock.h"
+#include "fsmagic.h"
 
 /* How the data got there, for --stats. */
 enum cp_how {
@@ -48,9 +50,7 @@ struct cp_job {
 
 static uint64_t page_size(void)
 {
-	long p = sysconf(_SC_PAGESIZE);
-
-	return p > 0 ? (uint64_t)p : 4096;
+	return (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
 /* Cached bytes of @fd, or UINT64_MAX when it cannot be told. */
@@ -154,10 +154,10 @@ static int offloads(int fd)
 	if (fstatfs(fd, &sf))
 		return 0;
 	switch ((unsigned long)sf.f_type) {
-	case 0x6969:		/* NFS */
-	case 0xFE534D42:	/* SMB2 */
-	case 0xFF534D42:	/* CIFS */
-	case 0x00C36400:	/* Ceph */
+	case NFS_SUPER_MAGIC:
+	case SMB2_SUPER_MAGIC:
+	case CIFS_SUPER_MAGIC:
+	case CEPH_SUPER_MAGIC:
 		return 1;
 	}
 	return 0;
@@ -536,7 +536,7 @@ int cp_file(const char *src, int sfd, const struct stat *sst, const char *dst,
 		goto out_close;
 	j.src_before = o->stats ? cached_now(sfd) : 0;
 	j.dst_before = o->stats ? cached_now(j.dfd) : 0;
-	t0 = now_sec();
+	t0 = pcc_now_sec();
 	if (!try_clone(&j))
 		ret = try_offload(&j) < 0 ? -1 : 0;
 	if (!ret && j.how == CP_STREAM)
@@ -546,7 +546,7 @@ int cp_file(const char *src, int sfd, const struct stat *sst, const char *dst,
 	progress_file_done(o->progress, ret ? j.copied : (uint64_t)sst->st_size);
 	if (o->stats) {
 		progress_end(o->progress);	/* the line is the stats' */
-		print_stats(&j, now_sec() - t0);
+		print_stats(&j, pcc_now_sec() - t0);
 	}
 	if (!ret && close(j.dfd)) {
 		j.dfd = -1;

@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,7 +289,7 @@ static void check_meminfo(struct doctor *d, struct sample_meminfo *m)
 /* Per-node MemTotal from /sys/devices/system/node/nodeN/meminfo. */
 static int numa_nodes(struct doctor *d, char *list, size_t size)
 {
-	char dir[4096], rel[300], buf[8192];
+	char dir[PATH_MAX], rel[300], buf[8192];
 	struct dirent *de;
 	DIR *dp;
 	int n = 0;
@@ -450,7 +451,7 @@ void doctor_check_memory(struct doctor *d)
 
 void doctor_check_cgroup(struct doctor *d)
 {
-	char dir[4096], lim[32], use[32], fil[32];
+	char dir[PATH_MAX], lim[32], use[32], fil[32];
 	struct sample_cgroup cg;
 	struct finding *f;
 
@@ -588,7 +589,7 @@ static int feature_bit(const char *features, size_t bit)
 static int find_balloon(struct doctor *d, char *features, size_t size)
 {
 	static const char drv[] = "/sys/bus/virtio/drivers/virtio_balloon";
-	char dir[4096], rel[512];
+	char dir[PATH_MAX], rel[512];
 	struct dirent *de;
 	DIR *dp;
 	int found = 0;

@@ -24,11 +24,13 @@
 #include "mount-escape.h"
 
 #define OVL_PROBE_PAGES 256
+/* A layer list in words, or a mount's options. */
+#define OVL_TEXT 4096
 
 struct ovl_layers {
 	char upper[1024];
 	char lower[2048];		/* ':'-separated, as mounted */
-	char stack[4096];		/* "upper /u (ext4), lower /l1 (ext4), /l2 (xfs)" */
+	char stack[OVL_TEXT];		/* "upper /u (ext4), lower /l1 (ext4), /l2 (xfs)" */
 	char types[160];		/* "upper ext4, lower ext4, xfs" */
 };
 
@@ -313,7 +315,7 @@ static void ovl_try_all(struct doctor *d, const char *where, int fd, const char 
 
 void doctor_probe_overlay(struct doctor *d, const char *where, char *advice, size_t size)
 {
-	char sopts[4096], id[96];
+	char sopts[OVL_TEXT], id[96];
 	struct ovl_layers l = { 0 };
 	struct finding *f;
 	struct stat st;

@@ -13,16 +13,18 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "pagecliff.h"
 #include "doctor.h"
 #include "sample.h"
+#include "clock.h"
 
 #define PROBE_FILE_SIZE (64 * 1024)
 #define COPY_FILE_SIZE (64u << 20)
 #define COPY_CHUNK (1u << 20)
+/* The misaligned reads land this far into a page. */
+#define COPY_OFFSET 16
 #define COPY_REPS 5
 
 static const char *yesno(int v)
@@ -242,24 +244,16 @@ void doctor_probe_fs(struct doctor *d, const char *const *paths, size_t npaths)
 	free(m);
 }
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* GB/s of reading all of @fd (cached) in COPY_CHUNK reads into @buf. */
 static double read_speed(int fd, char *buf)
 {
-	double t0 = mono(), t;
+	double t0 = pcc_now_sec(), t;
 
 	for (size_t off = 0; off < COPY_FILE_SIZE; off += COPY_CHUNK) {
 		if (pread(fd, buf, COPY_CHUNK, (off_t)off) != COPY_CHUNK)
 			return 0;
 	}
-	t = mono() - t0;
+	t = pcc_now_sec() - t0;
 	return t > 0 ? COPY_FILE_SIZE / t / 1e9 : 0;
 }
 
@@ -284,21 +278,21 @@ static int copy_temp(const char *const *dirs, const char **ret_dir)
 	return -ENOENT;
 }
 
-/* Median GB/s of COPY_REPS interleaved reads, aligned and at page offset 16. */
+/* Median GB/s of COPY_REPS interleaved reads, aligned and at page offset COPY_OFFSET. */
 static int time_copies(int fd, double *ret_aligned, double *ret_offset)
 {
 	double al[COPY_REPS], of[COPY_REPS];
-	char *buf = pc_buf_alloc(COPY_CHUNK + 4096);
+	char *buf = pc_buf_alloc(COPY_CHUNK + COPY_OFFSET);
 
 	if (!buf)
 		return -ENOMEM;
 	read_speed(fd, buf);	/* warm up: the cache and the buffer's pages */
-	read_speed(fd, buf + 16);
+	read_speed(fd, buf + COPY_OFFSET);
 	for (int i = 0; i < COPY_REPS; i++) {
 		al[i] = read_speed(fd, buf);
-		of[i] = read_speed(fd, buf + 16);
+		of[i] = read_speed(fd, buf + COPY_OFFSET);
 	}
-	pc_buf_free(buf, COPY_CHUNK + 4096);
+	pc_buf_free(buf, COPY_CHUNK + COPY_OFFSET);
 	qsort(al, COPY_REPS, sizeof(double), cmp_double);
 	qsort(of, COPY_REPS, sizeof(double), cmp_double);
 	*ret_aligned = al[COPY_REPS / 2];

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -40,7 +41,7 @@ static int fill(int fd, size_t size)
 
 int doctor_temp_file(const char *dir, size_t size)
 {
-	char name[4096];
+	char name[PATH_MAX];
 	int fd, err;
 
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);

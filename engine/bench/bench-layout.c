@@ -15,6 +15,7 @@
  * the write stream, and bench_remove_files() removes them after it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sys/file.h>
 #include <time.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 #include "bench-made.h"
 #include "progress.h"
 #include "util.h"
+#include "clock.h"
 
 #define HEADER "pagecliff-bench data file v1\n"
 #define LAYOUT_BLOCK (1u << 20)
@@ -37,7 +39,7 @@
 
 /* A claimed DIR/pagecliff-bench/ (see bench.h). */
 struct bench_claim {
-	char path[4096 + 32];
+	char path[PATH_MAX + 32];
 	int dir_fd, lock_fd;
 	struct bench_made made;		/* its bench.made (bench-made.h) */
 };
@@ -188,7 +190,7 @@ static int write_file(struct bench_claim *c, const char *name, int ours, uint64_
 			memcpy(buf, HEADER, sizeof(HEADER) - 1);
 		else
 			memset(buf, 0x5a, sizeof(HEADER) - 1);
-		if (direct && len % 4096) {
+		if (direct && len % BENCH_DIRECT_BLOCK) {
 			/* O_DIRECT wants whole blocks: finish the tail buffered */
 			close(fd);
 			direct = 0;
@@ -264,7 +266,7 @@ int bench_layout(struct bench_run *run)
 {
 	struct bench_job *job = &run->job;
 	uint64_t total = 0;
-	double t0 = now_sec();
+	double t0 = pcc_now_sec();
 	char name[32], a[32];
 
 	if (job->rw == BENCH_WRITE) {
@@ -298,7 +300,7 @@ int bench_layout(struct bench_run *run)
 			return error("cannot write '%s': %s", run->files[k], strerror(-ret));
 	}
 	if (total) {
-		double secs = now_sec() - t0;
+		double secs = pcc_now_sec() - t0;
 
 		progress_end(&run->progress);
 		fprintf(stderr, "laid out %s in %.1f s (%.2f GB/s)\n", bench_size(total, a, sizeof(a)),

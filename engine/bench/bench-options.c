@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,7 +141,7 @@ static void parse_modes(struct bench_job *job, const char *list)
  */
 static int dir_writable(const char *dir)
 {
-	char folder[4096 + 32];
+	char folder[PATH_MAX + 32];
 	struct stat st;
 
 	snprintf(folder, sizeof(folder), "%s/" BENCH_FOLDER, dir);
@@ -246,8 +247,9 @@ static void parse_value_opt(struct bench_job *job, struct bench_given *g, int c,
 			usage_error("unknown --api '%s' (copy, zerocopy)", arg);
 		break;
 	case OPT_MEM_ALIGN:
-		if (parse_uint(arg, 0, 4095, &v))
-			usage_error("bad --mem-align '%s': a byte offset from 0 to 4095", arg);
+		if (parse_uint(arg, 0, BENCH_ALIGN_ROOM - 1, &v))
+			usage_error("bad --mem-align '%s': a byte offset from 0 to %u", arg,
+				    BENCH_ALIGN_ROOM - 1);
 		job->mem_align = v;
 		break;
 	case OPT_MEM_LIMIT:
@@ -284,7 +286,7 @@ void bench_option(void *state, int key, const char *arg)
 	switch (key) {
 	case 'd': parse_dirs(job, arg); break;
 	case 'j': job->numjobs = count_arg("--numjobs", arg, BENCH_MAX_JOBS); g->numjobs = 1; break;
-	case 's': job->size = size_arg("--size", arg, 4096, UINT64_MAX / 2); g->size = 1; break;
+	case 's': job->size = size_arg("--size", arg, BENCH_MIN_SIZE, UINT64_MAX / 2); g->size = 1; break;
 	case 'b': job->bs = size_arg("--bs", arg, 512, BENCH_MAX_BS); break;
 	case 'm': parse_modes(job, arg); g->modes = 1; break;
 	case 'o': job->output = arg; break;
@@ -391,7 +393,7 @@ static uint64_t job_memory(const struct bench_job *job, uint64_t *ret_inflight)
 	if (inflight > BENCH_DIRECT_CEILING)
 		inflight = BENCH_DIRECT_CEILING;
 	*ret_inflight = inflight;
-	return threads * (job->bs + 4096 + inflight) + BENCH_MEM_BASE;
+	return threads * (job->bs + BENCH_ALIGN_ROOM + inflight) + BENCH_MEM_BASE;
 }
 
 /* Refuse a job whose buffers cannot fit: in half of --mem-limit (the rest is
@@ -403,7 +405,7 @@ static void check_memory(const struct bench_job *job)
 	struct sample_meminfo mi;
 	char a[32], b[32], c[32], d[32];
 
-	bench_size(job->bs + 4096, a, sizeof(a));
+	bench_size(job->bs + BENCH_ALIGN_ROOM, a, sizeof(a));
 	bench_size(inflight, b, sizeof(b));
 	bench_size(need, c, sizeof(c));
 	if (job->mem_limit && need > job->mem_limit / 2)

@@ -20,6 +20,10 @@
 #include "sample.h"
 #include "trace.h"
 #include "util.h"
+#include "clock.h"
+
+/* /proc/TID/stack: some dozens of frames. */
+#define STACK_TEXT 4096
 
 /* Kernel-stack polls of the write workers within one interval. */
 struct polls {
@@ -56,7 +60,7 @@ static void take(struct bench_run *run, struct worker *w, struct tick *tk)
 				  .pid = run->workers_pid };
 	for (unsigned int k = 0; k < run->nfiles; k++)
 		tk->bytes[k] = atomic_load(&w[k].bytes);
-	tk->t = now_sec();
+	tk->t = pcc_now_sec();
 	sample_take(&tk->s, &so);
 	tk->tr_ok = run->trace && !trace_read(run->trace, &tk->tr);
 }
@@ -75,7 +79,7 @@ static unsigned int kswapd_nodes(const struct tick *b)
  */
 static void poll_stacks(const struct bench_run *run, struct worker *w, struct polls *pl)
 {
-	char path[64], text[4096];
+	char path[64], text[STACK_TEXT];
 	int err;
 
 	for (unsigned int k = 0; k < run->nfiles; k++) {
@@ -308,9 +312,9 @@ static void sampler_start(struct sampler *s)
 static void sampler_wait(struct sampler *s)
 {
 	s->next += s->run->job.interval;
-	while (now_sec() < s->next && !bench_stop && s->sync == BENCH_SYNC_GO &&
+	while (pcc_now_sec() < s->next && !bench_stop && s->sync == BENCH_SYNC_GO &&
 	       (s->waiting || !all_done(s->run, s->w))) {
-		sleep_until(fmin(s->next, now_sec() + 0.05));
+		sleep_until(fmin(s->next, pcc_now_sec() + 0.05));
 		if (s->writes && !s->waiting)
 			poll_stacks(s->run, s->w, &s->pl);
 	}
@@ -419,7 +423,7 @@ void bench_sample_phase(struct bench_run *run, struct bench_phase *ph, unsigned 
 				break;
 			continue;
 		}
-		timeout = run->job.runtime > 0 && now_sec() - s.t0 >= run->job.runtime - 1e-3;
+		timeout = run->job.runtime > 0 && pcc_now_sec() - s.t0 >= run->job.runtime - 1e-3;
 		/* writers stop at the runtime but their fdatasync counts */
 		finished = all_done(run, w) || bench_stop || (timeout && !s.writes) ||
 			   s.sync != BENCH_SYNC_GO;

@@ -24,6 +24,10 @@
 #include "bench-run.h"
 #include "sample.h"
 #include "util.h"
+#include "clock.h"
+
+/* A numa_node above this is not a node (-1, or a bad value). */
+#define NODE_MAX 4096
 
 /* The CPUs of NUMA node @node into @set; 0 or -errno. */
 static int node_cpus(int node, cpu_set_t *set)
@@ -72,7 +76,7 @@ static int dir_node(const char *dir)
 
 		snprintf(path + len, sizeof(path) - len, "/numa_node");
 		if (!sample_read_u64(NULL, path, &node))
-			return node > 4096 ? -1 : (int)node;
+			return node > NODE_MAX ? -1 : (int)node;
 		*slash = '\0';
 	}
 	return -1;
@@ -216,10 +220,10 @@ static int write_pass(struct worker *w, const char *buf, const char *first)
 		atomic_fetch_add_explicit(&w->bytes, (uint64_t)n, memory_order_relaxed);
 	}
 	atomic_store(&w->flushing, 1);
-	t = now_sec();
+	t = pcc_now_sec();
 	if (!ret)
 		ret = pc_wstream_sync(s);
-	w->sync_secs = now_sec() - t;
+	w->sync_secs = pcc_now_sec() - t;
 	pc_wstream_stats(s, &w->wstats);
 	w->have_stats = 1;
 	cret = pc_wstream_close(s);
@@ -246,7 +250,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	const struct bench_job *job = &w->run->job;
-	size_t size = job->bs + 4096;
+	size_t size = job->bs + BENCH_ALIGN_ROOM;
 	char *buf;
 	cpu_set_t set;
 

@@ -30,6 +30,7 @@
 #ifndef PC_CLI_BENCH_H
 #define PC_CLI_BENCH_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -50,11 +51,17 @@
 #define BENCH_MAX_JOBS 64
 #define BENCH_MAX_IODEPTH 1024
 #define BENCH_MAX_BS (1ull << 30)
+/* The least --size: a page. */
+#define BENCH_MIN_SIZE 4096
 /* The library's bound on one direct stream's bytes in flight: direct reads
  * fewer or smaller requests when --iodepth x --bs is more. */
 #define BENCH_DIRECT_CEILING (64ull << 20)
 /* Threads' stacks, the timeline, the program: beside the buffers. */
 #define BENCH_MEM_BASE (16ull << 20)
+/* --mem-align's offsets are below this; each worker's buffer has it spare. */
+#define BENCH_ALIGN_ROOM 4096
+/* O_DIRECT writes whole blocks: a multiple of any disk's logical block (512 or 4096). */
+#define BENCH_DIRECT_BLOCK 4096
 #define BENCH_MAX_MODES 8
 #define BENCH_FOLDER "pagecliff-bench"
 /* In every chart bench writes: the default chart is replaced only when it
@@ -219,10 +226,10 @@ struct bench_run {
 	struct bench_row *rows;
 	size_t nrows, cap_rows;
 	struct bench_phase phases[BENCH_MAX_MODES];
-	char files[BENCH_MAX_DIRS * BENCH_MAX_JOBS][4096];	/* unused entries empty */
+	char files[BENCH_MAX_DIRS * BENCH_MAX_JOBS][PATH_MAX];	/* unused entries empty */
 	unsigned int nfiles;
-	char cgroup_dir[4096];		/* memory cgroup the workers ran in, or "" */
-	char cgroup_home[4096];		/* v1: the sampler's cgroup, outside the cap, or "" */
+	char cgroup_dir[PATH_MAX];	/* memory cgroup the workers ran in, or "" */
+	char cgroup_home[PATH_MAX];	/* v1: the sampler's cgroup, outside the cap, or "" */
 	int last_row_rebuilt;		/* this phase's last row took in a short tail */
 	struct sample_kswapd_pids kswapd_pids;	/* found by the first sample */
 	int cgroup_version;

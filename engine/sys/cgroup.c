@@ -23,6 +23,7 @@
 
 #include "cgroup.h"
 #include "sample.h"
+#include "procstat.h"
 
 static int move_tasks(const char *path, const char *home);
 static int rmdir_retry(const char *path);
@@ -178,16 +179,14 @@ static int make_leaves(struct cgroup *cg)
 /* The parent of process @pid (/proc/PID/stat), or -1. */
 static long parent_pid(long pid)
 {
-	char path[64], text[1024], *close;
-	long ppid;
+	char path[64], text[1024];
+	struct pcc_procstat s;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if (sample_read_text(NULL, path, text, sizeof(text)))
+	if (sample_read_text(NULL, path, text, sizeof(text)) ||
+	    pcc_procstat_parse(text, PCC_STAT_PPID, &s))
 		return -1;
-	close = strrchr(text, ')');	/* the name may hold spaces and ')' */
-	if (!close || sscanf(close + 1, " %*c %ld", &ppid) != 1)
-		return -1;
-	return ppid;
+	return s.ppid;
 }
 
 /* The processes of the cgroup @dir, up to @max into @pids; how many, or -errno. */

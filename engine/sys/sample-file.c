@@ -5,14 +5,14 @@
  * read whole into memory for the parsers.
  */
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sample.h"
 #include "sample-internal.h"
+#include "readfile.h"
 
 int sample_path(const char *root, const char *path, char *buf, size_t size)
 {
@@ -26,81 +26,28 @@ int sample_path(const char *root, const char *path, char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-/* Read all of @fd into a malloc'ed string. */
-static int slurp_fd(int fd, char **ret_text)
-{
-	size_t cap = 8192, len = 0;
-	char *buf = malloc(cap), *nbuf;
-	int ret = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= cap) {
-			nbuf = realloc(buf, cap * 2);
-			if (!nbuf) {
-				ret = -ENOMEM;
-				goto out_free;
-			}
-			buf = nbuf;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			goto out_free;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*ret_text = buf;
-	return 0;
-out_free:
-	free(buf);
-	return ret;
-}
-
 int sample_slurp(const char *root, const char *path, char **ret_text)
 {
-	char full[4096];
-	int fd, ret;
+	char full[PATH_MAX];
+	int ret = sample_path(root, path, full, sizeof(full));
 
-	ret = sample_path(root, path, full, sizeof(full));
-	if (ret)
-		return ret;
-	fd = open(full, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = slurp_fd(fd, ret_text);
-	close(fd);
-	return ret;
+	return ret ? ret : pcc_read_all(full, ret_text);
 }
 
 int sample_read_text(const char *root, const char *path, char *buf, size_t size)
 {
-	char *text;
-	size_t len;
+	char full[PATH_MAX];
 	int ret;
 
 	if (!size)
 		return -EINVAL;
-	ret = sample_slurp(root, path, &text);
-	if (ret)
+	ret = sample_path(root, path, full, sizeof(full));
+	if (!ret)
+		ret = pcc_read_small(full, buf, size);
+	if (ret < 0)
 		return ret;
-	len = strlen(text);
-	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
-		len--;
-	if (len >= size)
-		len = size - 1;
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-	free(text);
+	while (ret && (buf[ret - 1] == '\n' || buf[ret - 1] == ' '))
+		buf[--ret] = '\0';
 	return 0;
 }
 

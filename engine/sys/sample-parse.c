@@ -13,6 +13,7 @@
 
 #include "sample.h"
 #include "sample-internal.h"
+#include "procstat.h"
 
 /* A key of a "key value" file and where its value goes in a struct. */
 struct sample_key {
@@ -295,34 +296,25 @@ int sample_parse_diskstats(const char *text, struct sample_disks *ret)
 int sample_parse_task_stat(const char *text, struct sample_task *ret,
 			   char *ret_state)
 {
-	/* comm may hold spaces and parentheses: fields start after the last ')' */
-	const char *p = strrchr(text, ')');
-	unsigned long long utime, stime;
-	char state;
+	struct pcc_procstat s;
 
-	if (!p)
+	if (pcc_procstat_parse(text, PCC_STAT_STIME, &s))
 		return -EINVAL;
-	if (sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-		   &state, &utime, &stime) != 3)
-		return -EINVAL;
-	ret->utime = utime;
-	ret->stime = stime;
+	ret->utime = s.utime;
+	ret->stime = s.stime;
 	if (ret_state)
-		*ret_state = state;
+		*ret_state = s.state;
 	return 0;
 }
 
 int sample_parse_task_kind(const char *text, struct sample_task_kind *ret)
 {
-	/* fields 3 (state), 9 (flags) and 20 (num_threads), after comm as above */
-	static const char fields[] = " %c %*d %*d %*d %*d %*d %u"
-				     " %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %u";
-	const char *p = strrchr(text, ')');
-	struct sample_task_kind k;
+	struct pcc_procstat s;
 
-	if (!p || sscanf(p + 1, fields, &k.state, &k.flags, &k.threads) != 3)
+	if (pcc_procstat_parse(text, PCC_STAT_THREADS, &s))
 		return -EINVAL;
-	*ret = k;
+	*ret = (struct sample_task_kind){ .state = s.state, .flags = s.flags,
+					  .threads = s.threads };
 	return 0;
 }
 

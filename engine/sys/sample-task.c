@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,7 @@ static int for_each_pid(const char *root, const char *rel,
 			void (*fn)(const char *root, const char *sub, void *arg),
 			void *arg)
 {
-	char path[4096], sub[600];
+	char path[PATH_MAX], sub[600];
 	struct dirent *de;
 	DIR *dir;
 	int err;

@@ -6,14 +6,15 @@
  * between two samples.  What the kernel does not export stays SAMPLE_UNKNOWN
  * or NAN, never 0.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sample.h"
 #include "sample-internal.h"
+#include "clock.h"
 
 int sample_read_stat(const char *root, struct sample_cpu *ret)
 {
@@ -69,7 +70,7 @@ static uint64_t min_known(uint64_t a, uint64_t b)
 /* The lowest memory.max of the v2 groups above @dir (SAMPLE_UNKNOWN: none). */
 static uint64_t v2_parent_limit(const char *dir)
 {
-	char path[4096], *slash;
+	char path[PATH_MAX], *slash;
 	uint64_t lowest = SAMPLE_UNKNOWN;
 
 	snprintf(path, sizeof(path), "%s", dir);
@@ -109,7 +110,7 @@ static void read_cgroup_limit(const char *dir, int version,
 
 int sample_read_cgroup(const char *dir, struct sample_cgroup *ret)
 {
-	char path[4096];
+	char path[PATH_MAX];
 	int version, err;
 
 	sample_cgroup_unknown(ret);
@@ -124,14 +125,6 @@ int sample_read_cgroup(const char *dir, struct sample_cgroup *ret)
 	}
 	read_cgroup_limit(dir, version, ret);
 	return 0;
-}
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* Mark every section unknown before reading. */
@@ -159,7 +152,7 @@ int sample_take(struct sample *ret, const struct sample_opts *opts)
 	int err;
 
 	sample_clear(ret);
-	ret->time = mono_now();
+	ret->time = pcc_now_sec();
 	err = sample_read_stat(root, &ret->cpu);
 	if (err)
 		return err;

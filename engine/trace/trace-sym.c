@@ -13,6 +13,9 @@
 #include "sample.h"
 #include "trace.h"
 
+/* Symbols room is made for first; it doubles from there. */
+#define SYMS_FIRST 4096
+
 struct trace_sym {
 	uint64_t addr;
 	char *name;
@@ -77,8 +80,10 @@ static int fill(struct trace_ksyms *k, const char *text)
 			continue;
 		nonzero |= addr != 0;
 		if (k->count == cap) {
-			void *p = realloc(k->sym, (cap = cap ? cap * 2 : 4096) * sizeof(*k->sym));
+			void *p;
 
+			cap = cap ? cap * 2 : SYMS_FIRST;
+			p = realloc(k->sym, cap * sizeof(*k->sym));
 			if (!p)
 				return -ENOMEM;
 			k->sym = p;

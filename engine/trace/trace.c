@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "trace.h"
@@ -22,6 +21,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "bpf-open.h"
+#include "clock.h"
 
 struct trace {
 	struct pagecliff_bpf *skel;
@@ -209,14 +209,6 @@ void trace_close(struct trace *t)
 	free(t);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);	/* bpf_ktime_get_ns()'s clock */
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int read_sums(struct trace *t, struct trace_snap *s)
 {
 	struct trace_sums *v = t->percpu;
@@ -326,7 +318,7 @@ int trace_read(struct trace *t, struct trace_snap *ret)
 	if (err)
 		goto out;
 	s->unknown = t->unknown;
-	now = now_ns();
+	now = pcc_now_ns();
 	read_open(t, s, now);
 	read_locks(t, s);
 	s->t = now / 1e9;

@@ -5,10 +5,10 @@
  * timed here; the pipeline's depth is set by the pure tuner of
  * direct-tune.c from the rates of windows measured here.
  */
-#include <time.h>
 
 #include "direct-tune.h"
 #include "direct.h"
+#include "clock.h"
 
 /*
  * Copy-API reads into an aligned buffer can go two ways: straight into the
@@ -28,14 +28,6 @@
  */
 #define WIN_BYTES (64ull << 20)
 #define WIN_SEC 0.1
-
-static double now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Start timing @way from now. */
 static void tune_start(struct tune *t, enum way way, double now)
@@ -57,12 +49,12 @@ enum way pcl_direct_way(struct tune *t)
 
 	if (t->t0 == 0) {
 		t->trial = 1;
-		tune_start(t, WAY_USER, now_sec());
+		tune_start(t, WAY_USER, pcc_now_sec());
 		return t->way;
 	}
 	if (t->bytes < share)
 		return t->way;
-	now = now_sec();
+	now = pcc_now_sec();
 	if (!t->trial) {
 		t->trial = 1;
 		tune_start(t, WAY_USER, now);
@@ -92,14 +84,14 @@ void pcl_direct_account(struct direct *d, size_t n)
 	if (!d->have_ring || d->dt.min == d->dt.max)
 		return;
 	if (d->win_t0 == 0) {
-		d->win_t0 = now_sec();
+		d->win_t0 = pcc_now_sec();
 		d->win_bytes = 0;
 		return;	/* from the first read on: the ramp is not counted */
 	}
 	d->win_bytes += n;
 	if (d->win_bytes < (need > WIN_BYTES ? need : WIN_BYTES))
 		return;
-	now = now_sec();
+	now = pcc_now_sec();
 	sec = now - d->win_t0;
 	if (sec < WIN_SEC)
 		return;

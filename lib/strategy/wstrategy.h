@@ -61,7 +61,7 @@ struct pc_wstream {
 	struct pc_wstats stats;
 };
 
-/* printf into / append "; " and printf to s->stats.reason (cores.c); the
+/* printf into / append "; " and printf to s->stats.reason (reason.c); the
  * rest of what a write strategy asks of its stream is in wstream-io.c. */
 void pcl_wset_reason(struct pc_wstream *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -7,7 +7,7 @@
 # middle: exit 130, the report so far, nothing left.  Without root it refuses
 # in one line.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 script=$(cd "$(dirname "$0")/../.." && pwd)/bench/at-scale.sh
 
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$script" /nonexistent 2>&1)

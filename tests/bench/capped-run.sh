@@ -6,7 +6,7 @@
 # mode; buffered fills the cache to its cap and is reclaimed, direct and auto
 # keep it small and have no cliff; the timeline and the SVG match the JSON;
 # nothing is left behind.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "for the testbed and the memory cgroup"
 [ -e /dev/loop-control ] || skip "no loop devices"
 tmpdir

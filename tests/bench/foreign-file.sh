@@ -3,7 +3,7 @@
 # A file bench did not make, where its data file goes, is refused and left
 # byte for byte as it was; bench's own files are reused when they match and
 # removed without --keep, while a foreign file beside them stays.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 tmpdir
 mkdir "$T/pagecliff-bench"
 printf 'precious data, not a bench file\n' >"$T/pagecliff-bench/job0.dat"

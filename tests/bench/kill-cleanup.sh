@@ -8,7 +8,7 @@
 # when ext4 gives that file the inode number of bench's (bench.made records
 # the birth time and generation too; a v1 journal, without them, is still
 # read).  A --keep run's data set stays recorded, and the next run reuses it.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "for --cleanup of what root's runs made"
 tmpdir
 

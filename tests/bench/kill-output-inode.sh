@@ -9,7 +9,7 @@
 # whose birth time is not the file's keeps it; a record of the older format
 # (device and inode alone) is still undone.  Before, --cleanup removed the
 # user's file: it matched the report's device and inode.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "for --cleanup of what root's runs made"
 tmpdir
 T=$(realpath "$T")

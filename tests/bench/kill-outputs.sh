@@ -6,7 +6,7 @@
 # removes nothing bench did not make: an -o file that was there before the
 # run stays byte for byte, and so does a file the user put in place of one
 # bench made.  Before, --cleanup kept the empty files.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "for --cleanup of what root's runs made"
 tmpdir
 T=$(realpath "$T")

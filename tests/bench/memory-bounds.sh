@@ -4,7 +4,7 @@
 # one line that shows the sum (bench --size 1G --bs 512M --mode direct
 # --mem-limit 256M would be killed by its own cap); absurd --iodepth and --bs are
 # refused at their documented maximum; a job that fits still runs.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 tmpdir
 USAGE_GREP=-xF		# the whole line
 expect_usage "pagecliff: --mem-limit 256.0 MiB cannot hold the job's buffers: 1 thread x (512.0 MiB read buffer + 64.0 MiB of direct reads in flight) + 16 MiB = 592.0 MiB, more than half the cap; use a smaller --bs or --numjobs, or a larger --mem-limit" \

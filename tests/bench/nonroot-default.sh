@@ -4,7 +4,7 @@
 # it could not do (no testbed, no memory cap), still writes the chart, and
 # leaves nothing in $TMPDIR.  Its first line is the summary, and the summary
 # and the table agree on whether there is a cliff.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 command -v setpriv >/dev/null || skip "no setpriv to drop root"
 if [ "$(id -u)" = 0 ]; then
 	as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }

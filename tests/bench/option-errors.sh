@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Bad command lines: exit 2, one line on stderr naming the problem, nothing
 # created (no data folder, no state file, no cgroup, no mount).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 tmpdir
 
 d="$T"

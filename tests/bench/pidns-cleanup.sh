@@ -4,7 +4,7 @@
 # not exist: a whole bench run and 'bench --cleanup' there must leave the
 # live run's testbed mount, loop device, cgroup and state file alone; the
 # live run then ends normally and cleans up after itself.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "for the testbed and the memory cgroup"
 [ -e /dev/loop-control ] || skip "no loop devices"
 command -v unshare >/dev/null || skip "no unshare(1)"

@@ -8,7 +8,7 @@
 # to the best mode's.
 set -u
 tv=${1:?usage: plot-marks.sh TEST_VERDICT}
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 command -v python3 >/dev/null || skip "no python3 to parse the SVG"
 make_tmpdir T /tmp
 for fx in synthetic-seed-traced issue-2cpu-gap; do

@@ -5,7 +5,7 @@
 # text, empty in CSV, null in JSON), every JSON key is a plain identifier, and
 # the report says what its page-cache figures count.  A 1 MiB run ends inside
 # its first interval, so some figures are unknown by construction.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 tmpdir
 mkdir "$T/d"
 for size in 1m 16m; do

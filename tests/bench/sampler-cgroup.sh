@@ -5,7 +5,7 @@
 # leader's cgroup), the sampler alone in the caller's own cgroup, so that the
 # kernel memory of its /proc and cgroup reads is not charged to a cap full of
 # page cache.  v2 keeps a process's threads in one cgroup: skipped there.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "for the testbed and the memory cgroup"
 [ -e /dev/loop-control ] || skip "no loop devices"
 own=$(sed -n 's/^[0-9]*:\([^:]*,\)\{0,1\}memory\(,[^:]*\)\{0,1\}:\(.*\)$/\3/p' /proc/self/cgroup | head -1)

@@ -4,7 +4,7 @@
 # and state file are gone, and the report of what was measured so far is
 # printed; exit 128 + signal.  SIGKILL: the remains are found and removed by
 # 'pagecliff bench --cleanup', which says what it removed.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "for the testbed and the memory cgroup"
 [ -e /dev/loop-control ] || skip "no loop devices"
 tmpdir

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Sizes in fio's units reach the job as the same byte counts, and the data
 # files have exactly --size bytes.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 tmpdir
 check() {
 	local size="$1" bs="$2" want_size="$3" want_bs="$4"

@@ -4,7 +4,7 @@
 # renders in a real browser: a headless Chromium screenshot of it must have
 # some of the modes' colours in it.  Without Chromium only the XML is checked,
 # and the test says so (skips, 77, when that is all it could do).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 tmpdir
 "$PAGECLIFF" bench -d "$T" --size 64m --numjobs 2 --mode buffered,direct \
 	--interval 100ms -q --plot "$T/p.svg" -o /dev/null 2>"$T/err" || fail "run: $(cat "$T/err")"

@@ -7,7 +7,7 @@
 # and SIGTERM in the middle of the run leave no loop device, mount, cgroup or
 # state behind, and the loop devices and mounts of this run are gone; after
 # SIGKILL, --cleanup detaches and unmounts both devices and says so.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "for the testbed and the memory cgroup"
 [ -e /dev/loop-control ] || skip "no loop devices"
 command -v mkfs.xfs >/dev/null || skip "no mkfs.xfs (the devices here are 320 MiB XFS)"

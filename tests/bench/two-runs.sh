@@ -4,7 +4,7 @@
 # second refuses with one line naming the first (pid, start time), exits 2,
 # and touches nothing: the first's files keep their bytes, inode and mtime.
 # The first then ends normally and removes what it made.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 tmpdir
 "$PAGECLIFF" bench -d "$T" --size 8m --mode buffered --runtime 60 --time_based \
 	--interval 100ms -q -o "$T/first.txt" 2>"$T/first.err" &

@@ -5,7 +5,7 @@
 # did not write; a symlinked or user-made data folder, a user file with
 # bench's header, a directory given twice, an empty --mode item and a
 # read-only directory are refused up front or left as they were.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 tmpdir
 B=(--size 1m --mode buffered --interval 100ms -q)
 

@@ -8,7 +8,7 @@
 # cgroup's memory.stat; refused in one line when OWN holds another process;
 # SIGINT undoes everything; after SIGKILL `bench --cleanup` does; `watch`
 # shows a v2 cgroup's figures.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "for the memory cgroup"
 needs_memcg_v2 mnt
 command -v python3 >/dev/null || skip "no python3 to read the report"

@@ -14,7 +14,7 @@
 #      that records its arguments and does what a scope does (a cgroup that
 #      holds the command alone); the real one needs systemd as PID 1, which
 #      the guests do not run.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "for the memory cgroup"
 needs_memcg_v2 mnt
 command -v python3 >/dev/null || skip "no python3 to read the report"

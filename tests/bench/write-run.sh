@@ -7,7 +7,7 @@
 # fields (fdatasync seconds, dirty and writeback, throttling shares, known
 # as root); the text report says that the flush is counted; bad --rw and
 # --time_based with writes are usage errors that make nothing.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 tmpdir
 size=25165829
 "$PAGECLIFF" bench --rw write -d "$T" --numjobs 2 --size $size --bs 1m \

@@ -9,7 +9,7 @@
 # were followed without a word (or, itself, ended at once with exit 0).
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 make_tmpdir tmp
 n=0
 

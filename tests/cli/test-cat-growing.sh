@@ -9,7 +9,7 @@
 # direct, whose pipeline must not stop at the size it saw first.
 set -u
 pc=${PAGECLIFF:?}
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 make_tmpdir dir
 pid=
 at_exit '[ -n "$pid" ] && kill "$pid" 2>/dev/null'

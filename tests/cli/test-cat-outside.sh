@@ -7,7 +7,7 @@
 # messages so that one message stays one line.
 set -u
 pc=${PAGECLIFF:?}
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 make_tmpdir dir
 cd "$dir" || exit 1
 

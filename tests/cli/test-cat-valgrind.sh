@@ -11,7 +11,7 @@ if grep -qa -e __asan_init -e __tsan_init "$pc"; then
 	echo "SKIP: this build uses a sanitizer, whose runtime valgrind cannot run"
 	exit 77
 fi
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 make_tmpdir dir
 head -c 5242883 /dev/urandom >"$dir/f"
 

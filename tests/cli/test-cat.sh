@@ -6,7 +6,7 @@
 # strategy and the page-cache pages added.
 set -u
 pc=${PAGECLIFF:?}
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 make_tmpdir dir
 
 head -c 10485763 /dev/urandom >"$dir/a"

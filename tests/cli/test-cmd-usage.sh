@@ -7,7 +7,7 @@
 # mode names in messages are the library's, and --help lists each of them.
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 make_tmpdir tmp
 n=0
 

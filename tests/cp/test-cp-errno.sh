@@ -10,7 +10,7 @@
 # its data file (a fanotify watcher, fanwatch.py), and it names ENOSPC,
 # not the ENOENT of a file it could not find again.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "for a loop device and mounts"
 command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 is not installed"
 make_tmpdir work /tmp

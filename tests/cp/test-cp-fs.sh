@@ -5,7 +5,7 @@
 # exact and stays independent of its source); on a full tmpfs the error
 # names the destination, says it is partial, and the next source is copied.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "for a loop device and mounts"
 command -v mkfs.xfs >/dev/null || skip "mkfs.xfs is not installed"
 make_tmpdir work /tmp

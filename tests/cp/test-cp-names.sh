@@ -5,7 +5,7 @@
 # (exit 1, a third source still copied), while trees merge as cp(1) merges them; 'cp f nonexist/' and
 # 'cp f file/' say "Not a directory" and make nothing.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 make_tmpdir dir
 cd "$dir" || exit 1
 mkdir s1 s2 s3

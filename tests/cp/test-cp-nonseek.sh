@@ -7,7 +7,7 @@
 # cp(1)'s words, exit 1, and a device is never said to be partial or
 # truncated.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 make_tmpdir dir
 cd "$dir" || exit 1
 

@@ -8,7 +8,7 @@
 # made side by side.  With -r a directory that cannot be read still gets its
 # mode (and with -p its times) instead of staying at 0700.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "to make files of root's and to run as nobody"
 id nobody >/dev/null 2>&1 || skip "no user nobody"
 grp=$(id -gn nobody)

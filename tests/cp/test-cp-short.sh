@@ -6,7 +6,7 @@
 # every mode, dense and sparse.  The truncation is made at cp's first read
 # by a fanotify permission watcher, so the timing is always the same.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 make_tmpdir dir
 W_PID=""
 at_exit '[ -n "$W_PID" ] && kill $W_PID 2>/dev/null'

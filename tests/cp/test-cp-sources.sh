@@ -5,7 +5,7 @@
 # device give their bytes, exit 0.  With -r a FIFO is still refused (named,
 # exit 1), as pagecliff-cp(1) documents.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 make_tmpdir dir
 cd "$dir" || exit 1
 head -c 3000001 /dev/urandom >data

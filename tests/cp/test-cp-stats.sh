@@ -5,7 +5,7 @@
 # is the moved bytes over the time printed; for a clone (XFS with reflink,
 # as root) nothing is moved, the bytes cloned are said and no GB/s at all.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 make_tmpdir work /tmp
 xfs="$work/xfs"
 

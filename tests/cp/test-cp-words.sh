@@ -11,7 +11,7 @@
 # 2, "cannot open directory" and "cannot keep the mode".  The trees left
 # are alike too.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "to make files of root's and to run as nobody"
 /bin/cp --version 2>/dev/null | grep -q "GNU coreutils" || skip "/bin/cp is not GNU cp"
 id nobody >/dev/null 2>&1 || skip "no user nobody"

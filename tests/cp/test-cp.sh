@@ -9,7 +9,7 @@
 # is named and the rest still copied with exit 1, bad options exit 2, and
 # the streaming modes leave at most 64 MiB of a 192 MiB file cached.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 make_tmpdir dir
 cd "$dir" || exit 1
 

@@ -3,7 +3,7 @@
 # or $FAULTFS, mount faultfs on $mnt, give a scratch folder $work, and undo
 # both at exit and on SIGINT, SIGTERM and SIGHUP.
 
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 needs_root "to mount a FUSE file system"
 [ -c /dev/fuse ] || skip "/dev/fuse is missing"
 [ -x "${FAULTFS:-}" ] || skip "\$FAULTFS does not name the faultfs binary"

@@ -5,7 +5,7 @@
 # while the report is written.  After SIGINT or SIGTERM nothing remains
 # (cgroup, mount, loop device, tmpfs file, state, temporary folder); after
 # SIGKILL the next run removes what was left and says so.
-. "$(dirname "$0")/../bench/lib.sh"
+. "$(dirname "$0")/../bench/harness.sh"
 needs_root "for the testbed and the memory cgroup"
 [ -e /dev/loop-control ] || skip "no loop devices"
 tmpdir

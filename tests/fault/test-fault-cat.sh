@@ -10,9 +10,6 @@ set -u
 [ -x "${PAGECLIFF:-}" ] || { echo "SKIP: \$PAGECLIFF does not name the pagecliff binary"; exit 77; }
 . "$(dirname "$0")/mount.sh"
 
-failed=0 passed=0
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
-ok() { passed=$((passed + 1)); }
 size() { stat -c %s "$1"; }
 pc() { timeout 30 "$PAGECLIFF" cat "$@" >"$work/out" 2>"$work/err"; }
 
@@ -31,50 +28,50 @@ for mode in $modes; do
 		pc --mode "$mode" $copy "$f"; rc=$?
 		n=$(size "$work/out")
 		if [ $rc = 0 ] || [ $rc -ge 124 ]; then
-			fail "$mode$copy eio: exit $rc"
+			fail_later "$mode$copy eio: exit $rc"
 		elif ! grep -qF "'$f'" "$work/err" || ! grep -q "Input/output error" "$work/err"; then
-			fail "$mode$copy eio: message lacks file or errno: $(cat "$work/err")"
+			fail_later "$mode$copy eio: message lacks file or errno: $(cat "$work/err")"
 		elif [ "$n" -gt $bad ] || [ "$n" -lt 2097152 ]; then
-			fail "$mode$copy eio: wrote $n bytes, want 2 MiB .. $bad"
+			fail_later "$mode$copy eio: wrote $n bytes, want 2 MiB .. $bad"
 		elif ! cmp -s -n "$n" "$work/out" "$work/ref4m"; then
-			fail "$mode$copy eio: wrong bytes before the error"
+			fail_later "$mode$copy eio: wrong bytes before the error"
 		elif ! grep -q "at byte $n:" "$work/err"; then
-			fail "$mode$copy eio: message does not give the offset $n: $(cat "$work/err")"
+			fail_later "$mode$copy eio: message does not give the offset $n: $(cat "$work/err")"
 		else
-			ok
+			pass
 		fi
 	done
 
 	# An error in the first file does not stop the second.
 	pc --mode "$mode" "$mnt/size=4m,eio=$bad,tag=2$mode" "$mnt/size=100005,tag=$mode"; rc=$?
 	if [ $rc != 1 ] || ! tail -c 100005 "$work/out" | cmp -s - "$work/ref100k"; then
-		fail "$mode: after a failing file, exit $rc and the next file not exact"
+		fail_later "$mode: after a failing file, exit $rc and the next file not exact"
 	else
-		ok
+		pass
 	fi
 
 	pc --mode "$mode" "$mnt/size=3145733,short=1000,tag=$mode"; rc=$?
 	if [ $rc != 0 ] || ! cmp -s "$work/out" "$work/ref3m"; then
-		fail "$mode short reads: exit $rc, $(size "$work/out") of 3145733 bytes, $(cmp "$work/out" "$work/ref3m" 2>&1 | head -1)"
+		fail_later "$mode short reads: exit $rc, $(size "$work/out") of 3145733 bytes, $(cmp "$work/out" "$work/ref3m" 2>&1 | head -1)"
 	else
-		ok
+		pass
 	fi
 
 	pc --mode "$mode" "$mnt/size=8m,shrink=2m:5242957,tag=$mode"; rc=$?
 	n=$(size "$work/out")
 	if [ $rc != 0 ] || [ "$n" != 5242957 ] || ! cmp -s -n "$n" "$work/out" "$work/ref8m"; then
-		fail "$mode shrink: exit $rc, $n bytes, want 5242957 exact"
+		fail_later "$mode shrink: exit $rc, $n bytes, want 5242957 exact"
 	else
-		ok
+		pass
 	fi
 
 	pc --mode "$mode" --stats "$mnt/size=4m,nodirect,tag=$mode"; rc=$?
 	if [ $rc != 0 ] || ! cmp -s "$work/out" "$work/ref4m"; then
-		fail "$mode nodirect: exit $rc or bytes differ"
+		fail_later "$mode nodirect: exit $rc or bytes differ"
 	elif [ "$mode" = direct ] && ! grep -q "O_DIRECT refused" "$work/err"; then
-		fail "$mode nodirect: --stats does not say O_DIRECT was refused: $(cat "$work/err")"
+		fail_later "$mode nodirect: --stats does not say O_DIRECT was refused: $(cat "$work/err")"
 	else
-		ok
+		pass
 	fi
 done
 
@@ -85,9 +82,9 @@ done
 	>"$work/out" 2>"$work/err"; rc=$?
 if [ $rc != 0 ] || ! cmp -s "$work/out" "$work/ref4m" ||
    ! grep -q "Too many open files" "$work/err"; then
-	fail "RLIMIT_NOFILE 4: exit $rc, $(cat "$work/err")"
+	fail_later "RLIMIT_NOFILE 4: exit $rc, $(cat "$work/err")"
 else
-	ok
+	pass
 fi
 
 # A 512 MiB buffer under a 256 MiB address-space limit: a clear error.
@@ -99,13 +96,12 @@ for copy in "${copies[@]}"; do
 	# Lending through direct bounds its buffers (PC_DIRECT_INFLIGHT_MAX): then
 	# it works, and the bytes must be exact; a 512 MiB copy buffer cannot.
 	if [ $rc = 0 ] && [ -z "$copy" ] && cmp -s "$work/out" "$mnt/size=4m"; then
-		ok
+		pass
 	elif [ $rc != 1 ] || ! grep -q "Cannot allocate memory\|cannot allocate" "$work/err"; then
-		fail "RLIMIT_AS 256m --bs 512m $copy: exit $rc, $(cat "$work/err")"
+		fail_later "RLIMIT_AS 256m --bs 512m $copy: exit $rc, $(cat "$work/err")"
 	else
-		ok
+		pass
 	fi
 done
 
-echo "$passed passed, $failed failed"
-[ $failed = 0 ]
+checks_done

@@ -34,10 +34,9 @@ esac
 for v in PAGECLIFF SHIM_CGRUN SHIM_PAGESTAT; do
 	eval "[ -n \"\${$v:-}\" ]" || { echo "FAIL: $v is not set"; exit 1; }
 done
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 needs_root "for memory cgroups"
 need() { command -v "$1" >/dev/null || { echo "SKIP: no $1 (setup.sh test_packages)"; exit 77; }; }
-fail() { echo "FAIL: $prog: $*"; exit 1; }
 
 make_tmpdir dir "${TMPDIR:-/var/tmp}"
 chmod 755 "$dir"
@@ -88,7 +87,7 @@ tail-f) need timeout	# a follower behind a stdio writer; ends when the writer do
 	outs="out copy"; timed=1 ;;
 fread-4k) cmd="$FIELD_STDIO fread $src"; timed=1 ;;
 getc) cmd="$FIELD_STDIO getc $src"; timed=1 ;;
-*) fail "no command for it" ;;
+*) fail "no command for $prog" ;;
 esac
 timed=${timed:-}
 [ -z "$timed" ] || [ -n "${FIELD_STDIO:-}" ] || fail "FIELD_STDIO is not set"

@@ -5,7 +5,7 @@
 # fastest interval.  Two ranks, 8 and 18 MiB ({rank} in --size), read 4 KiB
 # at a time direct, each within one long interval: the round that ends the
 # phase comes when both are done, so the rank done first waits in it.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 tmpdir
 mkdir -p "$T/d0" "$T/d1"
 mpirun_np 2 120 -d "$T/d{rank}" --size '{rank}8m' -m direct --bs 4k --ioengine sync \

@@ -7,7 +7,7 @@
 # failure: two ranks' directories on one 16 MiB file system, 4 and 14 MiB
 # ({rank} in --size); each rank's check finds room for its own, before any
 # rank makes anything, and the second to lay out finds the file system full.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "to mount a small tmpfs"
 unshare -m true 2>/dev/null || skip "cannot make a mount namespace (unshare -m)"
 tmpdir

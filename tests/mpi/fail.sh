@@ -4,7 +4,7 @@
 # stops): it tells rank 0, every rank's phase stops, all exit and mpirun
 # exits non-zero, rank 0's report names the failed rank and host (and only
 # it), and no rank leaves its data set behind.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 tmpdir
 for r in 0 1 2; do mkdir -p "$T/d$r"; done
 

@@ -4,7 +4,7 @@
 # their data sets as on a signal, and 'pagecliff bench --cleanup' removes
 # what the killed rank's journal says it made (its data file, bench.made,
 # bench.lock) and nothing else: a user's file in its folder stays.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "for the state journal and --cleanup"
 tmpdir
 export OMPI_MCA_odls_base_sigkill_timeout=5

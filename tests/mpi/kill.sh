@@ -5,7 +5,7 @@
 # (mount, loop device), memory cgroups and state as on a signal; what the
 # killed rank could not remove, 'pagecliff bench --cleanup' finds and
 # removes, as after any killed bench.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "for the testbeds and the memory cgroups"
 [ -e /dev/loop-control ] || skip "no loop devices"
 tmpdir

@@ -6,7 +6,7 @@
 # the host has; too little space; rank 0's report path) is named with that
 # rank and its host, still in one line; --help is printed once; the word
 # bench may come first, as in `pagecliff bench`.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 tmpdir
 mkdir -p "$T/d0" "$T/d1"
 

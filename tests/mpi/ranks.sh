@@ -5,7 +5,7 @@
 # the total's bytes, per mode and per interval, are the sum of the ranks';
 # each rank has its own section, on its own directory; the ranks on this
 # one host are reported as sharing it; nothing of the data set is left.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 tmpdir
 
 for n in 2 3; do

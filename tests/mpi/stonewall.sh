@@ -5,7 +5,7 @@
 # reads all of its own and the phase lasts until the last is done (the rank
 # done early adds no intervals while it waits); with --stonewall the phase
 # ends on every rank when rank 0 finishes, the others stopped part-way.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 tmpdir
 for r in 0 1 2; do mkdir -p "$T/d$r"; done
 args=(-d "$T/d{rank}" --size '{rank}{rank}8m' -m direct --bs 4k --ioengine sync

@@ -10,7 +10,7 @@
 # split at '=' as bash's COMP_WORDBREAKS splits them and not.
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 make_tmpdir tmp "${TMPDIR:-/tmp}"
 checks=0
 

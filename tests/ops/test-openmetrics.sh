@@ -8,7 +8,7 @@
 # replaced whole (a reader never sees part of it) and no temporary is left.
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 # Debian's python3 is where python3-prometheus-client installs
 py=/usr/bin/python3
 [ -x $py ] || py=python3

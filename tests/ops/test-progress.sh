@@ -8,7 +8,7 @@
 # terminal, or with bench -q, nothing of it is written.
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 command -v script >/dev/null || skip "script (util-linux) is missing"
 py=/usr/bin/python3
 [ -x $py ] || py=python3

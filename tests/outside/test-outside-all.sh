@@ -6,7 +6,7 @@
 # what the reader read before the guard found it.  It runs in a PID
 # namespace, where "all" is the test's own processes.  The systemd unit
 # that ships with it runs `pagecliff attach --all`.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "to follow every process of the host"
 P=${OUTSIDE_STATIC:-$OUTSIDE_PROG}
 : "${PAGECLIFF_BUILDDIR:?}"

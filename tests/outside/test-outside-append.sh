@@ -4,7 +4,7 @@
 # was in the file before, cached before, stay cached; what it appends is
 # written back and dropped.  A file it creates itself is cleaned whole
 # (outside-static, outside-attach-dd).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 mkfile "$dir/src" 256
 mkfile "$dir/log" 64
 # One try: 2 when the log's old pages were lost.

@@ -6,7 +6,7 @@
 # MiB (and the readahead past them) were cached before dd started: they stay.  What dd itself read before
 # attach (counted by its read_bytes) is dropped, as is what it reads after;
 # the writer made its file, so all it wrote is dropped.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 mkfile "$dir/src" 384
 WARM=$((64 * MIB))
 warm "$dir/src" 0 $WARM head -c $WARM "$dir/src" >/dev/null

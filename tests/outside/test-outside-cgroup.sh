@@ -5,7 +5,7 @@
 # three are followed: their files stay within the budget, each gets a
 # --stats line, the readers read every byte, and attach stops on SIGINT
 # with exit 0.  A path that is not a cgroup is refused in one line.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "to make cgroups"
 P=${OUTSIDE_STATIC:-$OUTSIDE_PROG}
 cg=

@@ -5,7 +5,7 @@
 # moves) and grows it by 4 KiB every 50 ms.  That is no appender: the pages
 # cached before stay cached, none of its dirty pages is written back by the
 # watcher, and its bytes are exact.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 mkfile "$dir/db" 64
 sum=$(md5sum < "$dir/db")
 # One try: warm the file, attach; 2 when warm pages were lost.

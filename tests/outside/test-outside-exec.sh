@@ -5,7 +5,7 @@
 # exec (--stats says so), ends the old program's stream there and follows
 # the descriptor afresh; each program has its own --stats line, the bytes
 # are all read and the file stays within the budget.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 mkfile "$dir/a" 256
 "$PAGECLIFF" run --via outside --stats="$dir/stats" -- "${OUTSIDE_STATIC:-$OUTSIDE_PROG}" \
 	exec "$dir/a" 200 >"$dir/out" || fail "the program failed: $(cat "$dir/out")"

@@ -3,7 +3,7 @@
 # A program that forks: its child reads one file, it reads another.  The
 # watcher follows the child as well: both files stay within the budget and
 # each has a --stats line with its own process id.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 two_files fork || fail "fork failed: $(cat "$dir/out")"
 grep -qx "$dir/a: $((256 * MIB)) bytes fd 3" "$dir/out" && grep -qx "$dir/b: $((256 * MIB)) bytes fd 3" "$dir/out" ||
 	fail "output: $(cat "$dir/out")"

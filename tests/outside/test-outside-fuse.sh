@@ -7,7 +7,7 @@
 # SIGTERM (systemd's stop) ends the watcher within a second, with nothing
 # left in state D.  Under `attach PID...` and under `attach --all` (in a
 # PID namespace of its own, where "all" is the test's processes).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "to mount FUSE with allow_other"
 : "${OUTSIDE_FUSE_HANG:=}"
 [ -x "$OUTSIDE_FUSE_HANG" ] || skip "outside-fuse-hang was not built (libfuse3-dev is missing)"

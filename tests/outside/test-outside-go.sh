@@ -4,7 +4,7 @@
 # so run names it and the watcher acts.  io.Copy between files (read/write
 # or copy_file_range) copies exactly, the exit status (3) passes through,
 # source and destination stay within the budget.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 command -v go >/dev/null || skip "no go (setup.sh test packages: golang-go)"
 : "${OUTSIDE_SRCDIR:?}"
 export GOCACHE="${TMPDIR:-/var/tmp}/pagecliff-gocache-$(id -u)" GOFLAGS=-mod=mod GO111MODULE=off HOME="$dir"

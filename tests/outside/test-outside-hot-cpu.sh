@@ -7,8 +7,8 @@
 # when the scan opens a pidfd per process, left out): four 0.5 s intervals.
 # By kernel events it must cost at most a quarter of scanning (a ratio: no
 # absolute time).  Prints both medians in ms per interval.
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/hot-lib.sh"
+. "$(dirname "$0")/harness.sh"
+. "$(dirname "$0")/hot-harness.sh"
 [ "$(id -u)" = 0 ] || skip "following every process of the host needs root"
 command -v unshare >/dev/null || skip "no unshare (util-linux)"
 command -v bash >/dev/null || skip "no bash (to open 20 descriptors past 9)"

@@ -5,8 +5,8 @@
 # loop worker, not from a process, so the guard looks for the file's inode
 # among the descriptors of the processes and names the one holding it (a
 # sleeping process with the file open) in --stats.  In a PID namespace.
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/hot-lib.sh"
+. "$(dirname "$0")/harness.sh"
+. "$(dirname "$0")/hot-harness.sh"
 needs_root "to follow every process of the host"
 command -v unshare >/dev/null || skip "no unshare (util-linux)"
 command -v losetup >/dev/null || skip "no losetup (util-linux)"

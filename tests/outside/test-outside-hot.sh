@@ -7,8 +7,8 @@
 # With HOT_SOURCE=scan (test-outside-hot-scan.sh) PAGECLIFF_NO_BPF is set and
 # the guard must say it scans, and find the reader all the same.  In a PID
 # namespace of its own: "all" is this test's processes.
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/hot-lib.sh"
+. "$(dirname "$0")/harness.sh"
+. "$(dirname "$0")/hot-harness.sh"
 [ "$(id -u)" = 0 ] || skip "following every process of the host needs root"
 command -v unshare >/dev/null || skip "no unshare (util-linux)"
 mode=${HOT_SOURCE:-bpf}

@@ -13,7 +13,7 @@
 # the part read before attach included (the copier's own pages, not pages
 # cached before); --stats has a line of the kernel view for each, of the
 # copier's pid.  (The issue measured 1-2 GiB files; 256 MiB here.)
-. "$(dirname "$0")/klib.sh"
+. "$(dirname "$0")/kview-harness.sh"
 way=${1:?WAY: cat, sendfile, cfr or go}
 want_rc=0
 case $way in

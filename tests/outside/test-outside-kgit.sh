@@ -8,7 +8,7 @@
 # pack, the received pack and the checked-out file each keep at most the
 # budget cached after; --stats has a line of the kernel view for the source
 # pack and the checked-out file.
-. "$(dirname "$0")/klib.sh"
+. "$(dirname "$0")/kview-harness.sh"
 command -v git >/dev/null || skip "no git (setup.sh test packages: git)"
 export HOME="$dir" GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=pagecliff GIT_AUTHOR_EMAIL=pagecliff@localhost \
 	GIT_COMMITTER_NAME=pagecliff GIT_COMMITTER_EMAIL=pagecliff@localhost

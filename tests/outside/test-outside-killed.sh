@@ -4,7 +4,7 @@
 # SIGKILL death on (137) and a SIGTERM sent to run reaches the program (143);
 # nothing of pagecliff is left running and the files stay within the budget.
 # attach stopped by SIGINT exits 0 at once and the program copies on, exact.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 P=${OUTSIDE_STATIC:-$OUTSIDE_PROG}
 mkfile "$dir/src" 256
 

@@ -7,7 +7,7 @@
 # outside.  The reader sees every byte (its sum is the file's), exits 0,
 # the file keeps at most the budget cached after, and --stats has a line
 # of the kernel view for it.
-. "$(dirname "$0")/klib.sh"
+. "$(dirname "$0")/kview-harness.sh"
 how=${1:?WAY: shared or private}
 mkfile "$dir/a" 256
 "$PAGECLIFF" run --via outside --stats="$dir/stats" -- "$P" mmap "$dir/a" "$how" \

@@ -7,7 +7,7 @@
 # what stays of its file is reported, not bounded (positions do not show
 # it).  A sequential read(2) reader, which positions do show, keeps at most
 # the budget of its file cached after, with its --stats line.
-. "$(dirname "$0")/klib.sh"
+. "$(dirname "$0")/kview-harness.sh"
 export PAGECLIFF_NO_BPF=1
 mkfile "$dir/a" 256
 mkfile "$dir/b" 256

@@ -7,7 +7,7 @@
 # async: fs.copyFile).  The kernel view started beside the shim follows it:
 # exit status 0, the copy exact, at most the budget of either file cached
 # after, and --stats has a line for each (whichever of the two acted).
-. "$(dirname "$0")/klib.sh"
+. "$(dirname "$0")/kview-harness.sh"
 command -v node >/dev/null || skip "no node (setup.sh test packages: nodejs)"
 case ${1:?WAY: sync or async} in
 sync) call=fs.copyFileSync js='require("fs").copyFileSync(process.argv[1], process.argv[2])' ;;

@@ -6,7 +6,7 @@
 # page-cache events show the stream (issue 31).  The pool reads every
 # byte (its sum is the file's), exits 0, the file keeps at most the budget
 # cached after, and --stats has a line of the kernel view for it.
-. "$(dirname "$0")/klib.sh"
+. "$(dirname "$0")/kview-harness.sh"
 mkfile "$dir/a" 256
 "$PAGECLIFF" run --via outside --stats="$dir/stats" -- "$P" preadv-pool "$dir/a" 4 \
 	>"$dir/out" 2>"$dir/err" || fail "the pool failed: $(cat "$dir/err")"

@@ -12,7 +12,7 @@
 # content (.sha3sum) and the backup the same pages; the database and every
 # output keep at most the budget cached after, and --stats has a line of
 # the kernel view for each (attach: of sqlite3's pid).
-. "$(dirname "$0")/klib.sh"
+. "$(dirname "$0")/kview-harness.sh"
 how=${1:?WAY: run or attach}
 command -v sqlite3 >/dev/null || skip "no sqlite3 (setup.sh test packages: sqlite3)"
 ROWS=262144

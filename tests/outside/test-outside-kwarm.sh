@@ -10,7 +10,7 @@
 # is still cached after, all but what the kernel alone loses (KERNEL_LOSS,
 # as in test-outside-warm.sh), and of the rest of the file at most the
 # budget; --stats has a line of the kernel view for the file.
-. "$(dirname "$0")/klib.sh"
+. "$(dirname "$0")/kview-harness.sh"
 f=$dir/f
 mkfile "$f" 256
 ref=$("$P" sum "$f") || fail "cannot sum $f"

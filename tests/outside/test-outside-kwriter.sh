@@ -11,7 +11,7 @@
 # pattern), the file never held more than the budget and a batch cached
 # while it ran nor after, and --stats has a measured line for it (the kernel
 # view's, or the position writer's that owned it).
-. "$(dirname "$0")/klib.sh"
+. "$(dirname "$0")/kview-harness.sh"
 w=$dir/w
 "$PAGECLIFF" run --via outside --stats="$dir/stats" -- "$P" write "$w" 256 128 2>"$dir/err" & run=$!
 bg=$run

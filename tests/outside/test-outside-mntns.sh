@@ -5,7 +5,7 @@
 # keeps the file's description from its first action to the end's work,
 # and the reader's last stretch is dropped like anyone's (before, 15-31 MiB
 # of it stayed).  Under attach PID and under run --via outside.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "to make a mount namespace"
 command -v unshare >/dev/null || skip "no unshare (util-linux)"
 P=${OUTSIDE_STATIC:-$OUTSIDE_PROG}

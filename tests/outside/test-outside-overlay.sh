@@ -7,7 +7,7 @@
 # never followed and all 256 MiB stayed cached.  dd under run --via outside
 # and a paced reader under attach: the lower file keeps at most the budget,
 # and a warm window of it stays.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "to mount overlayfs"
 P=${OUTSIDE_STATIC:-$OUTSIDE_PROG}
 mkdir "$dir/lo" "$dir/up" "$dir/wk" "$dir/m" || fail "cannot make the layers"

@@ -3,7 +3,7 @@
 # `pagecliff run --via outside` on a pread reader (its position never moves:
 # it is followed by the page cache's residency) of a file whose first 16 MiB
 # were cached before: those stay cached; what it reads past them is dropped.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 mkfile "$dir/f" 256
 # One try: 2 when the prefix was lost.
 attempt() {

@@ -5,7 +5,7 @@
 # make the watcher act: the copy is exact and both files stay within the
 # budget; with both, the shim's presence changes nothing.  The program's
 # descriptor limit is its own, and one that exits at once gets no message.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 P=$OUTSIDE_PROG
 
 mkfile "$dir/src" 256

@@ -3,7 +3,7 @@
 # attach refuses in one line, exit 1: a process of another user (as nobody,
 # to one of root's), a process that is gone; bad command lines (a bad
 # process id among them) exit 2.  The target is not touched.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "to attach as nobody to root's process"
 sleep 30 & victim=$!
 bg=$victim

@@ -5,7 +5,7 @@
 # watcher acts, the source and the repository each keep at most the budget
 # cached, the backup exits 0, and `restic check` finds the repository clean
 # and the restored file is the same.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 command -v restic >/dev/null || skip "no restic (setup.sh test packages)"
 export RESTIC_PASSWORD=pagecliff-test RESTIC_CACHE_DIR="$dir/cache" TMPDIR="$dir/tmp"
 mkdir "$dir/tmp" || exit 1

@@ -4,7 +4,7 @@
 # number: the watcher notices (mount id and inode), finishes the first file
 # and follows the second; each has its own --stats line and both stay within
 # the budget.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 two_files reuse || fail "reuse failed (not the same number?): $(cat "$dir/out")"
 grep -qx "$dir/b: $((256 * MIB)) bytes fd 3" "$dir/out" || fail "output: $(cat "$dir/out")"
 grep -q "^pagecliff: $dir/a: .* mode dropbehind (outside" "$dir/stats" || fail "no line for a: $(cat "$dir/stats")"

@@ -6,7 +6,7 @@
 # MiB gets no writeback at all (plainly it never reaches the disk); one of
 # 320 MiB is written back behind the writer except its last 64 MiB.  Both
 # read back right.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 "$PAGECLIFF" run --via outside --stats="$dir/stats" -- "$OUTSIDE_PROG" scratch "$dir/s1" 48 128 \
 	>"$dir/out" || fail "the small scratch file failed: $(cat "$dir/out")"
 grep -qx "scratch: 48 MiB written and read back, 0 wrong" "$dir/out" || fail "output: $(cat "$dir/out")"

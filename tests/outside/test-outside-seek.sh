@@ -3,7 +3,7 @@
 # `pagecliff attach` to a random reader: it reads a 4 MiB hot set
 # once, then 4 KiB every 20 MiB after forward lseeks, over and over.  Forward seeks over
 # uncached ranges are no sequential run: the hot set stays cached.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 mkfile "$dir/f" 256
 # One try: 2 when the hot set was dropped (reclaim, or the watcher).
 attempt() {

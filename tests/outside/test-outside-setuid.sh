@@ -3,7 +3,7 @@
 # A setuid program run by root: the loader ignores LD_PRELOAD for it, so run
 # says so and the watcher acts from outside; the program still runs as its
 # owner (nobody), reads the whole file and leaves it within the budget.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "to run a setuid program as root"
 mkfile "$dir/src" 256
 cp "$OUTSIDE_PROG" "$dir/suid" && chown nobody "$dir/suid" && chmod 4755 "$dir/suid" ||

@@ -8,7 +8,7 @@
 # waiting for them, so the reader is looked at on its own pace: its file
 # never holds much more than the budget cached while it runs.  The bytes
 # written are checked, the file within the budget after.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "(a loop device, a blkio throttle)"
 THROTTLE=/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device
 [ -w "$THROTTLE" ] || skip "no cgroup v1 blkio throttle to slow a device with"

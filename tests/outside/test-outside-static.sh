@@ -5,7 +5,7 @@
 # copy is exact, the exit status and a death by signal pass through, source
 # and destination stay within the budget, --stats has a line per file, and
 # pages cached before the program reached them stay cached.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 [ -n "${OUTSIDE_STATIC:-}" ] || skip "no static C library to link with (libc6-dev)"
 S=$OUTSIDE_STATIC
 

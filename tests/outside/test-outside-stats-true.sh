@@ -6,7 +6,7 @@
 # "bytes kept cached" is no more than what fincore still finds cached; a
 # warm window counts as kept; one file read across an exec by two programs
 # has two lines whose drops add up to at most the file.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 command -v fincore >/dev/null || skip "no fincore (util-linux)"
 P=${OUTSIDE_STATIC:-$OUTSIDE_PROG}
 SIZE=$((256 * MIB))

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The --stats line of a watched writer counts each byte once: a 256 MiB copy
 # has at most 256 MiB written and at most 256 MiB written back early.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 mkfile "$dir/src" 256
 "$PAGECLIFF" run --via outside --stats="$dir/stats" -- "$OUTSIDE_PROG" copy "$dir/src" "$dir/dst" 512 \
 	>/dev/null 2>"$dir/err" || fail "the copy failed: $(cat "$dir/err")"

@@ -6,7 +6,7 @@
 # When its stream ends the watcher drops that stretch as far as its
 # snapshots reach, and keeps what they saw cached: the stretch ends with at
 # most one batch (8 MiB) cached, the last 8 MiB all.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 mkfile "$dir/f" 256
 for try in 1 2; do
 	"$SHIM_PAGESTAT" evict "$dir/f" || fail "evict"

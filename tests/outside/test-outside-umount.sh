@@ -7,7 +7,7 @@
 # writer's last batch written back) opens them for a moment: umount is
 # retried for at most 2 s.  Five times on a loop-mounted XFS: every umount
 # succeeds within that and the copy is exact.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "for a loop device and mounts"
 command -v mkfs.xfs >/dev/null || skip "mkfs.xfs is not installed"
 mnt="$dir/mnt" at=

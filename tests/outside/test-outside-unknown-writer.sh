@@ -7,7 +7,7 @@
 # refuses and what left the cache cannot be counted: the writer's --stats
 # line says "(residency unknown)" where the dropped bytes would be, never a
 # number; the copy is exact and both exit 0.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 [ "$(id -u)" = 0 ] || skip "running as nobody needs root"
 setpriv --help 2>/dev/null | grep -q -- --ambient-caps || skip "setpriv cannot set ambient capabilities"
 P=${OUTSIDE_STATIC:-$OUTSIDE_PROG}

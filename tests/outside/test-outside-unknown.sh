@@ -5,7 +5,7 @@
 # nothing tells pages cached before from the reader's.  The watcher drops
 # behind the reader all the same, its --stats line says "(residency
 # unknown)", and the file stays within the budget.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "to run as nobody"
 P=${OUTSIDE_STATIC:-$OUTSIDE_PROG}
 mkfile "$dir/src" 256

@@ -10,7 +10,7 @@
 # and of the rest at most the budget.  The
 # --stats line says the window's bytes were kept (its "bytes kept cached"
 # is at least the window's size).  PAGECLIFF_WARM_RUNS runs each (4).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 needs_root "to make cgroups and a PID namespace"
 command -v unshare >/dev/null || skip "no unshare (util-linux)"
 P=${OUTSIDE_STATIC:-$OUTSIDE_PROG}

@@ -16,7 +16,7 @@
 # Packages are purged on any failure or signal.
 set -u
 src=${PAGECLIFF_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 
 needs_root "to install packages"
 for t in dpkg-buildpackage dh lintian git cc pkg-config man; do

@@ -12,7 +12,7 @@ set -u
 fx=${1:?usage: test-doctor-answer.sh FIXTURES_DIR}
 pc=${PAGECLIFF:?PAGECLIFF is not set}
 command -v python3 >/dev/null || { echo "SKIP: no python3 to check JSON"; exit 77; }
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 make_tmpdir tmp "${TMPDIR:-/tmp}"
 cp -a "$fx/seed" "$tmp/seed615" && echo 6.15.0-1-amd64 >"$tmp/seed615/proc/sys/kernel/osrelease" ||
 	{ echo "FAIL: cannot copy the seed tree"; exit 1; }

@@ -6,7 +6,7 @@
 # read-only file system is called read-only, not "run as root".
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 make_tmpdir tmp
 mnt=""
 cleanup() {

@@ -8,7 +8,7 @@
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
 command -v python3 >/dev/null || { echo "SKIP: no python3 to check JSON"; exit 77; }
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 needs_root "to mount an overlay"
 command -v fincore >/dev/null || { echo "SKIP: no fincore(1) to count pages"; exit 77; }
 make_tmpdir tmp

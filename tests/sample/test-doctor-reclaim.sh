@@ -9,7 +9,7 @@ set -u
 fx=${1:?usage: test-doctor-reclaim.sh FIXTURES_DIR}
 pc=${PAGECLIFF:?PAGECLIFF is not set}
 command -v python3 >/dev/null || { echo "SKIP: no python3 to check JSON"; exit 77; }
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 make_tmpdir tmp "${TMPDIR:-/tmp}"
 
 # has TREE LINE: doctor's text on TREE has LINE, whole

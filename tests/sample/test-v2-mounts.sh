@@ -8,7 +8,7 @@
 # Needs cgroup v2 with the memory controller (the VM suite's guests).
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 needs_root "to mount"
 needs_memcg_v2 mnt
 command -v unshare >/dev/null && command -v python3 >/dev/null || skip "needs unshare and python3"

@@ -6,7 +6,7 @@
 # buffered`.  Root only; the cgroup and file are removed on exit.
 set -u
 pc=${PAGECLIFF:?PAGECLIFF is not set}
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 needs_root "to create a memory cgroup"
 command -v python3 >/dev/null || { echo "SKIP: no python3 to check JSON"; exit 77; }
 name=pagecliff-test-$$

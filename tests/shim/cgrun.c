@@ -21,6 +21,7 @@
 
 #include "cgroup.h"
 #include "util.h"
+#include "clock.h"
 
 static volatile sig_atomic_t stop;
 
@@ -103,7 +104,7 @@ int main(int argc, char **argv)
 	}
 	close(gate[0]);
 	ret = cgroup_attach(&cg, pid);
-	t0 = now_sec();
+	t0 = pcc_now_sec();
 	if (ret || write(gate[1], "x", 1) != 1) {
 		fprintf(stderr, "shim-cgrun: cannot move the command into %s: %s\n",
 			cg.path, strerror(-ret));
@@ -114,7 +115,7 @@ int main(int argc, char **argv)
 	rep = fopen(argv[2], "w");
 	if (rep) {
 		fprintf(rep, "peak_cache %llu\nseconds %.3f\n", (unsigned long long)peak,
-			now_sec() - t0);
+			pcc_now_sec() - t0);
 		fclose(rep);
 	}
 	cgroup_remove(&cg);

@@ -9,7 +9,7 @@
 # direct, to its end.
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}"
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 make_tmpdir dir "${TMPDIR:-/var/tmp}"
 py=/usr/bin/python3
 [ -x "$py" ] || py=$(command -v python3) || py=

@@ -9,7 +9,7 @@
 # today's handling: not read direct, and all of it still cached after.
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}"
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 MiB=1048576
 SIZE=$((256 * MiB))
 LIMIT=$((8 * MiB))

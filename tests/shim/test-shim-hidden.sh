@@ -10,7 +10,7 @@
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}"
 MiB=1048576
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 needs_root "to read as nobody"
 command -v setpriv >/dev/null || { echo "SKIP: no setpriv (util-linux)"; exit 77; }
 make_tmpdir dir "${TMPDIR:-/var/tmp}"

@@ -7,7 +7,7 @@
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}"
 MiB=1048576
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 make_tmpdir dir "${TMPDIR:-/var/tmp}"
 f=$dir/f
 seq 1 20000000 | head -c $((96 * MiB)) > "$f" || exit 1

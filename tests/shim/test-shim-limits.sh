@@ -7,7 +7,7 @@
 #   the exact --stats line that says the shim did not act.
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}" "${SHIM_CGRUN:?}"
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 needs_root "for memory cgroups"
 make_tmpdir dir "${TMPDIR:-/var/tmp}"
 f=$dir/text

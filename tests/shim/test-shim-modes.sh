@@ -9,7 +9,7 @@ set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}"
 MiB=1048576
 MAX_AFTER=$((8 * MiB))
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 py=/usr/bin/python3
 [ -x "$py" ] || py=$(command -v python3) || { echo "SKIP: no python3"; exit 77; }
 make_tmpdir dir "${TMPDIR:-/var/tmp}"

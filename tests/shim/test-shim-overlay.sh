@@ -17,7 +17,7 @@
 # (PCL_FLUSHER_QUIET: it polls cachestat).
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}" "${PAGECLIFF_PRELOAD_SO:?}"
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 needs_root "to mount an overlay"
 make_tmpdir dir "${TMPDIR:-/var/tmp}"
 MAX_LEFT=$((16 << 20))

@@ -15,7 +15,7 @@ MAX_AFTER=$((8 << 20))
 for v in PAGECLIFF SHIM_CGRUN SHIM_PAGESTAT; do
 	eval "[ -n \"\${$v:-}\" ]" || { echo "FAIL: $v is not set"; exit 1; }
 done
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 needs_root "for memory cgroups"
 py=/usr/bin/python3
 [ -x "$py" ] || py=$(command -v python3) || py=

@@ -7,7 +7,7 @@
 # the 64 KiB that were.  A loop device of the test's own, removed at exit.
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}"
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 needs_root "for a loop device"
 command -v mkfs.ext4 >/dev/null || { echo "SKIP: no mkfs.ext4"; exit 77; }
 make_tmpdir dir "${TMPDIR:-/var/tmp}"

@@ -6,7 +6,7 @@
 # run unaffected.
 set -u
 : "${PAGECLIFF:?}"
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 make_tmpdir dir "${TMPDIR:-/var/tmp}"
 
 "$PAGECLIFF" run -- sh -c 'exit 42'; [ $? -eq 42 ] || fail "exit status not passed through"

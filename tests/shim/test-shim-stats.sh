@@ -11,7 +11,7 @@
 # dropbehind: auto reads a cold source O_DIRECT, with nothing to drop.
 set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}" "${PAGECLIFF_PRELOAD_SO:?}"
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 make_tmpdir dir "${TMPDIR:-/var/tmp}"
 SIZE=100000000
 page=$(getconf PAGESIZE)

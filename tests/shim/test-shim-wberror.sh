@@ -10,7 +10,7 @@
 # the program's description (tests/write/test-flusher.c's error case does).
 set -u
 : "${PAGECLIFF:?}"
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 needs_root "for tmpfs, a loop device and a mount"
 command -v mkfs.xfs >/dev/null || skip "no mkfs.xfs"
 make_tmpdir dir "${TMPDIR:-/var/tmp}"

@@ -10,7 +10,7 @@ set -u
 : "${PAGECLIFF:?}" "${SHIM_PAGESTAT:?}"
 MiB=1048576
 SIZE=$((48 * MiB))
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 needs_root "to mount a tmpfs"
 make_tmpdir dir "${TMPDIR:-/var/tmp}"
 mnt=$dir/mnt

@@ -4,7 +4,7 @@
 # the /proc counters: as nobody (no privilege), and as root with bpf(2)
 # refused by a seccomp filter.  The reports then carry null for every traced
 # figure, never 0.  --no-trace turns it off without a word.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 NOBPF=${NOBPF:?run through meson test}
 command -v python3 >/dev/null || skip "no python3 to read the JSON"
 needs_root "to run as nobody and to compare with a traced run"

@@ -6,7 +6,7 @@
 # CSV carries the same columns, the verdict quotes the shares.  The cap is
 # under the 768 MiB read, and leaves room for bench itself: under
 # AddressSanitizer a 256 MiB cap killed bench (exit 137) in 2 of 4 runs.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 need_trace
 [ -e /dev/loop-control ] || skip "no loop devices"
 tmpdir

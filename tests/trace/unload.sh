@@ -4,7 +4,7 @@
 # an error exit: the pc_* programs and maps a run loaded (compared with
 # `bpftool prog show`, `map show`, `link show` before, during and after) and
 # nothing pinned under /sys/fs/bpf.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 need_trace
 tmpdir
 before=$(pc_objects | sort)

@@ -7,7 +7,7 @@
 # direct adds almost nothing.  No mode queues drain work on every CPU per
 # call: dropbehind queues fewer lru_add_drain_per_cpu items than CPUs times
 # its DONTNEED calls.  Text, JSON and CSV carry the same figures.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 need_trace
 [ -e /dev/loop-control ] || skip "no loop devices"
 tmpdir

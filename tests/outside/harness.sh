@@ -9,7 +9,7 @@ for v in PAGECLIFF SHIM_PAGESTAT OUTSIDE_PROG; do
 done
 MIB=1048576
 LIMIT=$(((64 + 16) * MIB))
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 bg=
 cleanup() {
 	for p in $bg; do kill -KILL "$p" 2>/dev/null; done

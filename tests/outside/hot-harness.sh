@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # What the tests of attach --all's kernel-event source share (sourced after
-# lib.sh).  need_kernel_events STATS: the guard's --stats line on candidates in STATS
+# harness.sh).  need_kernel_events STATS: the guard's --stats line on candidates in STATS
 # must say kernel events find the candidates; skip where BPF cannot load
 # here (the line says why), fail where no line says either.
 need_kernel_events() {

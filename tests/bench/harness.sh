@@ -2,7 +2,7 @@
 # Shared by the bench test scripts: skipping, failing, and checking that
 # nothing a bench run makes (testbed, mount, loop device, cgroup, state) is left.
 PAGECLIFF=${PAGECLIFF:?run through meson test}
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 
 # Drop from file $1 the lines in which a run says it removed what a killed
 # run (another test's, on a shared machine) left: they are not the answer.

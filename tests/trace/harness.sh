@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Shared by the trace test scripts.
 PAGECLIFF=${PAGECLIFF:?run through meson test}
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 
 # A fresh directory anyone may write to (the fallback runs as nobody), removed at exit.
 tmpdir() {

@@ -14,6 +14,18 @@ skip() { echo "SKIP: $*"; exit 77; }
 # needs_root WHY...: skip with "needs root WHY" unless run as root.
 needs_root() { [ "$(id -u)" = 0 ] || skip "needs root $*"; }
 
+# A test of many checks that goes on after one fails: fail_later REASON...
+# prints "FAIL: REASON" and counts it, pass counts a check that passed, and
+# checks_done prints "N passed, N failed" and exits 1 when any failed, else 0.
+_t_passed=0 _t_failed=0
+fail_later() { echo "FAIL: $*" >&2; _t_failed=$((_t_failed + 1)); }
+pass() { _t_passed=$((_t_passed + 1)); }
+checks_done() {
+	echo "$_t_passed passed, $_t_failed failed"
+	[ "$_t_failed" = 0 ] || exit 1
+	exit 0
+}
+
 # at_exit COMMAND: run COMMAND (a shell word list, evaluated) at exit, also
 # when a check fails or a signal ends the test; the last registered first.
 # Loop devices, mounts and cgroups a test makes are undone this way.

@@ -2,7 +2,7 @@
 # Shared by the pagecliff-mpi tests: mpirun on this one machine, as root
 # when so, over shared memory only (no network needed), always under a
 # timeout so that a hang fails the test instead of blocking the suite.
-. "$(dirname "$0")/../bench/lib.sh"
+. "$(dirname "$0")/../bench/harness.sh"
 [ -n "${PAGECLIFF_MPI:-}" ] || skip "built without MPI (meson -Dmpi=auto found none): no pagecliff-mpi"
 command -v mpirun >/dev/null || skip "no mpirun (Debian: openmpi-bin)"
 

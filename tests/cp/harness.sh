@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
-# Shared by the cp tests (with ../lib.sh): counting a file's cached bytes
+# Shared by the cp tests (with ../harness.sh): counting a file's cached bytes
 # and evicting a file of our own.
 pc=${PAGECLIFF:?run through meson test}
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../harness.sh"
 
 # Bytes of file $1 in the page cache (fincore counts them with mincore).
 cached() { fincore -b -n -o RES "$1" | tr -d ' '; }

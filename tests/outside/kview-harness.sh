@@ -2,10 +2,10 @@
 # What the tests of the watcher's kernel view share (issue 31: streams taken
 # from filemap:mm_filemap_add_to_page_cache, whatever made the pages: pread,
 # a preadv pool, one sendfile or copy_file_range, faults through a mapping,
-# writes), beside lib.sh: root, the --stats line of the kernel view, a
+# writes), beside harness.sh: root, the --stats line of the kernel view, a
 # device slow enough to attach half-way through one system call, attach in
 # the background once its kernel view is in place, the peak sampler.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/harness.sh"
 [ -n "${OUTSIDE_PEAK:-}" ] || fail "OUTSIDE_PEAK is not set"
 needs_root "to load the watcher's BPF program (its kernel view)"
 P=${OUTSIDE_STATIC:-$OUTSIDE_PROG}
