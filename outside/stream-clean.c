@@ -102,7 +102,14 @@ int pco_clean_look(struct pco_stream *s)
 			c->started = to;
 	}
 	while (c->lo < c->hi) {
-		uint64_t len = c->hi - c->lo < batch ? c->hi - c->lo : batch;
+		/*
+		 * Batches end on multiples of the batch: a large folio (up to
+		 * 2 MiB) across the end of one batch and the start of the next
+		 * would be in neither, as fadvise drops whole folios only (an
+		 * unaligned start left 2 MiB of every 8).
+		 */
+		uint64_t end = pcl_align_down(c->lo + batch, batch);
+		uint64_t len = (c->hi < end ? c->hi : end) - c->lo;
 
 		s->syscalls++;
 		if (pco_stream_count(s, s->own, c->lo, len, &cs)) {
