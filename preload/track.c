@@ -41,34 +41,47 @@ static void stats_out(const char *line, size_t len)
 	pl_busy--;
 }
 
-static const char *mode_name(const struct pl_file *f)
+/* The mode of @f's stats line, in @buf: the registry's names, and why. */
+static const char *mode_name(const struct pl_file *f, char *buf, size_t size)
 {
+	const char *dc = pc_strategy_name(PC_DONTCACHE), *db = pc_strategy_name(PC_DROPBEHIND);
+	const char *why = NULL, *name = "none";
+
 	if (f->hidden && f->bytes_dontcache)
-		return "dontcache (residency hidden: nothing dropped)";
-	if (f->hidden)
-		return f->runs ? "none (residency hidden: left alone)" : "none (no sequential run)";
-	if (f->mapped && f->unseen_why)
-		return strncmp(f->unseen_why, "mapped", 6) ? "none (not followed)" : "none (mapped)";
-	if (f->mapped)
-		return "none (fd replaced behind the shim's back)";
-	if (f->bytes_dontcache)
-		return "dontcache";
-	if (f->dontcache == 0 && pl_cfg.mode != PL_MODE_DROPBEHIND)
-		return "dropbehind (dontcache refused)";
-	return f->runs ? "dropbehind" : "none (no sequential run)";
+		name = dc, why = "residency hidden: nothing dropped";
+	else if (f->hidden)
+		why = f->runs ? "residency hidden: left alone" : "no sequential run";
+	else if (f->mapped && f->unseen_why)
+		why = strncmp(f->unseen_why, "mapped", 6) ? "not followed" : "mapped";
+	else if (f->mapped)
+		why = "fd replaced behind the shim's back";
+	else if (f->bytes_dontcache)
+		name = dc;
+	else if (f->dontcache == 0 && pl_cfg.mode != PL_MODE_DROPBEHIND) {
+		snprintf(buf, size, "%s (%s refused)", db, dc);
+		return buf;
+	} else if (f->runs)
+		name = db;
+	else
+		why = "no sequential run";
+	if (why)
+		snprintf(buf, size, "%s (%s)", name, why);
+	else
+		snprintf(buf, size, "%s", name);
+	return buf;
 }
 
 static void print_stats(const struct pl_file *f)
 {
-	char line[768], dropped[24], mode[384];
-	const char *m = pl_direct_mode(f, mode_name(f), mode, sizeof(mode));
+	char line[768], dropped[24], mode[384], plain[96];
+	const char *m = pl_direct_mode(f, mode_name(f, plain, sizeof(plain)), mode, sizeof(mode));
 	uint64_t direct, calls;
 	size_t len;
 
 	pl_direct_figures(f, &direct, &calls);
 	len = policy_read_line(line, sizeof(line), &(struct policy_read_stats){
 		.path = f->path, .bytes = f->bytes_read, .runs = f->runs, .seeks = f->seeks,
-		.mode = m ? m : mode_name(f), .uncached = f->bytes_dontcache + direct,
+		.mode = m ? m : plain, .uncached = f->bytes_dontcache + direct,
 		.dropped = pl_meter_str(&f->meter, dropped, sizeof(dropped)),
 		.kept = f->drop.bytes_kept,
 		.syscalls = f->drop.syscalls + f->meter.syscalls + calls });
