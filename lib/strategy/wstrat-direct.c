@@ -10,13 +10,17 @@
  * close) unless their pages were cached before.
  *
  * Writes in flight never overlap a later write: one that would waits first.
- * A direct write that fails is returned by the next call or by close.
+ * A direct write that fails is returned by the next call or by close, and
+ * close leaves the file as sequential write(2) calls would have: what later
+ * writes in flight put past the failure and past the file's first size is
+ * cut.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <liburing.h>
 
@@ -51,7 +55,17 @@ struct wdirect {
 	struct edge edges[EDGES_MAX];
 	unsigned int nedges;
 	uint64_t edge_bytes;
+	uint64_t size0;			/* the file's size when the stream began */
+	uint64_t gap;			/* first byte a failed write left unwritten,
+					 * UINT64_MAX none */
 };
+
+/* A write at @off failed: nothing is sure past it. */
+static void note_gap(struct wdirect *d, uint64_t off)
+{
+	if (off < d->gap)
+		d->gap = off;
+}
 
 /* Finish a short direct write synchronously; 0 or -errno. */
 static int complete_short(struct pc_wstream *s, struct wdirect *d,
@@ -64,8 +78,10 @@ static int complete_short(struct pc_wstream *s, struct wdirect *d,
 		n = pwrite(d->dfd, sl->buf + done, sl->len - done, sl->off + done);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0) {
+			note_gap(d, sl->off + done);
 			return n < 0 ? -errno : -EIO;
+		}
 		done += n;
 	}
 	return 0;
@@ -85,6 +101,8 @@ static int retry_buffered(struct pc_wstream *s, struct wdirect *d, struct wslot 
 {
 	ssize_t n = pcl_wfull_pwrite(s, sl->buf, sl->len, sl->off, 0, NULL);
 
+	if (n < (ssize_t)sl->len)
+		note_gap(d, sl->off + (n > 0 ? (uint64_t)n : 0));
 	if (n < 0)
 		return (int)n;
 	edge_add(s, d, sl->off, pcl_align_up(sl->off + n, d->page), 0);
@@ -98,8 +116,10 @@ static void reap(struct pc_wstream *s, struct wdirect *d, struct io_uring_cqe *c
 
 	if (res == -ENOSPC)
 		pcl_wnote_err(s, retry_buffered(s, d, sl));
-	else if (res < 0)
+	else if (res < 0) {
+		note_gap(d, sl->off);
 		pcl_wnote_err(s, res);
+	}
 	else if ((size_t)res < sl->len)
 		pcl_wnote_err(s, complete_short(s, d, sl, res));
 	sl->busy = 0;
@@ -330,12 +350,40 @@ static ssize_t wdirect_commit(struct pc_wstream *s, size_t len, uint64_t off)
 	return ret ? ret : (ssize_t)len;
 }
 
+/*
+ * After a failed write, cut what writes in flight beside it put past it,
+ * down to the file's first size at the least: bytes the stream itself
+ * added, which sequential write(2) calls would never have written.
+ */
+static void cut_past_gap(struct pc_wstream *s, struct wdirect *d)
+{
+	uint64_t to = d->gap > d->size0 ? d->gap : d->size0;
+	struct stat st;
+
+	if (d->gap == UINT64_MAX)
+		return;
+	s->stats.syscalls++;
+	if (fstat(s->fd, &st) || (uint64_t)st.st_size <= to)
+		return;
+	s->stats.syscalls++;
+	if (ftruncate(s->fd, (off_t)to))
+		pcl_wnote_err(s, -errno);
+}
+
 static int wdirect_drain(struct pc_wstream *s)
 {
 	struct wdirect *d = s->priv;
 
 	wait_all(s, d);
 	flush_edges(s, d);
+	return 0;
+}
+
+/* At close: the writes drained, and what a failure left past it cut. */
+static int wdirect_finish(struct pc_wstream *s)
+{
+	wdirect_drain(s);
+	cut_past_gap(s, s->priv);
 	return 0;
 }
 
@@ -397,6 +445,7 @@ static int wdirect_init(struct pc_wstream *s)
 {
 	struct wdirect *d = calloc(1, sizeof(*d));
 	long page = sysconf(_SC_PAGESIZE);
+	struct stat st;
 	int ret;
 
 	if (!d)
@@ -404,6 +453,7 @@ static int wdirect_init(struct pc_wstream *s)
 	s->priv = d;
 	d->lent = -1;
 	d->ring.ring_fd = -1;
+	d->gap = UINT64_MAX;
 	d->page = page > 0 ? (uint64_t)page : PCL_PAGE_SIZE;
 	d->dfd = pcl_wreopen(s, O_WRONLY | O_DIRECT);
 	if (d->dfd < 0) {
@@ -412,6 +462,12 @@ static int wdirect_init(struct pc_wstream *s)
 		goto out_release;
 	}
 	set_align(s, d);
+	s->stats.syscalls++;
+	if (fstat(s->fd, &st)) {
+		ret = -errno;
+		goto out_release;
+	}
+	d->size0 = (uint64_t)st.st_size;
 	ret = pcl_ring_init(s->opts.inflight, &d->ring);
 	if (ret) {
 		d->ring.ring_fd = -1;	/* not set up: nothing to tear down */
@@ -435,6 +491,6 @@ const struct pcl_wstrategy_ops pcl_wstrat_direct = {
 	.lend = wdirect_lend,
 	.commit = wdirect_commit,
 	.drain = wdirect_drain,
-	.finish = wdirect_drain,
+	.finish = wdirect_finish,
 	.release = wdirect_release,
 };
