@@ -498,8 +498,18 @@ static int oldest(struct pco_kfile *kf, uint64_t old, uint64_t limit, struct pco
 		if (take > old)
 			take = old;
 		if (take < p.hi - p.lo) {
-			p.hi = p.lo + take;
-			*ret_part = take;
+			/*
+			 * A piece cut in two is cut where no large folio
+			 * (2 MiB at most) straddles: fadvise drops whole
+			 * folios only, and the rest would start inside one.
+			 */
+			uint64_t folio = (2u << 20) / pcl_page_size();
+			uint64_t end = pcl_align_down(p.lo + take, folio);
+
+			if (end <= p.lo)
+				break;	/* at a later look, with more */
+			p.hi = end;
+			*ret_part = end - p.lo;
 			out[n++] = p;
 			break;
 		}
