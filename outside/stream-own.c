@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 
 #include "internal.h"
 #include "stream-parts.h"
@@ -120,31 +122,34 @@ int pco_own_open(struct pco_stream *s, int pidfd)
  */
 int pco_own_closed(const struct pco_stream *s)
 {
-	char dir[sizeof(s->path)], *slash;
-	int at, fd;
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+				.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS |
+					   RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH };
+	const char *rel = s->path + strlen(s->mnt_point);
+	int mnt, at;
 
 	if (s->foreign) {
 		/* its paths are its namespace's: a walk here could end anywhere */
 		at = s->anchor >= 0 ? fcntl(s->anchor, F_DUPFD_CLOEXEC, 0) : -1;
 		return at < 0 ? -ESTALE : pco_own_reopen(s, at);
 	}
-	at = open(s->path, O_PATH | O_CLOEXEC);
-	if (at >= 0) {
-		fd = pco_own_reopen(s, at);
-		if (fd >= 0)
-			return fd;
-	}
-	if (s->have_handle <= 0 || s->path[0] != '/')
+	if (!s->mnt_point[0])
 		return -ESTALE;
-	memcpy(dir, s->path, sizeof(dir));
-	slash = strrchr(dir, '/');
-	slash[slash == dir] = 0;
-	at = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (at < 0)
+	/*
+	 * From its mount's point, never across another mount or a link: a
+	 * user who mounted a FUSE file system or put a symbolic link on the
+	 * old path since cannot make a lookup of ours wait on their server.
+	 */
+	mnt = open(s->mnt_point, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (mnt < 0)
 		return -errno;
-	fd = open_by_handle_at(at, (struct file_handle *)s->handle, O_PATH | O_CLOEXEC);
-	close(at);
-	return fd < 0 ? -errno : pco_own_reopen(s, fd);
+	while (*rel == '/')
+		rel++;
+	at = syscall(SYS_openat2, mnt, rel, &how, sizeof(how));
+	if (at < 0 && s->have_handle > 0)
+		at = open_by_handle_at(mnt, (struct file_handle *)s->handle, O_PATH | O_CLOEXEC);
+	close(mnt);
+	return at < 0 ? -ESTALE : pco_own_reopen(s, at);
 }
 
 /* Note the file's handle once, for pco_own_closed(). */

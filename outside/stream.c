@@ -69,6 +69,10 @@ void pco_stream_init(struct pco_stream *s, pid_t pid, int fd, const struct pco_f
 	s->size = st.st_size;
 	n = readlink(path, s->path, sizeof(s->path) - 1);
 	s->path[n > 0 ? n : 0] = 0;
+	n = strlen(m->point);
+	if ((size_t)n < sizeof(s->mnt_point) && !strncmp(s->path, m->point, n) &&
+	    (n == 1 || s->path[n] == '/'))
+		memcpy(s->mnt_point, m->point, n + 1);
 }
 
 /* Pages cached where the reader has not been: the file was cached before it. */

@@ -85,6 +85,7 @@ struct pco_stream {
 	 */
 	struct pcl_extents *keep;
 	char path[256];
+	char mnt_point[256];	/* its mount's point, a prefix of path; "" unknown */
 };
 
 struct pco_ctx {
