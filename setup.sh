@@ -3,11 +3,11 @@
 # The two set-up commands of the README, for a fresh Debian 12 machine:
 #   ./setup.sh        install what is missing, build, run `pagecliff bench`
 #   ./setup.sh test   install what is missing, build, run the whole suite:
-#                     the plain build's, AddressSanitizer+UBSan's,
-#                     ThreadSanitizer's over the concurrent parts, Debian's
-#                     kernels in guests, the fuzzers for a short fixed time,
-#                     side by side where the tests allow (each takes its
-#                     turn on the machine: tests/turn.sh)
+#                     the plain build's, Debian's kernels in guests,
+#                     AddressSanitizer+UBSan and ThreadSanitizer over the
+#                     concurrent parts side by side (each test takes its
+#                     turn on the machine: tests/turn.sh), then the fuzzers
+#                     for a short fixed time
 # Both are idempotent.  Installing packages, the RAM testbed and the memory
 # cap need root; without root this says what it could not do.
 set -u
@@ -95,29 +95,27 @@ run_tests() {
 	# half repeats what the outside suite runs under ASan.  mpi's ranks run
 	# bench, which the bench suite runs under ASan.  The Python module cannot
 	# be loaded into Debian's unsanitized interpreter.
-	# First the tests that share the machine, of all three builds side by
-	# side, and the fuzzers; then those that have the machine to themselves,
-	# one at a time (tests/run.sh, tests/turn.sh), with the guests beside
-	# them: a guest's page cache and memory are its own, its CPU is load.
-	echo "== tests: the plain build's, ASan+UBSan's and TSan's side by side, and the fuzzers"
+	# First the tests that share the machine, of all four side by side, and
+	# the fuzzers; then those that have the machine to themselves, one at a
+	# time (tests/run.sh, tests/turn.sh).
+	echo "== tests: the plain build's, the guests, ASan+UBSan's and TSan's side by side, and the fuzzers"
 	stage plain env PAGECLIFF_PART=shared PAGECLIFF_LOGBASE=shared \
 		tests/run.sh build --no-rebuild --no-suite vm &
+	stage vm env PAGECLIFF_LOGBASE=vmlog PAGECLIFF_JOBS=2 \
+		tests/run.sh build --no-rebuild --suite vm &
 	stage asan env "${asan[@]}" PAGECLIFF_PART=shared PAGECLIFF_LOGBASE=shared \
 		tests/run.sh build-asan --no-rebuild "${asan_args[@]}" &
 	stage tsan env TSAN_OPTIONS=halt_on_error=1 PAGECLIFF_PART=shared PAGECLIFF_LOGBASE=shared \
 		tests/run.sh build-tsan --no-rebuild "${tsan_args[@]}" &
 	stage fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-10}" tests/fuzz/run-fuzzers.sh &
 	wait
-	echo "== tests: those that have the machine to themselves, one at a time, and the guests"
-	stage vm env PAGECLIFF_LOGBASE=vmlog PAGECLIFF_JOBS=2 \
-		tests/run.sh build --no-rebuild --suite vm &
+	echo "== tests: those that have the machine to themselves, one at a time"
 	stage plain-alone env PAGECLIFF_PART=alone PAGECLIFF_LOGBASE=alone \
 		tests/run.sh build --no-rebuild --no-suite vm
 	stage asan-alone env "${asan[@]}" PAGECLIFF_PART=alone PAGECLIFF_LOGBASE=alone \
 		tests/run.sh build-asan --no-rebuild "${asan_args[@]}"
 	stage tsan-alone env TSAN_OPTIONS=halt_on_error=1 PAGECLIFF_PART=alone PAGECLIFF_LOGBASE=alone \
 		tests/run.sh build-tsan --no-rebuild "${tsan_args[@]}"
-	wait
 	for name in plain vm asan tsan fuzz plain-alone asan-alone tsan-alone; do
 		echo "== tests: $name"
 		cat "$logs/$name.log"
