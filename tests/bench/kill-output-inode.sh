@@ -22,6 +22,7 @@ laid_out() { grep -q "^laid out" "$T/err"; }
 # sweep may undo the journal first: each part below says what that voids.)
 killed() {
 	mkdir "$1" || exit 1
+	: >"$T/err"	# now: the background job's own redirection may come late
 	"$PAGECLIFF" bench -d "$1" -q --no-trace --size 8m -m buffered --time_based \
 		--runtime 60 --interval 200ms -o "$2" >"$T/out" 2>"$T/err" &
 	PID=$!
