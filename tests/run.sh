@@ -5,7 +5,7 @@
 #   tests/run.sh BUILDDIR [meson test args: --suite, --no-suite, --no-rebuild]
 # PAGECLIFF_LOGBASE names the log (meson-logs/NAME.json; default testlog).
 # Every test takes its turn on the machine through tests/turn.sh.  First the
-# tests that share the machine, PAGECLIFF_JOBS at a time (default 3: most of
+# tests that share the machine, PAGECLIFF_JOBS at a time (default 2: most of
 # them wait on devices, sleeps and other programs); then, one at a time, the
 # tests meson.build marks is_parallel: false, which have the machine to
 # themselves, whatever the build folder (they measure the machine's figures,
@@ -67,7 +67,7 @@ run_part() {
 
 rc=0
 if [ "$part" != alone ]; then
-	run_part shared "${PAGECLIFF_JOBS:-3}" "$@" || rc=1
+	run_part shared "${PAGECLIFF_JOBS:-2}" "$@" || rc=1
 fi
 if [ "$part" != shared ]; then
 	run_part alone 1 "$@" || rc=1
