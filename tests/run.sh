@@ -12,7 +12,8 @@
 # CPU time or a time ratio).  PAGECLIFF_PART=shared or alone runs only one
 # of the two parts (setup.sh runs the shared parts of all build folders side
 # by side, then the rest).  The guests (suite vm) take no turn.  Exit 0 when
-# nothing failed.
+# nothing failed.  meson-logs/NAME.cpu has each test's CPU and wall seconds
+# (tests/turn.sh).
 set -u
 builddir=${1:?usage: tests/run.sh BUILDDIR [meson test args]}
 shift
@@ -21,7 +22,7 @@ logbase=${PAGECLIFF_LOGBASE:-testlog}	# a second run's log beside the first's
 logs=$(cd "$builddir" && pwd)/meson-logs || exit 1
 part=${PAGECLIFF_PART:-all}
 case $part in all | shared | alone) ;; *) echo "run.sh: PAGECLIFF_PART is '$part', not all, shared or alone" >&2; exit 2 ;; esac
-rm -f "$logs/$logbase.json" "$logs/$logbase.txt"
+rm -f "$logs/$logbase.json" "$logs/$logbase.txt" "$logs/$logbase.cpu"
 
 # The selected tests' names, the part each belongs to, and turn.sh's list.
 meson test -C "$builddir" --list --no-rebuild "$@" 2>/dev/null | sed -n 's|^[^ ]* / ||p' >"$logs/$logbase.selected"
@@ -50,7 +51,7 @@ run_part() {
 	# none selected: an empty log, nothing failed
 	[ ${#names[@]} -gt 0 ] || { : >>"$logs/$logbase.json"; return 0; }
 	rm -f "$logs/$logbase-$p.json"
-	PAGECLIFF_TURNS=$logs/$logbase.turns meson test -C "$builddir" --print-errorlogs \
+	PAGECLIFF_TURNS=$logs/$logbase.turns PAGECLIFF_CPULOG=$logs/$logbase.cpu meson test -C "$builddir" --print-errorlogs \
 		--num-processes "$jobs" --wrapper "$here/turn.sh" --logbase "$logbase-$p" \
 		"$@" "${names[@]}"
 	rc=$?

@@ -12,6 +12,9 @@
 # for the machine, so that a test that wants it alone is not starved by a
 # stream of shared ones.  The test itself holds neither descriptor: a daemon
 # it leaves behind cannot keep the lock.
+# With PAGECLIFF_CPULOG, a line per test is appended to that file: the
+# test's turn, the CPU seconds (user, system) of the processes it waited
+# for, its wall seconds and its command: where a run's time goes.
 #   PAGECLIFF_TURNS=FILE tests/turn.sh COMMAND [ARG]...
 # FILE has one line a test, "alone COMMAND ARG..." or "none COMMAND ARG...".
 set -u
@@ -22,8 +25,20 @@ if [ -n "${PAGECLIFF_TURNS:-}" ]; then
 	grep -qxF "alone $*" "$PAGECLIFF_TURNS" && turn=alone
 	grep -qxF "none $*" "$PAGECLIFF_TURNS" && turn=none
 fi
+# cpulog RC: the line of PAGECLIFF_CPULOG, then exit RC.
+cpulog() {
+	local rc=$1 t
+	shift
+	times >"$PAGECLIFF_CPULOG.$$"	# here: a subshell's times are its own
+	t=$(tail -n 1 "$PAGECLIFF_CPULOG.$$" | sed 's/m/ /g; s/s//g' |
+		awk '{ printf "%.2f\t%.2f", $1 * 60 + $2, $3 * 60 + $4 }')
+	rm -f "$PAGECLIFF_CPULOG.$$"
+	printf '%s\t%s\t%d\t%s\n' "$turn" "$t" $((SECONDS - t0)) "$*" >>"$PAGECLIFF_CPULOG"
+	exit "$rc"
+}
+t0=$SECONDS
 case $turn in
-none) exec "$@" ;;
+none) [ -n "${PAGECLIFF_CPULOG:-}" ] || exec "$@"; "$@"; cpulog $? "$@" ;;
 alone) how=-x ;;
 shared) how=-s ;;
 esac
@@ -39,3 +54,6 @@ exec 8>&-
 # A child, not exec: this shell keeps the lock until the test ends; meson's
 # signals on a timeout reach the whole process group, this shell too.
 "$@" 9>&-
+rc=$?
+[ -n "${PAGECLIFF_CPULOG:-}" ] && cpulog $rc "$@"
+exit $rc

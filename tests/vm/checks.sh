@@ -20,10 +20,11 @@ kernel_at_least() { [ "$kmaj" -gt "$1" ] || { [ "$kmaj" = "$1" ] && [ "$kmin" -g
 
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() {	# check NAME COMMAND...: ok when COMMAND exits 0
-	local name=$1
+check() {	# check NAME COMMAND...: ok when COMMAND exits 0; says how long it took
+	local name=$1 t0=$SECONDS
 	shift
 	if "$@"; then ok "$name"; else not_ok "$name"; fi
+	echo "# $((SECONDS - t0)) s"
 }
 
 # Pages of FILE in the page cache, from mincore(2) through fincore(1).
@@ -278,10 +279,11 @@ PY
 # prog NAME COMMAND...: one of the suite's own test programs, its exit
 # status by the suite's rule (0 pass, 77 skip), its output as comments.
 prog() {
-	local name=$1 rc
+	local name=$1 rc t0=$SECONDS
 	shift
 	"$@" >"$work/prog.out" 2>&1
 	rc=$?
+	echo "# $((SECONDS - t0)) s" >>"$work/prog.out"
 	sed 's/^/# /' "$work/prog.out" | tail -15
 	n=$((n + 1))
 	case $rc in
