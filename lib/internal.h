@@ -36,6 +36,9 @@ static inline uint64_t pcl_page_size(void)
 #define PCL_MIB (1024u * 1024u)
 /* pc_opts.inflight and pc_wopts.inflight at most. */
 #define PCL_INFLIGHT_MAX 4096
+/* pc_opts' and pc_wopts' chunk_size and inflight by default. */
+#define PCL_CHUNK_DEFAULT PCL_MIB
+#define PCL_INFLIGHT_DEFAULT 8
 
 struct pc_stream {
 	int fd;				/* what buffered strategies read */
@@ -210,6 +213,8 @@ void pcl_reason_vprintf(char *reason, size_t size, int add, const char *fmt,
 
 /* The file on a stream's fd, as pcl_fd_take() finds it. */
 struct pcl_fd {
+	int fd;
+	int own_fd;			/* the stream closes fd (pcl_stream_new()) */
 	int regular;			/* a regular file */
 	int append;			/* open with O_APPEND (writers only) */
 	int readable;			/* open for reading (writers: O_RDWR) */
@@ -223,6 +228,28 @@ struct pcl_fd {
  * not open for writing.
  */
 int pcl_fd_take(int fd, int writer, struct pcl_fd *ret);
+
+/*
+ * Make a stream of the kind @how describes (a read or a write stream) on
+ * @fd, which it closes when @own_fd: look at the file (pcl_fd_take()),
+ * allocate the stream, let @how->take() fill it in from @opts (NULL: the
+ * defaults), and set its strategy up (pcl_strategy_setup()).  Returns 0
+ * with the stream in *@ret_stream, or -errno with nothing left behind (@fd
+ * closed when @own_fd).
+ */
+int pcl_stream_new(const struct pcl_setup *how, int fd, int own_fd,
+		   const void *opts, void **ret_stream);
+
+/*
+ * What a read's and a write's options share, checked (pc_opts, pc_wopts):
+ * a known strategy, the @nresv reserved fields zero, chunk_size and inflight
+ * 0 for their defaults (PCL_CHUNK_DEFAULT, PCL_INFLIGHT_DEFAULT), then
+ * chunk_size at most @max_chunk and inflight at most PCL_INFLIGHT_MAX.
+ * 0 or -EINVAL.
+ */
+int pcl_opts_check(enum pc_strategy strategy, size_t *chunk_size,
+		   unsigned int *inflight, const uint64_t *resv, size_t nresv,
+		   size_t max_chunk);
 
 /*
  * An init() refusal that means "not supported here" (strategy.h), after which

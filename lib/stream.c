@@ -17,8 +17,8 @@ void pc_opts_init(struct pc_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->strategy = PC_AUTO;
-	opts->chunk_size = PCL_MIB;
-	opts->inflight = 8;
+	opts->chunk_size = PCL_CHUNK_DEFAULT;
+	opts->inflight = PCL_INFLIGHT_DEFAULT;
 	opts->drop_lag = 0;
 	opts->drop_batch = PCL_DROP_BATCH;
 	opts->keep_cached = 1;
@@ -26,20 +26,13 @@ void pc_opts_init(struct pc_opts *opts)
 
 static int opts_check(struct pc_opts *o)
 {
-	struct pc_opts def;
+	int ret = pcl_opts_check(o->strategy, &o->chunk_size, &o->inflight, o->resv,
+				 sizeof(o->resv) / sizeof(o->resv[0]), 1024u * PCL_MIB);
 
-	pc_opts_init(&def);
-	if ((unsigned int)o->strategy >= PC_STRATEGY_COUNT ||
-	    !pcl_resv_zero(o->resv, sizeof(o->resv) / sizeof(o->resv[0])))
-		return -EINVAL;
-	if (!o->chunk_size)
-		o->chunk_size = def.chunk_size;
-	if (!o->inflight)
-		o->inflight = def.inflight;
+	if (ret)
+		return ret;
 	if (!o->drop_batch)
-		o->drop_batch = def.drop_batch;
-	if (o->chunk_size > 1024u * PCL_MIB || o->inflight > PCL_INFLIGHT_MAX)
-		return -EINVAL;
+		o->drop_batch = PCL_DROP_BATCH;
 	o->drop_batch = pcl_align_up(o->drop_batch, pcl_page_size());
 	if (o->drop_lag > (uint64_t)PCL_DROPPER_MAX_LAG * o->drop_batch)
 		return -EINVAL;	/* past the snapshots kept behind the reader */
@@ -66,9 +59,29 @@ static enum pc_strategy strategy_auto(void *stream, char *reason, size_t size)
 	return pcl_auto_read(ret ? NULL : &p, s->opts.inflight, reason, size);
 }
 
+/* The read side of pcl_stream_new(). */
+static int stream_take(void *stream, const struct pcl_fd *f, const void *opts,
+		       struct pcl_choice *ret)
+{
+	struct pc_stream *s = stream;
+
+	*s = (struct pc_stream){ .fd = f->fd, .own_fd = f->own_fd, .regular = f->regular,
+				 .pos = f->pos };
+	if (opts)
+		s->opts = *(const struct pc_opts *)opts;
+	else
+		pc_opts_init(&s->opts);
+	s->stats.requested = s->opts.strategy;
+	*ret = (struct pcl_choice){ .requested = s->opts.strategy, .ret_id = &s->stats.strategy,
+				    .reason = s->stats.reason, .size = sizeof(s->stats.reason) };
+	return opts_check(&s->opts);
+}
+
 static const struct pcl_setup read_setup = {
 	.dir = PCL_CAP_READ,
 	.plain = "not a regular file: plain read(2)",
+	.size = sizeof(struct pc_stream),
+	.take = stream_take,
 	.choose = strategy_auto,
 	.init = strategy_init,
 };
@@ -76,33 +89,11 @@ static const struct pcl_setup read_setup = {
 static int stream_new(struct pc_stream **ret_stream, int fd, int own_fd,
 		      const struct pc_opts *opts)
 {
-	struct pc_stream *s;
-	struct pcl_fd f;
-	int ret;
+	void *s;
+	int ret = pcl_stream_new(&read_setup, fd, own_fd, opts, &s);
 
-	ret = pcl_fd_take(fd, 0, &f);
-	if (ret)
-		return ret;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	*s = (struct pc_stream){ .fd = fd, .own_fd = own_fd, .regular = f.regular, .pos = f.pos };
-	if (opts)
-		s->opts = *opts;
-	else
-		pc_opts_init(&s->opts);
-	ret = opts_check(&s->opts);
-	if (ret)
-		goto out_free;
-	s->stats.requested = s->opts.strategy;
-	ret = pcl_strategy_setup(&read_setup, s, s->opts.strategy, s->regular,
-				 s->stats.reason, sizeof(s->stats.reason), &s->stats.strategy);
-	if (ret)
-		goto out_free;
-	*ret_stream = s;
-	return 0;
-out_free:
-	free(s);
+	if (!ret)
+		*ret_stream = s;
 	return ret;
 }
 
@@ -117,17 +108,14 @@ int pc_stream_fdopen(struct pc_stream **ret_stream, int fd,
 int pc_stream_open(struct pc_stream **ret_stream, const char *path,
 		   const struct pc_opts *opts)
 {
-	int fd, ret;
+	int fd;
 
 	if (!path || !ret_stream)
 		return -EINVAL;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	ret = stream_new(ret_stream, fd, 1, opts);
-	if (ret)
-		close(fd);
-	return ret;
+	return stream_new(ret_stream, fd, 1, opts);	/* it closes fd on failure */
 }
 
 /* read(2) for pipes and terminals: there is no offset and no cache to spare. */

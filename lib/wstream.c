@@ -23,8 +23,8 @@ void pc_wopts_init(struct pc_wopts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->strategy = PC_AUTO;
-	opts->chunk_size = PCL_MIB;
-	opts->inflight = 8;
+	opts->chunk_size = PCL_CHUNK_DEFAULT;
+	opts->inflight = PCL_INFLIGHT_DEFAULT;
 	opts->flush_batch = 8 * PCL_MIB;
 }
 
@@ -38,20 +38,14 @@ static int take_err(struct pc_wstream *s)
 
 static int wopts_check(struct pc_wstream *s)
 {
-	struct pc_wopts def, *o = &s->opts;
+	struct pc_wopts *o = &s->opts;
+	int ret = pcl_opts_check(o->strategy, &o->chunk_size, &o->inflight, o->resv,
+				 sizeof(o->resv) / sizeof(o->resv[0]), 64u * PCL_MIB);
 
-	pc_wopts_init(&def);
-	if ((unsigned int)o->strategy >= PC_STRATEGY_COUNT ||
-	    !pcl_resv_zero(o->resv, sizeof(o->resv) / sizeof(o->resv[0])))
-		return -EINVAL;
-	if (!o->chunk_size)
-		o->chunk_size = def.chunk_size;
-	if (!o->inflight)
-		o->inflight = def.inflight;
+	if (ret)
+		return ret;
 	if (!o->flush_batch)
-		o->flush_batch = def.flush_batch;
-	if (o->chunk_size > 64u * PCL_MIB || o->inflight > PCL_INFLIGHT_MAX)
-		return -EINVAL;
+		o->flush_batch = 8 * PCL_MIB;
 	s->chunk = o->chunk_size;
 	if ((uint64_t)o->inflight * s->chunk > WSTREAM_MAX_INFLIGHT_BYTES)
 		o->inflight = WSTREAM_MAX_INFLIGHT_BYTES / s->chunk ? : 1;
@@ -96,9 +90,29 @@ static enum pc_strategy wstrategy_auto(void *stream, char *reason, size_t size)
 	return pcl_auto_write(ret ? NULL : &p, 0, pcl_kernel_version(), reason, size);
 }
 
+/* The write side of pcl_stream_new(). */
+static int wstream_take(void *stream, const struct pcl_fd *f, const void *opts,
+			struct pcl_choice *ret)
+{
+	struct pc_wstream *s = stream;
+
+	*s = (struct pc_wstream){ .fd = f->fd, .own_fd = f->own_fd, .regular = f->regular,
+				  .append = f->append, .readable = f->readable, .pos = f->pos };
+	if (opts)
+		s->opts = *(const struct pc_wopts *)opts;
+	else
+		pc_wopts_init(&s->opts);
+	s->stats.requested = s->opts.strategy;
+	*ret = (struct pcl_choice){ .requested = s->opts.strategy, .ret_id = &s->stats.strategy,
+				    .reason = s->stats.reason, .size = sizeof(s->stats.reason) };
+	return wopts_check(s);
+}
+
 static const struct pcl_setup write_setup = {
 	.dir = PCL_CAP_WRITE,
 	.plain = "not a regular file: plain write(2)",
+	.size = sizeof(struct pc_wstream),
+	.take = wstream_take,
 	.choose = wstrategy_auto,
 	.init = wstrategy_init,
 };
@@ -106,34 +120,11 @@ static const struct pcl_setup write_setup = {
 static int wstream_new(struct pc_wstream **ret_stream, int fd, int own_fd,
 		       const struct pc_wopts *opts)
 {
-	struct pc_wstream *s;
-	struct pcl_fd f;
-	int ret;
+	void *s;
+	int ret = pcl_stream_new(&write_setup, fd, own_fd, opts, &s);
 
-	ret = pcl_fd_take(fd, 1, &f);
-	if (ret)
-		return ret;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	*s = (struct pc_wstream){ .fd = fd, .own_fd = own_fd, .regular = f.regular,
-				  .append = f.append, .readable = f.readable, .pos = f.pos };
-	if (opts)
-		s->opts = *opts;
-	else
-		pc_wopts_init(&s->opts);
-	ret = wopts_check(s);
-	if (ret)
-		goto out_free;
-	s->stats.requested = s->opts.strategy;
-	ret = pcl_strategy_setup(&write_setup, s, s->opts.strategy, s->regular,
-				 s->stats.reason, sizeof(s->stats.reason), &s->stats.strategy);
-	if (ret)
-		goto out_free;
-	*ret_stream = s;
-	return 0;
-out_free:
-	free(s);
+	if (!ret)
+		*ret_stream = s;
 	return ret;
 }
 
@@ -148,7 +139,7 @@ int pc_wstream_fdopen(struct pc_wstream **ret_stream, int fd,
 int pc_wstream_open(struct pc_wstream **ret_stream, const char *path, int flags,
 		    mode_t mode, const struct pc_wopts *opts)
 {
-	int fd, ret;
+	int fd;
 
 	if (!path || !ret_stream)
 		return -EINVAL;
@@ -157,10 +148,7 @@ int pc_wstream_open(struct pc_wstream **ret_stream, const char *path, int flags,
 	fd = open(path, flags | O_CLOEXEC | O_NOCTTY, mode);
 	if (fd < 0)
 		return -errno;
-	ret = wstream_new(ret_stream, fd, 1, opts);
-	if (ret)
-		close(fd);
-	return ret;
+	return wstream_new(ret_stream, fd, 1, opts);	/* it closes fd on failure */
 }
 
 /* write(2) for pipes and sockets: all of it, or what went before an error. */

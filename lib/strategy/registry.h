@@ -63,11 +63,32 @@ struct pcl_strategy {
  */
 extern const struct pcl_strategy pcl_strategies[PC_STRATEGY_COUNT];
 
-/* How one kind of stream takes its strategy (pcl_strategy_setup()). */
+struct pcl_fd;
+
+/* Where a stream keeps the strategy asked for, the one in use and why. */
+struct pcl_choice {
+	enum pc_strategy requested;
+	enum pc_strategy *ret_id;	/* its stats' strategy */
+	char *reason;			/* its stats' reason */
+	size_t size;			/* of @reason */
+};
+
+/*
+ * How one kind of stream is made (pcl_stream_new()) and takes its strategy
+ * (pcl_strategy_setup()).
+ */
 struct pcl_setup {
 	unsigned int dir;		/* PCL_CAP_READ or PCL_CAP_WRITE */
 	const char *plain;		/* the reason for a file that is not regular:
 					 * it gets PC_BUFFERED */
+	size_t size;			/* of the stream */
+	/*
+	 * Fill the new, zeroed @stream in from the file @f and the caller's
+	 * @opts (NULL: the defaults) and check the options: 0 with where the
+	 * stream keeps its strategy in *@ret, or -errno.
+	 */
+	int (*take)(void *stream, const struct pcl_fd *f, const void *opts,
+		    struct pcl_choice *ret);
 	/* auto's choice for @stream, with why in @reason (@size bytes). */
 	enum pc_strategy (*choose)(void *stream, char *reason, size_t size);
 	/* Take strategy @id for @stream: 0, or -errno with why in its reason. */
