@@ -16,13 +16,8 @@ static ssize_t buffered_pread(struct pc_stream *s, void *buf, size_t len,
 	return pcl_full_pread(s->fd, buf, len, off, 0, &s->stats.syscalls);
 }
 
-static ssize_t buffered_read(struct pc_stream *s, void *buf, size_t len)
-{
-	return buffered_pread(s, buf, len, s->pos);
-}
-
 const struct pcl_strategy_ops pcl_strat_buffered = {
 	.init = buffered_init,
-	.read = buffered_read,
+	.read = pcl_read_at_cursor,
 	.pread = buffered_pread,
 };

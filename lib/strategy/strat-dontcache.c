@@ -43,13 +43,8 @@ static ssize_t dontcache_pread(struct pc_stream *s, void *buf, size_t len,
 			     &s->stats.syscalls);
 }
 
-static ssize_t dontcache_read(struct pc_stream *s, void *buf, size_t len)
-{
-	return dontcache_pread(s, buf, len, s->pos);
-}
-
 const struct pcl_strategy_ops pcl_strat_dontcache = {
 	.init = dontcache_init,
-	.read = dontcache_read,
+	.read = pcl_read_at_cursor,
 	.pread = dontcache_pread,
 };
