@@ -313,17 +313,25 @@ static int read_pid_file(pid_t pid, const char *name, char *buf, size_t size)
 	return pcc_read_small(path, buf, size);
 }
 
-int pco_proc_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start)
+/* /proc/@pid/stat parsed up to field @need (pcc_procstat_parse()); 0 or -errno. */
+static int read_procstat(pid_t pid, int need, struct pcc_procstat *ret)
 {
-	struct pcc_procstat s;
 	char buf[1024];
 	int n;
 
 	n = read_pid_file(pid, "stat", buf, sizeof(buf));
 	if (n < 0)
 		return n;
-	if (pcc_procstat_parse(buf, PCC_STAT_START, &s))
-		return -EPROTO;
+	return pcc_procstat_parse(buf, need, ret) ? -EPROTO : 0;
+}
+
+int pco_proc_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start)
+{
+	struct pcc_procstat s;
+	int ret = read_procstat(pid, PCC_STAT_START, &s);
+
+	if (ret)
+		return ret;
 	if (ret_ppid)
 		*ret_ppid = s.ppid;
 	*ret_start = s.start;
@@ -338,14 +346,10 @@ int pco_proc_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start)
 int pco_exec_id(pid_t pid, struct pco_exec_id *ret)
 {
 	struct pcc_procstat s;
-	char buf[1024];
-	int n;
+	int err = read_procstat(pid, PCC_STAT_STACK, &s);
 
-	n = read_pid_file(pid, "stat", buf, sizeof(buf));
-	if (n < 0)
-		return n;
-	if (pcc_procstat_parse(buf, PCC_STAT_STACK, &s))
-		return -EPROTO;
+	if (err)
+		return err;
 	*ret = (struct pco_exec_id){ .code = s.code, .stack = s.stack };
 	snprintf(ret->comm, sizeof(ret->comm), "%.*s", (int)sizeof(ret->comm) - 1, s.comm);
 	return 0;
