@@ -76,29 +76,51 @@ void bench_trace_stop(struct bench_run *run)
 	run->trace_at = NULL;
 }
 
+/*
+ * The traced shares from @a to @b (NULL: not read) into *@sh and the five
+ * fields @pct points at (direct reclaim, memcg reclaim, lock wait, kswapd
+ * busy, dirty throttle), NAN there when not read; whether they were read.
+ */
+static int put_shares(const struct bench_run *run, const struct trace_snap *a,
+		      const struct trace_snap *b, unsigned int nodes,
+		      struct trace_shares *sh, double *const pct[5])
+{
+	for (unsigned int i = 0; i < 5; i++)
+		*pct[i] = NAN;
+	if (!a || !b)
+		return 0;
+	trace_interval(a, b, run->nfiles, nodes, sh);
+	*pct[0] = sh->direct_pct;
+	*pct[1] = sh->memcg_pct;
+	*pct[2] = sh->lock_pct;
+	*pct[3] = sh->kswapd_pct;
+	*pct[4] = sh->throttle_pct;
+	return 1;
+}
+
+/* @sh's top lock @i as "KIND in NAME" into @name (@size bytes); its share of the time. */
+static double top_lock(const struct bench_run *run, const struct trace_shares *sh,
+		       unsigned int i, char *name, size_t size)
+{
+	snprintf(name, size, "%s in %s", sh->top[i].kind, sh->top[i].name);
+	return 100.0 * sh->top[i].ns / 1e9 / (sh->secs * run->nfiles);
+}
+
 /* The traced shares from @a to @b (NULL: not read) into @r's trace fields. */
 void bench_trace_row(const struct bench_run *run, const struct trace_snap *a,
 		     const struct trace_snap *b, unsigned int nodes, struct bench_row *r)
 {
+	double *const pct[] = { &r->direct_reclaim_pct, &r->memcg_reclaim_pct,
+				&r->lock_wait_pct, &r->kswapd_busy_pct, &r->dirty_throttle_pct };
 	struct trace_shares sh;
 
-	r->direct_reclaim_pct = r->memcg_reclaim_pct = r->lock_wait_pct = NAN;
-	r->kswapd_busy_pct = r->dirty_throttle_pct = r->top_lock_pct = NAN;
+	r->top_lock_pct = NAN;
 	r->top_lock[0] = '\0';
-	if (!a || !b)
+	if (!put_shares(run, a, b, nodes, &sh, pct))
 		return;
-	trace_interval(a, b, run->nfiles, nodes, &sh);
-	r->direct_reclaim_pct = sh.direct_pct;
-	r->memcg_reclaim_pct = sh.memcg_pct;
-	r->lock_wait_pct = sh.lock_pct;
-	r->kswapd_busy_pct = sh.kswapd_pct;
-	r->dirty_throttle_pct = sh.throttle_pct;
 	r->top_lock_pct = 0;
-	if (sh.ntop) {
-		snprintf(r->top_lock, sizeof(r->top_lock), "%s in %s", sh.top[0].kind,
-			 sh.top[0].name);
-		r->top_lock_pct = 100.0 * sh.top[0].ns / 1e9 / (sh.secs * run->nfiles);
-	}
+	if (sh.ntop)
+		r->top_lock_pct = top_lock(run, &sh, 0, r->top_lock, sizeof(r->top_lock));
 }
 
 /* The phase's shares and top locks, from its first to its last snapshot. */
@@ -106,23 +128,16 @@ void bench_trace_phase(const struct bench_run *run, struct bench_phase *ph,
 		       const struct trace_snap *first, const struct trace_snap *last,
 		       unsigned int nodes)
 {
+	double *const pct[] = { &ph->direct_reclaim_pct, &ph->memcg_reclaim_pct,
+				&ph->lock_wait_pct, &ph->kswapd_busy_pct, &ph->dirty_throttle_pct };
 	struct trace_shares sh;
 
-	ph->direct_reclaim_pct = ph->memcg_reclaim_pct = ph->lock_wait_pct = NAN;
-	ph->kswapd_busy_pct = ph->dirty_throttle_pct = NAN;
 	ph->ntop_locks = 0;
-	if (!first || !last)
+	if (!put_shares(run, first, last, nodes, &sh, pct))
 		return;
-	trace_interval(first, last, run->nfiles, nodes, &sh);
-	ph->direct_reclaim_pct = sh.direct_pct;
-	ph->memcg_reclaim_pct = sh.memcg_pct;
-	ph->lock_wait_pct = sh.lock_pct;
-	ph->kswapd_busy_pct = sh.kswapd_pct;
-	ph->dirty_throttle_pct = sh.throttle_pct;
 	for (unsigned int i = 0; i < sh.ntop && i < 3; i++) {
-		snprintf(ph->top_locks[i].name, sizeof(ph->top_locks[i].name), "%s in %s",
-			 sh.top[i].kind, sh.top[i].name);
-		ph->top_locks[i].pct = 100.0 * sh.top[i].ns / 1e9 / (sh.secs * run->nfiles);
+		ph->top_locks[i].pct = top_lock(run, &sh, i, ph->top_locks[i].name,
+						sizeof(ph->top_locks[i].name));
 		ph->ntop_locks++;
 	}
 }
