@@ -14,6 +14,27 @@ drop_cleanup_lines() {
 # A fresh directory $T, removed at exit.
 tmpdir() { make_tmpdir T /var/tmp; }
 
+# Whether the run bench_start() started has laid out its data.
+laid_out() { grep -q "^laid out" "$T/err"; }
+
+# bench_start DIR READY ARGS...: `bench -d DIR -q --no-trace ARGS` in the
+# background (its output in $T/out and $T/err) until the function READY
+# succeeds; sets PID.  Fails when the run ends or READY takes 12 s or more.
+bench_start() {
+	local dir=$1 until=$2
+	shift 2
+	: >"$T/err"	# now: the background job's own redirection may come late
+	"$PAGECLIFF" bench -d "$dir" -q --no-trace "$@" >"$T/out" 2>"$T/err" &
+	PID=$!
+	for _ in $(seq 600); do
+		"$until" && return
+		kill -0 $PID 2>/dev/null || fail "bench ended early: $(cat "$T/err")"
+		sleep 0.02
+	done
+	kill -KILL $PID
+	fail "bench did not get there ($until): $(cat "$T/err")"
+}
+
 # expect_usage WANT ARGS...: `bench ARGS` exits 2 with one line on stderr
 # holding WANT (grep $USAGE_GREP: -F, a fixed string, unless the test sets
 # it), writes nothing to stdout and makes no data folder in $T.  Counts the

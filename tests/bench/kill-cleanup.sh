@@ -12,26 +12,8 @@
 needs_root "for --cleanup of what root's runs made"
 tmpdir
 
-# Whether the run is laying out job0.dat; whether it has laid out its data.
+# Whether the run is laying out job0.dat.
 laying_out() { [ -s "$F/job0.dat" ]; }
-laid_out() { grep -q "^laid out" "$T/err"; }
-
-# start DIR READY ARGS...: bench in the background on DIR until the
-# function READY succeeds; sets PID.
-start() {
-	local dir=$1 until=$2
-	shift 2
-	: >"$T/err"	# now: the background job's own redirection may come late
-	"$PAGECLIFF" bench -d "$dir" -q --no-trace "$@" >"$T/out" 2>"$T/err" &
-	PID=$!
-	for _ in $(seq 600); do
-		"$until" && return
-		kill -0 $PID 2>/dev/null || fail "bench ended early: $(cat "$T/err")"
-		sleep 0.02
-	done
-	kill -KILL $PID
-	fail "bench did not get there ($until): $(cat "$T/err")"
-}
 
 # kill_run: SIGKILL the run and reap it.  cleanup: --cleanup, its lines in
 # $T/clean.  killed: both.  (Another root run's sweep may remove the remains
@@ -51,7 +33,7 @@ killed() { kill_run; cleanup; }
 # Mid-layout: 2 x 512 MiB, killed once the first file is being written.
 mkdir "$T/a"
 F=$T/a/pagecliff-bench
-start "$T/a" laying_out --numjobs 2 --size 512m -m buffered
+bench_start "$T/a" laying_out --numjobs 2 --size 512m -m buffered
 echo "the user's own notes" >"$F/notes.txt"
 sum=$(sha256sum <"$F/notes.txt")
 size=$(stat -c %s "$F/job0.dat")
@@ -65,7 +47,7 @@ echo "mid-layout (job0.dat at $size bytes or more): bench's files removed, the u
 mkdir "$T/b"
 echo "beside the folder" >"$T/b/mine.txt"
 F=$T/b/pagecliff-bench
-start "$T/b" laid_out --numjobs 2 --size 16m -m buffered \
+bench_start "$T/b" laid_out --numjobs 2 --size 16m -m buffered \
 	--time_based --runtime 60 --interval 200ms
 sleep 0.5
 rm "$F/job1.dat"
@@ -89,7 +71,7 @@ reused() {
 	for try in 1 2 3; do
 		mkdir "$dir/$try"
 		F=$dir/$try/pagecliff-bench
-		start "$dir/$try" laid_out --numjobs 2 --size 8m -m buffered --time_based \
+		bench_start "$dir/$try" laid_out --numjobs 2 --size 8m -m buffered --time_based \
 			--runtime 60 --interval 200ms
 		kill_run
 		grep -Eq "^[0-9]+ [0-9]+ $3 [0-9]+ job1.dat\$" "$F/bench.made" 2>/dev/null ||
@@ -128,7 +110,7 @@ reused "$T/r128" "ext4, no birth time" -
 journal() {
 	mkdir "$T/r/$1"
 	F=$T/r/$1/pagecliff-bench
-	start "$T/r/$1" laid_out --size 8m -m buffered --time_based --runtime 60 --interval 200ms
+	bench_start "$T/r/$1" laid_out --size 8m -m buffered --time_based --runtime 60 --interval 200ms
 	kill_run
 	"$1" <"$F/bench.made" >"$T/$1.made" 2>/dev/null || return 1
 	cmp -s "$T/$1.made" "$F/bench.made" && fail "$1: bench.made not changed (test broken)"
@@ -165,7 +147,7 @@ fi
 mkdir "$T/c"
 echo "beside the folder" >"$T/c/mine.txt"
 F=$T/c/pagecliff-bench
-start "$T/c" laid_out --size 8m -m buffered --time_based --runtime 60 \
+bench_start "$T/c" laid_out --size 8m -m buffered --time_based --runtime 60 \
 	--interval 200ms
 killed
 [ ! -e "$F" ] || fail "the folder stayed: $(ls -A "$F")"
@@ -174,7 +156,7 @@ killed
 # --keep: the data set stays recorded for the next run, only the lock goes.
 mkdir "$T/k"
 F=$T/k/pagecliff-bench
-start "$T/k" laid_out --size 8m -m buffered --time_based --runtime 60 --interval 200ms --keep
+bench_start "$T/k" laid_out --size 8m -m buffered --time_based --runtime 60 --interval 200ms --keep
 killed
 [ "$(ls "$F")" = "bench.made
 job0.dat" ] || fail "--keep: not the data set and its record: $(ls -A "$F")"

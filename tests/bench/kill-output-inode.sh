@@ -14,25 +14,15 @@ needs_root "for --cleanup of what root's runs made"
 tmpdir
 T=$(realpath "$T")
 
-laid_out() { grep -q "^laid out" "$T/err"; }
-
 # killed DATA-DIR OUTPUT: a bench run on DATA-DIR writing its report to
 # OUTPUT, SIGKILLed once its data is laid out; sets PID and STATE (its
 # journal).  cleanup: --cleanup, its lines in $T/clean.  (Another root run's
 # sweep may undo the journal first: each part below says what that voids.)
 killed() {
 	mkdir "$1" || exit 1
-	: >"$T/err"	# now: the background job's own redirection may come late
-	"$PAGECLIFF" bench -d "$1" -q --no-trace --size 8m -m buffered --time_based \
-		--runtime 60 --interval 200ms -o "$2" >"$T/out" 2>"$T/err" &
-	PID=$!
+	bench_start "$1" laid_out --size 8m -m buffered --time_based --runtime 60 \
+		--interval 200ms -o "$2"
 	STATE=/run/pagecliff/bench-$PID.state
-	for _ in $(seq 600); do
-		laid_out && break
-		kill -0 $PID 2>/dev/null || fail "bench ended early: $(cat "$T/err")"
-		sleep 0.02
-	done
-	laid_out || { kill -KILL $PID; fail "bench did not lay out its data: $(cat "$T/err")"; }
 	kill -KILL $PID
 	wait $PID 2>/dev/null
 }

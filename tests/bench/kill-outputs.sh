@@ -11,23 +11,14 @@ needs_root "for --cleanup of what root's runs made"
 tmpdir
 T=$(realpath "$T")
 
-laid_out() { grep -q "^laid out" "$T/err"; }
-
 # run_killed DIR OUTPUT-OPTIONS...: a bench run on DIR, SIGKILLed once its data
 # is laid out, then --cleanup; its lines in $T/clean
 run_killed() {
 	local dir=$1
 	shift
 	mkdir "$dir" || exit 1
-	"$PAGECLIFF" bench -d "$dir" -q --no-trace --size 8m -m buffered --time_based \
-		--runtime 60 --interval 200ms "$@" >"$T/out" 2>"$T/err" &
-	PID=$!
-	for _ in $(seq 600); do
-		laid_out && break
-		kill -0 $PID 2>/dev/null || fail "bench ended early: $(cat "$T/err")"
-		sleep 0.02
-	done
-	laid_out || { kill -KILL $PID; fail "bench did not lay out its data: $(cat "$T/err")"; }
+	bench_start "$dir" laid_out --size 8m -m buffered --time_based --runtime 60 \
+		--interval 200ms "$@"
 	"${BEFORE_KILL:-true}"
 	kill -KILL $PID
 	wait $PID 2>/dev/null
