@@ -4,11 +4,7 @@
 # each finding id must carry the expected status, and the JSON must be valid
 # even for empty and missing files.
 set -u
-fx=${1:?usage: test-doctor-fixtures.sh FIXTURES_DIR}
-pc=${PAGECLIFF:?PAGECLIFF is not set}
-command -v python3 >/dev/null || { echo "SKIP: no python3 to check JSON"; exit 77; }
-. "$(dirname "$0")/../harness.sh"
-make_tmpdir tmp "${TMPDIR:-/tmp}"
+. "$(dirname "$0")/harness.sh"
 
 # expect TREE ID=STATUS...: run doctor on TREE and check each finding
 expect() {

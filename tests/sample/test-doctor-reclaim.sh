@@ -6,11 +6,7 @@
 # and on the live tree, recomputed here from /sys), DAMON_RECLAIM, the
 # memory.reclaim counter, MGLRU's min_ttl_ms.
 set -u
-fx=${1:?usage: test-doctor-reclaim.sh FIXTURES_DIR}
-pc=${PAGECLIFF:?PAGECLIFF is not set}
-command -v python3 >/dev/null || { echo "SKIP: no python3 to check JSON"; exit 77; }
-. "$(dirname "$0")/../harness.sh"
-make_tmpdir tmp "${TMPDIR:-/tmp}"
+. "$(dirname "$0")/harness.sh"
 
 # has TREE LINE: doctor's text on TREE has LINE, whole
 has() {
