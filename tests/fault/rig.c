@@ -168,14 +168,32 @@ const char *fr_mount(void)
 	return rig.mnt;
 }
 
-void fr_path(char *buf, size_t size, const char *fmt, ...)
+/* fr_path() with a va_list. */
+static void vpath(char *buf, size_t size, const char *fmt, va_list ap)
 {
 	size_t n = snprintf(buf, size, "%s/", rig.mnt);
+
+	vsnprintf(buf + n, size - n, fmt, ap);
+}
+
+void fr_path(char *buf, size_t size, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf + n, size - n, fmt, ap);
+	vpath(buf, size, fmt, ap);
 	va_end(ap);
+}
+
+struct pc_stream *fr_openf(enum pc_strategy strategy, const char *fmt, ...)
+{
+	char path[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vpath(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	return fr_open(path, strategy);
 }
 
 struct pc_stream *fr_open(const char *path, enum pc_strategy strategy)
@@ -220,4 +238,13 @@ void fr_drain(struct pc_stream *s, size_t len, uint32_t seed,
 	}
 	pc_buf_free(buf, len);
 	*ret = r;
+}
+
+void fr_drain_close(struct pc_stream *s, size_t len, struct fr_result *ret,
+		    struct pc_stats *ret_stats)
+{
+	fr_drain(s, len, FR_SEED, ret);
+	if (ret_stats)
+		pc_stream_stats(s, ret_stats);
+	pc_stream_close(s);
 }

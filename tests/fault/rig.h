@@ -61,6 +61,17 @@ void fr_drain(struct pc_stream *s, size_t len, uint32_t seed,
 /* Open @path with @strategy and otherwise default options; fails the test. */
 struct pc_stream *fr_open(const char *path, enum pc_strategy strategy);
 
+/* fr_open() of the faultfs file fr_path() names with @fmt. */
+struct pc_stream *fr_openf(enum pc_strategy strategy, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * fr_drain() @s with pattern FR_SEED, then its statistics into *@ret_stats
+ * (unless NULL), and close it.
+ */
+void fr_drain_close(struct pc_stream *s, size_t len, struct fr_result *ret,
+		    struct pc_stats *ret_stats);
+
 /* The strategies every fault is tried with, PC_AUTO last. */
 extern const enum pc_strategy fr_strategies[];
 extern const unsigned int fr_nstrategies;

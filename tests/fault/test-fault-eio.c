@@ -20,15 +20,14 @@
 static void check_one(enum pc_strategy strat, size_t len, const char *extra)
 {
 	const char *name = pc_strategy_name(strat);
-	char path[512], buf[100];
+	char buf[100];
 	struct fr_result r;
 	struct pc_stats st;
 	struct pc_stream *s;
 	ssize_t n;
 
-	fr_path(path, sizeof(path), "size=%llu,eio=%llu%s,tag=%s-%zu",
-		(unsigned long long)FILE_SIZE, BAD_BYTE, extra, name, len);
-	s = fr_open(path, strat);
+	s = fr_openf(strat, "size=%llu,eio=%llu%s,tag=%s-%zu",
+		     (unsigned long long)FILE_SIZE, BAD_BYTE, extra, name, len);
 	fr_drain(s, len, FR_SEED, &r);
 	pc_stream_stats(s, &st);
 	printf("%-10s %-8s len %-8zu: %llu bytes then %s; %s (%s)\n", name, extra,

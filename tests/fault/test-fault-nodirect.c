@@ -19,14 +19,10 @@ static void check_one(enum pc_strategy strat, size_t len)
 	struct fr_result r;
 	struct pc_stats st;
 	struct pc_stream *s;
-	char path[512];
 
-	fr_path(path, sizeof(path), "size=%llu,nodirect,tag=%s-%zu",
-		(unsigned long long)FILE_SIZE, name, len);
-	s = fr_open(path, strat);
-	fr_drain(s, len, FR_SEED, &r);
-	pc_stream_stats(s, &st);
-	pc_stream_close(s);
+	s = fr_openf(strat, "size=%llu,nodirect,tag=%s-%zu",
+		     (unsigned long long)FILE_SIZE, name, len);
+	fr_drain_close(s, len, &r, &st);
 	printf("%-6s len %-8zu: %llu bytes, %s (%s)\n", name, len,
 	       (unsigned long long)r.bytes, pc_strategy_name(st.strategy), st.reason);
 	T_CHECK(!r.err && r.bad < 0 && r.bytes == FILE_SIZE,

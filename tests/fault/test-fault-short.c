@@ -18,22 +18,19 @@
 static int check_one(enum pc_strategy strat, size_t len, unsigned int short_len)
 {
 	const char *name = pc_strategy_name(strat);
-	char path[512], buf[200000];
+	char buf[200000];
 	struct fr_result r;
 	struct pc_stats st;
 	struct pc_stream *s;
 	ssize_t n;
 	int ok;
 
-	fr_path(path, sizeof(path), "size=%llu,short=%u,tag=%s-%zu",
-		(unsigned long long)FILE_SIZE, short_len, name, len);
-	s = fr_open(path, strat);
+	s = fr_openf(strat, "size=%llu,short=%u,tag=%s-%zu",
+		     (unsigned long long)FILE_SIZE, short_len, name, len);
 	n = pc_stream_pread(s, buf, sizeof(buf), 12345);
 	T_CHECK(n == (ssize_t)sizeof(buf) && t_pattern_check(buf, 12345, n, FR_SEED) < 0,
 		"%s: pread of %zu bytes gave %zd or wrong bytes", name, sizeof(buf), n);
-	fr_drain(s, len, FR_SEED, &r);
-	pc_stream_stats(s, &st);
-	pc_stream_close(s);
+	fr_drain_close(s, len, &r, &st);
 	ok = r.err == 0 && r.bytes == FILE_SIZE && r.bad < 0 && !r.short_reads;
 	printf("%s %-10s short %-5u len %-8zu: %llu of %llu bytes, %s, %llu short reads, bad %lld; %s (%s)\n",
 	       ok ? "ok  " : "FAIL", name, short_len, len, (unsigned long long)r.bytes,

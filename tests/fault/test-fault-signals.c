@@ -58,17 +58,14 @@ int main(void)
 		const char *name = pc_strategy_name(strat);
 		struct fr_result r;
 		struct pc_stream *s;
-		char path[512];
 		pid_t pest;
 		int ok;
 
-		fr_path(path, sizeof(path), "size=%llu,delay=30,tag=%s",
-			(unsigned long long)FILE_SIZE, name);
 		ticks = 0;
 		pest = start_pest(getpid());
-		s = fr_open(path, strat);
-		fr_drain(s, 1 << 20, FR_SEED, &r);
-		pc_stream_close(s);
+		s = fr_openf(strat, "size=%llu,delay=30,tag=%s", (unsigned long long)FILE_SIZE,
+			     name);
+		fr_drain_close(s, 1 << 20, &r, NULL);
 		kill(pest, SIGKILL);
 		waitpid(pest, NULL, 0);
 		ok = !r.err && r.bad < 0 && r.bytes == FILE_SIZE && !r.short_reads && ticks;

@@ -33,15 +33,12 @@ int main(void)
 		const char *name = pc_strategy_name(strat);
 		struct fr_result r;
 		struct pc_stream *s;
-		char path[512];
 		double t0 = now();
 		int ok;
 
-		fr_path(path, sizeof(path), "size=%llu,delay=20,tag=%s",
-			(unsigned long long)FILE_SIZE, name);
-		s = fr_open(path, strat);
-		fr_drain(s, 1 << 20, FR_SEED, &r);
-		pc_stream_close(s);
+		s = fr_openf(strat, "size=%llu,delay=20,tag=%s", (unsigned long long)FILE_SIZE,
+			     name);
+		fr_drain_close(s, 1 << 20, &r, NULL);
 		ok = !r.err && r.bad < 0 && r.bytes == FILE_SIZE;
 		printf("%s %-10s %llu bytes in %.2f s, %s\n", ok ? "ok  " : "FAIL",
 		       name, (unsigned long long)r.bytes, now() - t0,
