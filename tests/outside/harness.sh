@@ -43,6 +43,65 @@ warm() {
 	done
 }
 
+# What "the kernel alone" takes of a file while a test runs: the pages a
+# kernel thread deleted from the cache (kswapd's reclaim, kdamond's pageout
+# of memory it found idle, which takes pages of a window warmed a second
+# before when they share a region with idle memory: 3 MiB of a 95 MiB
+# window in one run here), counted from the kernel's event of each deletion
+# (filemap:mm_filemap_delete_from_page_cache, in a tracefs instance of this
+# test's own).  pagecliff never drops a page from a kernel thread: its drops
+# are its processes' fadvise calls.
+# kernel_loss_start PATH: count from now; kernel_loss OFF LEN: the bytes of
+# [OFF, OFF + LEN) of PATH taken since (0 where tracefs is not there).
+_kl=
+kernel_loss_start() {
+	_klf=$1
+	if [ -z "$_kl" ]; then
+		for _t in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+			[ -w "$_t/instances" ] || continue
+			mkdir "$_t/instances/pagecliff-test-$$" 2>/dev/null || continue
+			_kl=$_t/instances/pagecliff-test-$$
+			at_exit "echo 0 >'$_kl/events/enable'; rmdir '$_kl'"
+			echo 4096 >"$_kl/buffer_size_kb"
+			break
+		done
+		[ -n "$_kl" ] || return 0
+	fi
+	_kle=$_kl/events/filemap/mm_filemap_delete_from_page_cache
+	echo 0 >"$_kl/tracing_on"
+	echo "i_ino == $(stat -c %i "$_klf")" >"$_kle/filter" &&
+		echo 1 >"$_kle/enable" && : >"$_kl/trace" && echo 1 >"$_kl/tracing_on" ||
+		fail "cannot trace the deletions of $_klf's pages in $_kl"
+}
+kernel_loss() {
+	[ -n "$_kl" ] || { echo 0; return; }
+	echo 0 >"$_kl/tracing_on"
+	# the task column is COMM-PID; a kernel thread's /proc/PID/cmdline is empty
+	_klk=
+	for _p in $(sed -n 's/^ *\(.*\)-\([0-9][0-9]*\) *\[.*mm_filemap_delete_from_page_cache:.*/\2/p' "$_kl/trace" | sort -u); do
+		[ -r "/proc/$_p/cmdline" ] && [ -z "$(tr -d '\0' <"/proc/$_p/cmdline")" ] && _klk="$_klk $_p"
+	done
+	awk -v lo="$1" -v hi="$(($1 + $2))" -v dev="$(stat -c %Hd:%Ld "$_klf")" \
+		-v page="$(getconf PAGESIZE)" -v kthreads="$_klk" '
+	BEGIN { n = split(kthreads, k, " "); for (i = 1; i <= n; i++) kt[k[i]] = 1 }
+	/mm_filemap_delete_from_page_cache:/ {
+		pid = $1; sub(/.*-/, "", pid)
+		if (!(pid in kt)) next
+		ofs = -1; order = 0; d = ""
+		for (i = 1; i <= NF; i++) {
+			if ($i == "dev") d = $(i + 1)
+			if ($i ~ /^ofs=/) ofs = substr($i, 5) + 0
+			if ($i ~ /^order=/) order = substr($i, 7) + 0
+		}
+		if (d != dev || ofs < 0) next
+		end = ofs + page * 2 ^ order
+		if (ofs < lo) ofs = lo
+		if (end > hi) end = hi
+		if (end > ofs) taken += end - ofs
+	}
+	END { printf "%d\n", taken }' "$_kl/trace"
+}
+
 # two_files CMD: files a and b of 256 MiB in $dir, then `outside-prog CMD a
 # b 256` (static when built) under the watcher, its output in $dir/out, the
 # --stats lines in $dir/stats.
