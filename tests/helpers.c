@@ -182,6 +182,13 @@ const char *t_workdir(void)
 	return d && *d ? d : "/tmp";
 }
 
+int t_quick(void)
+{
+	const char *q = getenv("PAGECLIFF_TEST_QUICK");
+
+	return q && !strcmp(q, "1");
+}
+
 /* The folder of t_tmpdir(), removed at exit when a check fails, by the
  * process that made it (not by a child that fails a check in it). */
 static char tmpdir_path[4096];

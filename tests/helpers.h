@@ -67,6 +67,13 @@ int t_warm_tries(int (*attempt)(void *), void *arg);
  */
 const char *t_workdir(void);
 
+/*
+ * Whether PAGECLIFF_TEST_QUICK=1 asks for the quick form of a long test: the
+ * sanitized builds' runs (setup.sh), where every edge still counts and the
+ * repetitions between them cost several times their plain time.
+ */
+int t_quick(void);
+
 /* mkdtemp() under @base into @buf; removed with t_rmtree(). */
 void t_tmpdir(char *buf, size_t size, const char *base);
 void t_rmtree(const char *dir);

@@ -19,7 +19,10 @@ caught() {
 	[ -n "$mask" ] && (((0x$mask >> ($2 - 1)) & 1))
 }
 
-RUNS=${KILL_RUNS:-9}
+# Nine kills, three of each signal; three in the sanitized builds' quick runs.
+runs=9
+[ "${PAGECLIFF_TEST_QUICK:-}" = 1 ] && runs=3
+RUNS=${KILL_RUNS:-$runs}
 RANDOM=${KILL_SEED:-$$}
 sigs=(INT TERM KILL)
 for ((i = 0; i < RUNS; i++)); do
