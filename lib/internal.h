@@ -57,6 +57,16 @@ struct pc_stream {
 	struct pc_stats stats;
 };
 
+/*
+ * read() for a strategy whose read at the cursor is its pread() at s->pos,
+ * nothing more.  Here, not in stream.c: a strategy calls nothing above it
+ * (tests/cli/no-circles.py).
+ */
+static inline ssize_t pcl_read_at_cursor(struct pc_stream *s, void *buf, size_t len)
+{
+	return s->ops->pread(s, buf, len, s->pos);
+}
+
 /* printf into s->stats.reason. */
 void pcl_set_reason(struct pc_stream *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -118,11 +118,6 @@ int pc_stream_open(struct pc_stream **ret_stream, const char *path,
 	return stream_new(ret_stream, fd, 1, opts);	/* it closes fd on failure */
 }
 
-ssize_t pcl_read_at_cursor(struct pc_stream *s, void *buf, size_t len)
-{
-	return s->ops->pread(s, buf, len, s->pos);
-}
-
 /* read(2) for pipes and terminals: there is no offset and no cache to spare. */
 static ssize_t stream_read_plain(struct pc_stream *s, void *buf, size_t len)
 {

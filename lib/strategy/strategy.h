@@ -35,10 +35,5 @@ struct pcl_strategy_ops {
 	void (*release)(struct pc_stream *s);
 };
 
-/*
- * read() for a strategy whose read at the cursor is its pread() at s->pos,
- * nothing more (stream.c).
- */
-ssize_t pcl_read_at_cursor(struct pc_stream *s, void *buf, size_t len);
 
 #endif
