@@ -99,24 +99,25 @@ run_tests() {
 	# the quick form of the longest tests (PAGECLIFF_TEST_QUICK: every edge,
 	# fewer repetitions between them): the plain build runs them whole.
 	# First the tests that share the machine, of the three builds side by
-	# side, and the fuzzers; then those that have the machine to themselves,
-	# one at a time (tests/run.sh, tests/turn.sh), with the guests beside
-	# them.  A guest's page cache and memory are its own and its CPU is load
-	# like a build's beside CI, which these tests bear: in the shared part
-	# the guests took two fifths of the CPU of a machine already busy (560 of
-	# 1440 CPU seconds), in the alone part the CPU is mostly idle.
-	echo "== tests: the plain build's, ASan+UBSan's and TSan's side by side, and the fuzzers"
+	# side; then those that have the machine to themselves, one at a time
+	# (tests/run.sh, tests/turn.sh), with the guests and the fuzzers beside
+	# them.  A guest's page cache and memory are its own, a fuzzer's are in
+	# its process, and their CPU is load like a build's beside CI, which these
+	# tests bear: in the shared part the guests took two fifths of the CPU of
+	# a machine already busy (560 of 1440 CPU seconds), in the alone part the
+	# CPU is mostly idle (plain: 141 CPU seconds in 352 s of tests).
+	echo "== tests: the plain build's, ASan+UBSan's and TSan's side by side"
 	stage plain env PAGECLIFF_PART=shared PAGECLIFF_LOGBASE=shared \
 		tests/run.sh build --no-rebuild --no-suite vm &
 	stage asan env "${asan[@]}" PAGECLIFF_PART=shared PAGECLIFF_LOGBASE=shared \
 		tests/run.sh build-asan --no-rebuild "${asan_args[@]}" &
 	stage tsan env "${tsan[@]}" PAGECLIFF_PART=shared PAGECLIFF_LOGBASE=shared \
 		tests/run.sh build-tsan --no-rebuild "${tsan_args[@]}" &
-	stage fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-10}" tests/fuzz/run-fuzzers.sh &
 	wait
-	echo "== tests: those that have the machine to themselves, one at a time, and the guests"
+	echo "== tests: those that have the machine to themselves, one at a time, the guests and the fuzzers"
 	stage vm env PAGECLIFF_LOGBASE=vmlog PAGECLIFF_JOBS=2 \
 		tests/run.sh build --no-rebuild --suite vm &
+	stage fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-10}" tests/fuzz/run-fuzzers.sh &
 	stage plain-alone env PAGECLIFF_PART=alone PAGECLIFF_LOGBASE=alone \
 		tests/run.sh build --no-rebuild --no-suite vm
 	stage asan-alone env "${asan[@]}" PAGECLIFF_PART=alone PAGECLIFF_LOGBASE=alone \

@@ -14,7 +14,8 @@
 # it leaves behind cannot keep the lock.
 # With PAGECLIFF_CPULOG, a line per test is appended to that file: the
 # test's turn, the CPU seconds (user, system) of the processes it waited
-# for, its wall seconds and its command: where a run's time goes.
+# for, its wall seconds, when it ended (seconds since the epoch) and its
+# command: where a run's time goes.
 #   PAGECLIFF_TURNS=FILE tests/turn.sh COMMAND [ARG]...
 # FILE has one line a test, "alone COMMAND ARG..." or "none COMMAND ARG...".
 set -u
@@ -33,7 +34,7 @@ cpulog() {
 	t=$(tail -n 1 "$PAGECLIFF_CPULOG.$$" | sed 's/m/ /g; s/s//g' |
 		awk '{ printf "%.2f\t%.2f", $1 * 60 + $2, $3 * 60 + $4 }')
 	rm -f "$PAGECLIFF_CPULOG.$$"
-	printf '%s\t%s\t%d\t%s\n' "$turn" "$t" $((SECONDS - t0)) "$*" >>"$PAGECLIFF_CPULOG"
+	printf '%s\t%s\t%d\t%s\t%s\n' "$turn" "$t" $((SECONDS - t0)) "$(date +%s)" "$*" >>"$PAGECLIFF_CPULOG"
 	exit "$rc"
 }
 t0=$SECONDS
