@@ -31,7 +31,7 @@ cpulog() {
 	local rc=$1 t
 	shift
 	times >"$PAGECLIFF_CPULOG.$$"	# here: a subshell's times are its own
-	t=$(tail -n 1 "$PAGECLIFF_CPULOG.$$" | sed 's/m/ /g; s/s//g' |
+	t=$(tail -n 1 "$PAGECLIFF_CPULOG.$$" | sed 's/m/ /g; s/s//g; s/,/./g' |
 		awk '{ printf "%.2f\t%.2f", $1 * 60 + $2, $3 * 60 + $4 }')
 	rm -f "$PAGECLIFF_CPULOG.$$"
 	printf '%s\t%s\t%d\t%s\t%s\n' "$turn" "$t" $((SECONDS - t0)) "$(date +%s)" "$*" >>"$PAGECLIFF_CPULOG"
